@@ -1,0 +1,88 @@
+# sessfs: mount a Claude Code session log as a read-only directory tree.
+#
+#   make            build ./sessfs
+#   make test       install what is missing, build, run every test twice:
+#                   plain, and under AddressSanitizer + UBSan
+#   make run        the main job on the bundled example
+#   make bench      the benchmark (prints figures)
+#   make fuzz       the libFuzzer target (clang), FUZZ_SECONDS long
+
+CC      ?= cc
+PKGS    := fuse3 libcjson
+STD     := -std=c11 -Wall -Wextra -Werror -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE
+OPT     ?= -O2 -g
+SAN     ?=
+BUILD   ?= build
+PREFIX  ?= /usr/local
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA     := $(shell pkg-config --libs cmocka 2>/dev/null)
+CFLAGS_ALL  = $(STD) $(OPT) $(SAN) $(PKG_CFLAGS) $(CFLAGS)
+LDFLAGS_ALL = $(SAN) $(LDFLAGS)
+
+CORE_SRC := $(sort $(wildcard core/*.c))
+FS_SRC   := $(sort $(wildcard fs/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+CORE_OBJ  = $(CORE_SRC:%.c=$(BUILD)/%.o)
+FS_OBJ    = $(FS_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN  = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+CORPUS_BIN = $(BUILD)/tests/corpus_check
+
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+.PHONY: all test test-plain test-asan check-build deps run bench asan fuzz fuzz-smoke install clean
+
+all: sessfs
+
+sessfs: $(BUILD)/sessfs
+	ln -sf $(BUILD)/sessfs $@
+
+$(BUILD)/sessfs: $(CORE_OBJ) $(FS_OBJ)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lpthread
+
+$(BUILD)/%.o: %.c $(wildcard core/*.h fs/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJ) tests/unit/testutil.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Icore -o $@ $< $(CORE_OBJ) $(PKG_LIBS) $(CMOCKA) $(LDFLAGS_ALL)
+
+$(CORPUS_BIN): tests/corpus/corpus_check.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(PKG_LIBS) $(LDFLAGS_ALL)
+
+# Everything one test run needs, for one build directory.
+check-build: $(BUILD)/sessfs $(UNIT_BIN) $(CORPUS_BIN)
+
+deps:
+	@sh scripts/deps.sh
+
+test: deps
+	@$(MAKE) --no-print-directory test-plain
+	@$(MAKE) --no-print-directory test-asan
+	@sh scripts/summary.sh build/results.txt build/asan/results.txt
+
+test-plain:
+	@$(MAKE) --no-print-directory check-build sessfs
+	@sh scripts/run-tests.sh build plain
+
+test-asan:
+	@$(MAKE) --no-print-directory check-build BUILD=build/asan OPT="-O1 -g" SAN="$(ASAN_FLAGS)"
+	@sh scripts/run-tests.sh build/asan asan
+
+asan:
+	@$(MAKE) --no-print-directory check-build BUILD=build/asan OPT="-O1 -g" SAN="$(ASAN_FLAGS)"
+
+run: deps sessfs
+	@sh scripts/run-demo.sh
+
+bench: deps sessfs
+	@sh scripts/bench.sh
+
+install: sessfs
+	install -D -m 0755 $(BUILD)/sessfs $(DESTDIR)$(PREFIX)/bin/sessfs
+
+clean:
+	rm -rf build sessfs

@@ -1,0 +1,304 @@
+#include "branch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+struct br_name {
+	UT_hash_handle hh;
+	uint32_t i;
+};
+
+struct br_set {
+	struct br_name *names, *byname;
+	const struct graph *g;
+	uint32_t *mark;		/* per id: 1 + index of the accepted branch */
+	struct br_info *v;
+	uint32_t n, cap;
+	uint32_t root;		/* first root of the log's own thread */
+};
+
+static int add_branch(struct br_set *bs, uint32_t terminal)
+{
+	if (bs->n == bs->cap) {
+		uint32_t cap = bs->cap ? bs->cap * 2 : 8;
+		struct br_info *p = realloc(bs->v, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		bs->v = p;
+		bs->cap = cap;
+	}
+	memset(&bs->v[bs->n], 0, sizeof(bs->v[0]));
+	bs->v[bs->n++].terminal = terminal;
+	return 0;
+}
+
+static int is_terminal(const struct graph *g, uint32_t id)
+{
+	uint32_t c;
+
+	for (c = gr_first_child(g, id); c; c = gr_next_sibling(g, c))
+		if (gr_main_side(g, c))
+			return 0;
+	return 1;
+}
+
+/*
+ * Walks up from terminal t to the first marked node. The terminal is a
+ * dead end when every unmarked node on the way lies in the block of the
+ * marked node it reaches.
+ */
+static int covered(const struct br_set *bs, uint32_t t)
+{
+	const struct graph *g = bs->g;
+	uint32_t id = t, b;
+
+	while (id && !bs->mark[id])
+		id = gr_vparent(g, id);
+	if (!id || !(b = gr_block(g, id)))
+		return 0;
+	for (id = t; !bs->mark[id]; id = gr_vparent(g, id))
+		if (gr_block(g, id) != b)
+			return 0;
+	return 1;
+}
+
+static void mark_path(struct br_set *bs, uint32_t t, uint32_t num)
+{
+	uint32_t id;
+
+	for (id = t; id && !bs->mark[id]; id = gr_vparent(bs->g, id))
+		bs->mark[id] = num;
+}
+
+/* Terminals newest first; accept those not covered. */
+static int accept_terminals(struct br_set *bs)
+{
+	const struct graph *g = bs->g;
+	uint32_t n, k;
+	const uint32_t *order = gr_nodes(g, &n);
+
+	for (k = n; k-- > 0;) {
+		uint32_t id = order[k];
+
+		if (!gr_main_side(g, id) || !is_terminal(g, id) || covered(bs, id))
+			continue;
+		if (add_branch(bs, id))
+			return -ENOMEM;
+		mark_path(bs, id, bs->n);
+	}
+	for (k = 0; k < n && !bs->root; k++)
+		if (gr_main_side(g, order[k]) && !gr_vparent(g, order[k]))
+			bs->root = order[k];
+	return 0;
+}
+
+static uint32_t primary_child(const struct br_set *bs, uint32_t id)
+{
+	uint32_t c;
+
+	for (c = gr_first_child(bs->g, id); c; c = gr_next_sibling(bs->g, c))
+		if (bs->mark[c])
+			return c;
+	return 0;
+}
+
+/* Follows primary children down to a terminal. */
+static uint32_t descend(const struct br_set *bs, uint32_t id)
+{
+	uint32_t c;
+
+	while ((c = primary_child(bs, id)))
+		id = c;
+	return id;
+}
+
+/* The lowest node of the path that is not its parent's primary child. */
+static uint32_t first_own(const struct br_set *bs, uint32_t t)
+{
+	uint32_t id, p;
+
+	for (id = t; id; id = p) {
+		p = gr_vparent(bs->g, id);
+		if (p ? primary_child(bs, p) != id : id != bs->root)
+			return id;
+	}
+	return 0;
+}
+
+static void safe_uuid8(const struct graph *g, uint32_t id, char *out)
+{
+	char buf[IDX_UUID_MAX + 1];
+	size_t i, n = idx_id_buf(gr_idx(g), id, buf);
+
+	for (i = 0; i < 8 && i < n; i++) {
+		char c = buf[i];
+
+		out[i] = ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '-' || c == '_') ? c : '_';
+	}
+	out[i] = '\0';
+}
+
+static int cmp_branch(const void *a, const void *b)
+{
+	const struct br_info *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Hostile uuids can make two names alike: number the later ones. */
+static int index_names(struct br_set *bs)
+{
+	uint32_t i;
+
+	bs->names = calloc(bs->n ? bs->n : 1, sizeof(*bs->names));
+	if (!bs->names)
+		return -ENOMEM;
+	for (i = 0; i < bs->n; i++) {
+		struct br_name *hit = NULL, *ent = &bs->names[i];
+		char *name = bs->v[i].name;
+		size_t l = strlen(name);
+
+		HASH_FIND(hh, bs->byname, name, (unsigned)l, hit);
+		if (hit) {
+			snprintf(name + l, BR_NAME_MAX - l, "-%u", i);
+			l = strlen(name);
+		}
+		ent->i = i;
+		HASH_ADD_KEYPTR(hh, bs->byname, name, (unsigned)l, ent);
+	}
+	return 0;
+}
+
+/* Names every branch, then sorts: main first, then by first own record. */
+static int name_branches(struct br_set *bs)
+{
+	uint32_t i, main_t = bs->root ? descend(bs, bs->root) : 0;
+
+	for (i = 0; i < bs->n; i++) {
+		struct br_info *b = &bs->v[i];
+		char u8[9];
+
+		if (b->terminal == main_t) {
+			snprintf(b->name, sizeof(b->name), "main");
+			b->key = 0;
+			continue;
+		}
+		b->first_own = first_own(bs, b->terminal);
+		b->key = gr_pos(bs->g, b->first_own) + 1;
+		safe_uuid8(bs->g, b->first_own, u8);
+		snprintf(b->name, sizeof(b->name), "fork-%06u-%s",
+			 gr_dpos(bs->g, b->first_own), u8);
+	}
+	qsort(bs->v, bs->n, sizeof(*bs->v), cmp_branch);
+	return index_names(bs);
+}
+
+int br_build(const struct graph *g, struct br_set **out)
+{
+	struct br_set *bs = calloc(1, sizeof(*bs));
+	uint32_t i;
+
+	*out = NULL;
+	if (!bs)
+		return -ENOMEM;
+	bs->g = g;
+	bs->mark = calloc((size_t)idx_nids(gr_idx(g)) + 1, sizeof(*bs->mark));
+	if (!bs->mark || accept_terminals(bs) || name_branches(bs)) {
+		br_free(bs);
+		return -ENOMEM;
+	}
+	/* Re-number the marks to the sorted order. */
+	for (i = 0; i < bs->n; i++)
+		bs->mark[bs->v[i].terminal] = i + 1;
+	*out = bs;
+	return 0;
+}
+
+void br_free(struct br_set *bs)
+{
+	if (!bs)
+		return;
+	HASH_CLEAR(hh, bs->byname);
+	free(bs->names);
+	free(bs->mark);
+	free(bs->v);
+	free(bs);
+}
+
+uint32_t br_count(const struct br_set *bs) { return bs->n; }
+
+const struct br_info *br_get(const struct br_set *bs, uint32_t i)
+{
+	return &bs->v[i];
+}
+
+int br_find(const struct br_set *bs, const char *name)
+{
+	struct br_name *hit = NULL;
+
+	HASH_FIND(hh, bs->byname, name, (unsigned)strlen(name), hit);
+	return hit ? (int)hit->i : -1;
+}
+
+int br_of_node(const struct br_set *bs, uint32_t id)
+{
+	if (!gr_is_node(bs->g, id) || !gr_main_side(bs->g, id))
+		return -1;
+	while (id && !bs->mark[id])
+		id = gr_vparent(bs->g, id);
+	if (!id)
+		return -1;
+	return (int)bs->mark[descend(bs, id)] - 1;
+}
+
+int br_path(const struct br_set *bs, uint32_t i, uint32_t **ids, uint32_t *n)
+{
+	const struct graph *g = bs->g;
+	uint32_t len = 0, id, k, out = 0, last_blk = 0, *raw, *path;
+
+	for (id = bs->v[i].terminal; id; id = gr_vparent(g, id))
+		len++;
+	raw = malloc((len ? len : 1) * sizeof(*raw));
+	if (!raw)
+		return -ENOMEM;
+	k = len;
+	for (id = bs->v[i].terminal; id; id = gr_vparent(g, id))
+		raw[--k] = id;
+	/* Blocks can hold members off this path: count them first. */
+	for (k = 0; k < len; k++) {
+		uint32_t b = gr_block(g, raw[k]), m;
+
+		if (!b)
+			out++;
+		else if (b != last_blk)
+			for (m = gr_block_first(g, b); m; m = gr_block_next(g, m))
+				out++;
+		last_blk = b;
+	}
+	path = malloc((out ? out : 1) * sizeof(*path));
+	if (!path) {
+		free(raw);
+		return -ENOMEM;
+	}
+	out = 0;
+	last_blk = 0;
+	for (k = 0; k < len; k++) {
+		uint32_t b = gr_block(g, raw[k]), m;
+
+		if (!b)
+			path[out++] = raw[k];
+		else if (b != last_blk)
+			for (m = gr_block_first(g, b); m; m = gr_block_next(g, m))
+				path[out++] = m;
+		last_blk = b;
+	}
+	free(raw);
+	*ids = path;
+	*n = out;
+	return 0;
+}

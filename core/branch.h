@@ -1,0 +1,60 @@
+/*
+ * branch: the branches of a session, as the terminal shows them.
+ *
+ * A branch is the path from a root to a terminal record of the view graph
+ * (graph.h: raw parents plus boundary -> logicalParentUuid edges), one per
+ * terminal, except a terminal that lies inside the block of a response on
+ * an accepted branch (a parallel tool call's dead end; in a killed batch
+ * the terminals cover each other and count once). Terminals are taken
+ * newest first, so the newest of such twins is the one kept.
+ *
+ * Names are stable while the log grows. At every node the "primary" child
+ * is its first-written child that lies on an accepted branch; "main" takes
+ * the primary child everywhere from the first root. Any other branch is
+ * named after its own first message, the lowest node of its path that is
+ * not a primary child: "fork-<seq>-<uuid8>", seq being that node's display
+ * position (graph.h), zero-padded to 6 digits, and uuid8 the first 8
+ * characters of its uuid (made of [A-Za-z0-9._-]).
+ *
+ * Borrows the graph. Read-only after br_build(): safe to share.
+ */
+#ifndef SESSFS_BRANCH_H
+#define SESSFS_BRANCH_H
+
+#include <stdint.h>
+
+#include "graph.h"
+
+#define BR_NAME_MAX 48
+
+struct br_info {
+	uint32_t terminal;	/* id of the last record */
+	uint32_t first_own;	/* id of its first own record (0 for main) */
+	uint32_t key;		/* listing order: 0 for main, else 1 + position */
+	char name[BR_NAME_MAX];
+};
+
+struct br_set;
+
+/* Returns the branches of g in *out; free with br_free(). 0 or -ENOMEM. */
+int br_build(const struct graph *g, struct br_set **out);
+void br_free(struct br_set *bs);
+
+/* Branches in listing order: main first, then by first own record. */
+uint32_t br_count(const struct br_set *bs);
+const struct br_info *br_get(const struct br_set *bs, uint32_t i);
+/* Index of the branch named name, or -1. */
+int br_find(const struct br_set *bs, const char *name);
+/*
+ * The branch that holds node id: the branch whose terminal is reached by
+ * primary children from it (from its nearest accepted ancestor when the
+ * node is a dead end). -1 when id is not on the log's own thread.
+ */
+int br_of_node(const struct br_set *bs, uint32_t id);
+/*
+ * The records of branch i in display order (blocks expanded). Returns 0
+ * and a new array in *ids (free() it), or -ENOMEM.
+ */
+int br_path(const struct br_set *bs, uint32_t i, uint32_t **ids, uint32_t *n);
+
+#endif

@@ -1,0 +1,501 @@
+#include "graph.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BRIDGE_STEPS 4096	/* longest chain of bridged rows followed */
+
+struct gr_blk {
+	uint32_t head;
+	uint32_t rows, rows_last;	/* member lists, linked by next[] */
+	uint32_t res, res_last;
+	uint32_t size, start;
+};
+
+struct graph {
+	const struct idx *ix;
+	uint32_t n;			/* ids: 1..n */
+	uint32_t *rec, *pos, *parent, *vparent, *dang;
+	uint32_t *child, *sib;
+	uint32_t *blk, *next, *dpos;
+	uint32_t *order, norder;	/* nodes in file order */
+	struct gr_blk *blocks;
+	uint32_t nblocks, capblocks;
+	struct gr_err *errs;
+	uint32_t nerrs, caperrs;
+	int side_sidechain;		/* the log's own thread is a sidechain */
+	uint16_t boundary_atom;		/* "compact_boundary" */
+};
+
+static int add_err(struct graph *g, uint32_t line, uint32_t id, uint8_t code,
+		   uint32_t aux)
+{
+	if (g->nerrs == g->caperrs) {
+		uint32_t cap = g->caperrs ? g->caperrs * 2 : 16;
+		struct gr_err *p = realloc(g->errs, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		g->errs = p;
+		g->caperrs = cap;
+	}
+	g->errs[g->nerrs++] = (struct gr_err){ line, id, aux, code };
+	return 0;
+}
+
+static int is_msg_type(uint8_t t)
+{
+	return t == IDX_T_USER || t == IDX_T_ASSISTANT || t == IDX_T_ATTACHMENT ||
+	       t == IDX_T_SYSTEM;
+}
+
+/* The id a message record is stored under (sentAsUuid, §5.2 step 1). */
+static uint32_t key_of(const struct graph *g, const struct idx_rec *r)
+{
+	if (r->type == IDX_T_USER && r->aux && g->rec[r->aux] == IDX_NONE)
+		return r->aux;
+	return r->uuid;
+}
+
+/* Pass 1: admission in file order. */
+static int admit(struct graph *g, uint32_t *bridge)
+{
+	uint32_t i, nrecs = idx_nrecs(g->ix);
+	int rc = 0;
+
+	for (i = 0; i < nrecs && !rc; i++) {
+		const struct idx_rec *r = idx_rec(g->ix, i);
+		uint32_t key;
+
+		if (r->type == IDX_T_PROGRESS) {
+			if (r->uuid && g->rec[r->uuid] == IDX_NONE)
+				bridge[r->uuid] = r->parent;
+			continue;
+		}
+		if (!is_msg_type(r->type))
+			continue;
+		if (!r->uuid) {
+			rc = add_err(g, r->line, 0, GR_E_NO_UUID, 0);
+			continue;
+		}
+		if (r->drop) {
+			if (g->rec[r->uuid] == IDX_NONE)
+				bridge[r->uuid] = r->parent;
+			rc = add_err(g, r->line, r->uuid, GR_E_DROPPED, r->drop);
+			continue;
+		}
+		key = key_of(g, r);
+		if (g->rec[key] != IDX_NONE) {
+			rc = add_err(g, r->line, key, GR_E_DUPLICATE,
+				     idx_rec(g->ix, g->pos[key])->line);
+		} else {
+			g->pos[key] = i;
+			bridge[key] = 0;
+		}
+		g->rec[key] = i;
+	}
+	return rc;
+}
+
+/* Follows bridged rows up to the first real node (0 if none). */
+static uint32_t resolve(const struct graph *g, const uint32_t *bridge,
+			uint32_t p, uint32_t *missing)
+{
+	int steps = 0;
+
+	*missing = 0;
+	while (p && g->rec[p] == IDX_NONE) {
+		if (!bridge[p] || ++steps > BRIDGE_STEPS) {
+			*missing = p;
+			return 0;
+		}
+		p = bridge[p];
+	}
+	return p;
+}
+
+/* Pass 2: parents, dangling parents, the view parents of boundaries. */
+static int link_parents(struct graph *g, const uint32_t *bridge)
+{
+	uint32_t id;
+	int rc = 0;
+
+	for (id = 1; id <= g->n && !rc; id++) {
+		const struct idx_rec *r;
+		uint32_t miss;
+
+		if (g->rec[id] == IDX_NONE)
+			continue;
+		r = idx_rec(g->ix, g->rec[id]);
+		g->parent[id] = resolve(g, bridge, r->parent, &miss);
+		g->vparent[id] = g->parent[id];
+		if (miss) {
+			g->dang[id] = miss;
+			rc = add_err(g, r->line, id, GR_E_DANGLING, miss);
+		}
+		if (gr_is_boundary(g, id) && !r->parent && r->aux) {
+			g->vparent[id] = resolve(g, bridge, r->aux, &miss);
+			if (miss && !rc)
+				rc = add_err(g, r->line, id, GR_E_UNLINKED, miss);
+		}
+	}
+	return rc;
+}
+
+/* Nodes in file order: a bucket per record index. */
+static int make_order(struct graph *g)
+{
+	uint32_t nrecs = idx_nrecs(g->ix), id, i, *by_pos;
+
+	by_pos = calloc(nrecs ? nrecs : 1, sizeof(*by_pos));
+	if (!by_pos)
+		return -ENOMEM;
+	for (id = 1; id <= g->n; id++)
+		if (g->rec[id] != IDX_NONE)
+			by_pos[g->pos[id]] = id;
+	g->norder = 0;
+	for (i = 0; i < nrecs; i++)
+		if (by_pos[i])
+			g->order[g->norder++] = by_pos[i];
+	free(by_pos);
+	return 0;
+}
+
+/*
+ * Pass 3: cut cycles of the view relation where the upward walk meets
+ * them. state: 0 new, 1 on the current walk, 2 done.
+ */
+static int cut_cycles(struct graph *g)
+{
+	uint8_t *state = calloc(g->n + 1, 1);
+	uint32_t *path = malloc((g->n + 1) * sizeof(*path));
+	uint32_t k, len;
+	int rc = 0;
+
+	if (!state || !path) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < g->norder && !rc; k++) {
+		uint32_t id = g->order[k], up;
+
+		len = 0;
+		while (id && !state[id]) {
+			state[id] = 1;
+			path[len++] = id;
+			id = g->vparent[id];
+		}
+		if (id && state[id] == 1) {
+			uint32_t last = path[len - 1];
+			const struct idx_rec *r = gr_node_rec(g, last);
+
+			up = g->vparent[last];
+			rc = add_err(g, r->line, last,
+				     up == last ? GR_E_SELF_PARENT : GR_E_CYCLE, up);
+			g->vparent[last] = 0;
+			if (g->parent[last] == up)
+				g->parent[last] = 0;
+		}
+		while (len)
+			state[path[--len]] = 2;
+	}
+out:
+	free(state);
+	free(path);
+	return rc;
+}
+
+/* Pass 4: children lists in file order. */
+static int link_children(struct graph *g)
+{
+	uint32_t *last = calloc(g->n + 1, sizeof(*last));
+	uint32_t k;
+
+	if (!last)
+		return -ENOMEM;
+	for (k = 0; k < g->norder; k++) {
+		uint32_t id = g->order[k], p = g->vparent[id];
+
+		if (!p)
+			continue;
+		if (last[p])
+			g->sib[last[p]] = id;
+		else
+			g->child[p] = id;
+		last[p] = id;
+	}
+	free(last);
+	return 0;
+}
+
+static uint32_t new_block(struct graph *g, uint32_t head)
+{
+	if (g->nblocks == g->capblocks) {
+		uint32_t cap = g->capblocks ? g->capblocks * 2 : 64;
+		struct gr_blk *p = realloc(g->blocks, cap * sizeof(*p));
+
+		if (!p)
+			return 0;
+		g->blocks = p;
+		g->capblocks = cap;
+	}
+	if (!g->nblocks)
+		g->nblocks = 1;		/* block 0 means none */
+	memset(&g->blocks[g->nblocks], 0, sizeof(g->blocks[0]));
+	g->blocks[g->nblocks].head = head;
+	return g->nblocks++;
+}
+
+/* The block a node joins: its response's, or a new one (0 = none). */
+static uint32_t block_for(struct graph *g, uint32_t id, int *is_row)
+{
+	const struct idx_rec *r = gr_node_rec(g, id), *pr;
+	uint32_t p = g->vparent[id];
+
+	*is_row = r->type == IDX_T_ASSISTANT;
+	pr = p ? gr_node_rec(g, p) : NULL;
+	if (*is_row) {
+		if (pr && pr->type == IDX_T_ASSISTANT && r->msgid &&
+		    pr->msgid == r->msgid && g->blk[p])
+			return g->blk[p];
+		return new_block(g, id);
+	}
+	if (r->type == IDX_T_USER && r->block == IDX_B_TOOL_RESULT && pr &&
+	    pr->type == IDX_T_ASSISTANT)
+		return g->blk[p];
+	return 0;
+}
+
+static void block_append(struct graph *g, uint32_t b, uint32_t id, int is_row)
+{
+	struct gr_blk *bl = &g->blocks[b];
+	uint32_t *first = is_row ? &bl->rows : &bl->res;
+	uint32_t *last = is_row ? &bl->rows_last : &bl->res_last;
+
+	if (*last)
+		g->next[*last] = id;
+	else
+		*first = id;
+	*last = id;
+	bl->size++;
+}
+
+/* Pass 5: blocks and display positions, parents before children. */
+static int place(struct graph *g)
+{
+	uint32_t *queue = malloc((g->n + 1) * sizeof(*queue));
+	uint32_t qh = 0, qt = 0, k;
+
+	if (!queue)
+		return -ENOMEM;
+	for (k = 0; k < g->norder; k++)
+		if (!g->vparent[g->order[k]])
+			queue[qt++] = g->order[k];
+	while (qh < qt) {
+		uint32_t id = queue[qh++], c;
+		int is_row;
+
+		g->blk[id] = block_for(g, id, &is_row);
+		if (g->blk[id] == 0 && is_row) {
+			free(queue);
+			return -ENOMEM;
+		}
+		for (c = g->child[id]; c; c = g->sib[c])
+			queue[qt++] = c;
+	}
+	/* Members join their blocks in file order. */
+	for (k = 0; k < g->norder; k++) {
+		uint32_t id = g->order[k];
+
+		if (g->blk[id])
+			block_append(g, g->blk[id], id,
+				     gr_node_rec(g, id)->type == IDX_T_ASSISTANT);
+	}
+	for (k = 0; k < qt; k++) {
+		uint32_t id = queue[k], b = g->blk[id], p = g->vparent[id], end;
+
+		end = !p ? 0 : g->blk[p] ? g->blocks[g->blk[p]].start +
+						   g->blocks[g->blk[p]].size - 1
+					 : g->dpos[p];
+		if (!b) {
+			g->dpos[id] = end + 1;
+		} else if (g->blocks[b].head == id) {
+			uint32_t m, at = end + 1;
+
+			g->blocks[b].start = at;
+			for (m = gr_block_first(g, b); m; m = gr_block_next(g, m))
+				g->dpos[m] = at++;
+		}
+	}
+	free(queue);
+	return 0;
+}
+
+static void set_side(struct graph *g)
+{
+	uint32_t k;
+
+	g->side_sidechain = g->norder > 0;
+	for (k = 0; k < g->norder; k++)
+		if (!(gr_node_rec(g, g->order[k])->flags & IDX_F_SIDECHAIN)) {
+			g->side_sidechain = 0;
+			return;
+		}
+}
+
+/* Errors in line order, for errors.txt (the sort keeps no other order). */
+static int cmp_err(const void *a, const void *b)
+{
+	const struct gr_err *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+static uint32_t *id_array(uint32_t n, uint32_t fill)
+{
+	uint32_t *a = malloc((size_t)(n + 1) * sizeof(*a));
+	uint32_t i;
+
+	if (a)
+		for (i = 0; i <= n; i++)
+			a[i] = fill;
+	return a;
+}
+
+int gr_build(const struct idx *ix, struct graph **out)
+{
+	struct graph *g = calloc(1, sizeof(*g));
+	uint32_t *bridge = NULL;
+	int rc = -ENOMEM;
+
+	*out = NULL;
+	if (!g)
+		return -ENOMEM;
+	g->ix = ix;
+	g->n = idx_nids(ix);
+	g->boundary_atom = idx_atom_find(ix, "compact_boundary");
+	g->rec = id_array(g->n, IDX_NONE);
+	g->pos = id_array(g->n, IDX_NONE);
+	g->parent = id_array(g->n, 0);
+	g->vparent = id_array(g->n, 0);
+	g->dang = id_array(g->n, 0);
+	g->child = id_array(g->n, 0);
+	g->sib = id_array(g->n, 0);
+	g->blk = id_array(g->n, 0);
+	g->next = id_array(g->n, 0);
+	g->dpos = id_array(g->n, 0);
+	g->order = id_array(g->n, 0);
+	bridge = id_array(g->n, 0);
+	if (!g->rec || !g->pos || !g->parent || !g->vparent || !g->dang ||
+	    !g->child || !g->sib || !g->blk || !g->next || !g->dpos ||
+	    !g->order || !bridge)
+		goto fail;
+	if ((rc = admit(g, bridge)) || (rc = link_parents(g, bridge)) ||
+	    (rc = make_order(g)) || (rc = cut_cycles(g)) ||
+	    (rc = link_children(g)) || (rc = place(g)))
+		goto fail;
+	set_side(g);
+	qsort(g->errs, g->nerrs, sizeof(*g->errs), cmp_err);
+	free(bridge);
+	*out = g;
+	return 0;
+fail:
+	free(bridge);
+	gr_free(g);
+	return rc;
+}
+
+void gr_free(struct graph *g)
+{
+	if (!g)
+		return;
+	free(g->rec);
+	free(g->pos);
+	free(g->parent);
+	free(g->vparent);
+	free(g->dang);
+	free(g->child);
+	free(g->sib);
+	free(g->blk);
+	free(g->next);
+	free(g->dpos);
+	free(g->order);
+	free(g->blocks);
+	free(g->errs);
+	free(g);
+}
+
+const struct idx *gr_idx(const struct graph *g) { return g->ix; }
+
+const uint32_t *gr_nodes(const struct graph *g, uint32_t *n)
+{
+	*n = g->norder;
+	return g->order;
+}
+
+int gr_is_node(const struct graph *g, uint32_t id)
+{
+	return id && id <= g->n && g->rec[id] != IDX_NONE;
+}
+
+uint32_t gr_rec(const struct graph *g, uint32_t id)
+{
+	return gr_is_node(g, id) ? g->rec[id] : IDX_NONE;
+}
+
+const struct idx_rec *gr_node_rec(const struct graph *g, uint32_t id)
+{
+	return idx_rec(g->ix, g->rec[id]);
+}
+
+uint32_t gr_pos(const struct graph *g, uint32_t id) { return g->pos[id]; }
+uint32_t gr_parent(const struct graph *g, uint32_t id) { return g->parent[id]; }
+uint32_t gr_dangling(const struct graph *g, uint32_t id) { return g->dang[id]; }
+uint32_t gr_vparent(const struct graph *g, uint32_t id) { return g->vparent[id]; }
+uint32_t gr_first_child(const struct graph *g, uint32_t id) { return g->child[id]; }
+uint32_t gr_next_sibling(const struct graph *g, uint32_t id) { return g->sib[id]; }
+uint32_t gr_block(const struct graph *g, uint32_t id) { return g->blk[id]; }
+uint32_t gr_dpos(const struct graph *g, uint32_t id) { return g->dpos[id]; }
+uint32_t gr_nerrs(const struct graph *g) { return g->nerrs; }
+const struct gr_err *gr_err(const struct graph *g, uint32_t i) { return &g->errs[i]; }
+
+int gr_main_side(const struct graph *g, uint32_t id)
+{
+	return !!(gr_node_rec(g, id)->flags & IDX_F_SIDECHAIN) == g->side_sidechain;
+}
+
+int gr_is_boundary(const struct graph *g, uint32_t id)
+{
+	const struct idx_rec *r = gr_node_rec(g, id);
+
+	return r->type == IDX_T_SYSTEM && r->sub && r->sub == g->boundary_atom;
+}
+
+int gr_is_message(const struct graph *g, uint32_t id)
+{
+	uint8_t t = gr_node_rec(g, id)->type;
+
+	return t == IDX_T_USER || t == IDX_T_ASSISTANT;
+}
+
+uint32_t gr_block_head(const struct graph *g, uint32_t blk)
+{
+	return g->blocks[blk].head;
+}
+
+uint32_t gr_block_first(const struct graph *g, uint32_t blk)
+{
+	return g->blocks[blk].rows ? g->blocks[blk].rows : g->blocks[blk].res;
+}
+
+uint32_t gr_block_next(const struct graph *g, uint32_t id)
+{
+	const struct gr_blk *b = &g->blocks[g->blk[id]];
+
+	if (g->next[id])
+		return g->next[id];
+	return id == b->rows_last ? b->res : 0;
+}

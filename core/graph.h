@@ -1,0 +1,96 @@
+/*
+ * graph: the conversation graph of a session log.
+ *
+ * Built from an index in a few linear passes. Nodes are the message records
+ * (user, assistant, attachment, system) that the loader admits, named by
+ * their uuid's id. It applies the loader's rules:
+ *   - a duplicate uuid keeps its last value at its first position;
+ *   - progress rows and rows the repair drops are bridged: their children
+ *     hang off their parent;
+ *   - a parent that does not exist leaves the node a root ("dangling"; the
+ *     resume walk may still substitute a parent, see resume.h);
+ *   - cycles and self-parents are cut where the upward walk meets them.
+ *
+ * Two parent relations: the raw one (parentUuid), and the view one, which
+ * adds an edge from each compaction boundary to its logicalParentUuid so a
+ * branch is the whole path the terminal shows. Children lists follow the
+ * view relation, in file order.
+ *
+ * Blocks: the rows of one assistant response (same message.id, chained)
+ * and the tool results that answer them form a block. A block is shown as
+ * its rows in file order, then its results in file order; that is how
+ * parallel tool calls, which fan out in the raw graph, read as one path.
+ * Every node has a display position: its 1-based place on any branch that
+ * holds it (the same in every branch).
+ *
+ * The graph borrows the index; rebuild it after the index grows.
+ * Read-only after gr_build(): safe to share between threads.
+ */
+#ifndef SESSFS_GRAPH_H
+#define SESSFS_GRAPH_H
+
+#include <stdint.h>
+
+#include "idx.h"
+
+enum gr_err_code {
+	GR_E_DUPLICATE = 1,	/* aux: the line of the first record */
+	GR_E_DROPPED,		/* aux: enum idx_drop */
+	GR_E_DANGLING,		/* aux: the missing parent's id */
+	GR_E_CYCLE,		/* aux: the parent id that closed it */
+	GR_E_SELF_PARENT,
+	GR_E_NO_UUID,
+	GR_E_UNLINKED,		/* aux: logical parent id not found */
+};
+
+struct gr_err {
+	uint32_t line;
+	uint32_t id;		/* the node's id, when it has one */
+	uint32_t aux;
+	uint8_t code;
+};
+
+struct graph;
+
+/* Returns a new graph of ix in *out; free with gr_free(). 0 or -ENOMEM. */
+int gr_build(const struct idx *ix, struct graph **out);
+void gr_free(struct graph *g);
+
+const struct idx *gr_idx(const struct graph *g);
+
+/* Nodes in file order (first position); borrowed. */
+const uint32_t *gr_nodes(const struct graph *g, uint32_t *n);
+int gr_is_node(const struct graph *g, uint32_t id);
+/* The record that holds the node's value (IDX_NONE if not a node). */
+uint32_t gr_rec(const struct graph *g, uint32_t id);
+const struct idx_rec *gr_node_rec(const struct graph *g, uint32_t id);
+/* The node's first position (record index), for file-order comparisons. */
+uint32_t gr_pos(const struct graph *g, uint32_t id);
+/* Raw parent after bridging; 0 for a root, a boundary, or a dangling one. */
+uint32_t gr_parent(const struct graph *g, uint32_t id);
+/* The parent id named by the record but not found (0 if none). */
+uint32_t gr_dangling(const struct graph *g, uint32_t id);
+/* View parent: the raw parent, or a boundary's logical parent. */
+uint32_t gr_vparent(const struct graph *g, uint32_t id);
+uint32_t gr_first_child(const struct graph *g, uint32_t id);
+uint32_t gr_next_sibling(const struct graph *g, uint32_t id);
+/* True for nodes of the log's own thread: non-sidechain rows, or, in a
+ * subagent log (every row a sidechain), all rows. */
+int gr_main_side(const struct graph *g, uint32_t id);
+int gr_is_boundary(const struct graph *g, uint32_t id);
+/* True for user and assistant rows. */
+int gr_is_message(const struct graph *g, uint32_t id);
+
+/* The block holding the node (0 if none), its head row, and members in
+ * display order: rows, then results. */
+uint32_t gr_block(const struct graph *g, uint32_t id);
+uint32_t gr_block_head(const struct graph *g, uint32_t blk);
+uint32_t gr_block_first(const struct graph *g, uint32_t blk);
+uint32_t gr_block_next(const struct graph *g, uint32_t id);
+/* 1-based display position of the node on every branch through it. */
+uint32_t gr_dpos(const struct graph *g, uint32_t id);
+
+uint32_t gr_nerrs(const struct graph *g);
+const struct gr_err *gr_err(const struct graph *g, uint32_t i);
+
+#endif

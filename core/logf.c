@@ -1,0 +1,166 @@
+#include "logf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct logf {
+	int fd;
+	char *path;
+};
+
+int lf_open(const char *path, struct logf **out)
+{
+	struct logf *lf;
+	struct stat st;
+	int fd;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
+	lf = calloc(1, sizeof(*lf));
+	if (!lf || !(lf->path = strdup(path))) {
+		free(lf);
+		close(fd);
+		return -ENOMEM;
+	}
+	lf->fd = fd;
+	*out = lf;
+	return 0;
+}
+
+void lf_close(struct logf *lf)
+{
+	if (!lf)
+		return;
+	close(lf->fd);
+	free(lf->path);
+	free(lf);
+}
+
+int lf_fd(const struct logf *lf) { return lf->fd; }
+const char *lf_path(const struct logf *lf) { return lf->path; }
+
+int lf_stat(const struct logf *lf, struct stat *st)
+{
+	return fstat(lf->fd, st) < 0 ? -errno : 0;
+}
+
+int lf_read(const struct logf *lf, const struct idx_rec *r, struct sbuf *out)
+{
+	size_t got = 0;
+
+	sb_grow(out, r->len);
+	while (got < r->len) {
+		ssize_t n = pread(lf->fd, out->buf + out->len + got, r->len - got,
+				  (off_t)(r->off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			out->buf[out->len] = '\0';
+			return n < 0 ? -errno : -EIO;
+		}
+		got += (size_t)n;
+	}
+	out->len += got;
+	out->buf[out->len] = '\0';
+	return 0;
+}
+
+static int hex4(const char *p, const char *e, unsigned *v)
+{
+	int i;
+
+	if (e - p < 4)
+		return -1;
+	*v = 0;
+	for (i = 0; i < 4; i++) {
+		char c = p[i];
+
+		*v <<= 4;
+		if (c >= '0' && c <= '9')
+			*v |= (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			*v |= (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			*v |= (unsigned)(c - 'A' + 10);
+		else
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Rewrites lone surrogate escapes as \ufffd, in place (same length).
+ * Only escapes matter, so every backslash pair is stepped over as a unit.
+ */
+static void fix_surrogates(char *p, size_t n)
+{
+	char *e = p + n;
+
+	while ((p = memchr(p, '\\', (size_t)(e - p))) && p + 1 < e) {
+		unsigned hi, lo;
+
+		if (p[1] != 'u' || hex4(p + 2, e, &hi)) {
+			p += 2;
+			continue;
+		}
+		if (hi >= 0xd800 && hi <= 0xdbff && e - p >= 12 && p[6] == '\\' &&
+		    p[7] == 'u' && !hex4(p + 8, e, &lo) && lo >= 0xdc00 && lo <= 0xdfff) {
+			p += 12;
+			continue;
+		}
+		if (hi >= 0xd800 && hi <= 0xdfff)
+			memcpy(p + 2, "fffd", 4);
+		p += 6;
+	}
+}
+
+/* Parses n bytes at p, which the caller owns and lets us rewrite. */
+static cJSON *parse_owned(char *p, size_t n)
+{
+	while (n && *p == '\0')
+		p++, n--;
+	fix_surrogates(p, n);
+	return cJSON_ParseWithLength(p, n);
+}
+
+cJSON *lf_parse_mem(const char *p, size_t n)
+{
+	char *copy = malloc(n + 1);
+	cJSON *j;
+
+	if (!copy)
+		return NULL;
+	memcpy(copy, p, n);
+	copy[n] = '\0';
+	j = parse_owned(copy, n);
+	free(copy);
+	return j;
+}
+
+cJSON *lf_parse(const struct logf *lf, const struct idx_rec *r)
+{
+	struct sbuf sb;
+	cJSON *j = NULL;
+
+	sb_init(&sb);
+	if (!lf_read(lf, r, &sb))
+		j = parse_owned(sb.buf, sb.len);
+	sb_free(&sb);
+	return j;
+}

@@ -1,0 +1,181 @@
+#include "sbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char sb_empty[1];
+
+void sb_init(struct sbuf *sb)
+{
+	sb->buf = sb_empty;
+	sb->len = 0;
+	sb->cap = 0;
+}
+
+void sb_free(struct sbuf *sb)
+{
+	if (sb->cap)
+		free(sb->buf);
+	sb_init(sb);
+}
+
+void sb_grow(struct sbuf *sb, size_t n)
+{
+	size_t need = sb->len + n + 1;
+	char *p;
+
+	if (need <= sb->cap)
+		return;
+	if (need < sb->cap * 2)
+		need = sb->cap * 2;
+	if (need < 64)
+		need = 64;
+	p = realloc(sb->cap ? sb->buf : NULL, need);
+	if (!p)
+		abort();
+	if (!sb->cap)
+		p[0] = '\0';
+	sb->buf = p;
+	sb->cap = need;
+}
+
+void sb_add(struct sbuf *sb, const void *p, size_t n)
+{
+	if (!n)
+		return;
+	sb_grow(sb, n);
+	memcpy(sb->buf + sb->len, p, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void sb_adds(struct sbuf *sb, const char *s)
+{
+	sb_add(sb, s, strlen(s));
+}
+
+void sb_addc(struct sbuf *sb, char c)
+{
+	sb_add(sb, &c, 1);
+}
+
+void sb_addf(struct sbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	sb_grow(sb, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len, i;
+	unsigned cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+void sb_add_utf8(struct sbuf *sb, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, run = 0;
+
+	while (i < n) {
+		size_t l = utf8_seq_len(p + i, n - i);
+
+		if (l) {
+			i += l;
+			continue;
+		}
+		sb_add(sb, s + run, i - run);
+		sb_adds(sb, "\xef\xbf\xbd");
+		i++;
+		run = i;
+	}
+	sb_add(sb, s + run, n - run);
+}
+
+void sb_add_json_str(struct sbuf *sb, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, run = 0;
+
+	sb_addc(sb, '"');
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[7];
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		sb_add_utf8(sb, s + run, i - run);
+		run = i + 1;
+		switch (c) {
+		case '"': sb_adds(sb, "\\\""); break;
+		case '\\': sb_adds(sb, "\\\\"); break;
+		case '\n': sb_adds(sb, "\\n"); break;
+		case '\t': sb_adds(sb, "\\t"); break;
+		case '\r': sb_adds(sb, "\\r"); break;
+		case '\b': sb_adds(sb, "\\b"); break;
+		case '\f': sb_adds(sb, "\\f"); break;
+		default:
+			memcpy(esc, "\\u00", 4);
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			sb_add(sb, esc, 6);
+		}
+	}
+	sb_add_utf8(sb, s + run, n - run);
+	sb_addc(sb, '"');
+}
+
+void sb_reset(struct sbuf *sb)
+{
+	sb->len = 0;
+	if (sb->cap)
+		sb->buf[0] = '\0';
+}
+
+char *sb_detach(struct sbuf *sb, size_t *len)
+{
+	char *p;
+
+	if (!sb->cap)
+		sb_grow(sb, 0);
+	p = sb->buf;
+	if (len)
+		*len = sb->len;
+	sb_init(sb);
+	return p;
+}

@@ -1,0 +1,41 @@
+/*
+ * sbuf: a growable byte buffer, always NUL-terminated.
+ *
+ * Invariants: after sb_init(), buf is never NULL and buf[len] == '\0'.
+ * Allocation failure aborts (the buffers hold rendered text; running out
+ * of memory there is not something a caller can mend).
+ * Not thread-safe; a buffer belongs to one caller at a time.
+ */
+#ifndef SESSFS_SBUF_H
+#define SESSFS_SBUF_H
+
+#include <stddef.h>
+
+struct sbuf {
+	char *buf;
+	size_t len;
+	size_t cap;
+};
+
+void sb_init(struct sbuf *sb);
+/* Frees the buffer and leaves sb empty (sb_init state). */
+void sb_free(struct sbuf *sb);
+/* Makes room for n more bytes. */
+void sb_grow(struct sbuf *sb, size_t n);
+void sb_add(struct sbuf *sb, const void *p, size_t n);
+void sb_adds(struct sbuf *sb, const char *s);
+void sb_addc(struct sbuf *sb, char c);
+void sb_addf(struct sbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Appends s as a JSON string literal, quotes included. */
+void sb_add_json_str(struct sbuf *sb, const char *s, size_t n);
+/* Appends text, replacing invalid UTF-8 sequences with U+FFFD. */
+void sb_add_utf8(struct sbuf *sb, const char *s, size_t n);
+void sb_reset(struct sbuf *sb);
+/* Returns the buffer and leaves sb empty; the caller frees it. */
+char *sb_detach(struct sbuf *sb, size_t *len);
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
+size_t utf8_seq_len(const unsigned char *s, size_t n);
+
+#endif

@@ -1,0 +1,345 @@
+#include "session.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jscan.h"
+
+struct session {
+	struct logf *lf;
+	enum ss_mode mode;
+	char *source;		/* absolute path of the log */
+	uint64_t bytes;		/* size of the log when last indexed */
+	struct idx *ix;
+	struct graph *g;
+	struct br_set *br;
+	struct rs_chain *chain;
+	int current;
+};
+
+static void drop_built(struct session *s)
+{
+	rs_free(s->chain);
+	br_free(s->br);
+	gr_free(s->g);
+	s->chain = NULL;
+	s->br = NULL;
+	s->g = NULL;
+}
+
+static int build(struct session *s)
+{
+	int rc;
+
+	drop_built(s);
+	rc = gr_build(s->ix, &s->g);
+	if (!rc)
+		rc = br_build(s->g, &s->br);
+	if (!rc)
+		rc = rs_build(s->g, s->lf, &s->chain);
+	if (rc)
+		return rc;
+	s->current = s->chain->attach ? br_of_node(s->br, s->chain->attach) : -1;
+	if (s->current < 0 && s->chain->leaf)
+		s->current = br_of_node(s->br, s->chain->leaf);
+	return 0;
+}
+
+static int index_all(struct session *s)
+{
+	struct stat st;
+	int rc = lf_stat(s->lf, &st);
+
+	if (rc)
+		return rc;
+	rc = s->mode == SS_COMPLETE ? idx_finish(s->ix, lf_fd(s->lf))
+				    : idx_feed(s->ix, lf_fd(s->lf));
+	s->bytes = (uint64_t)st.st_size;
+	return rc;
+}
+
+/* A log holds at least one record of a kind Claude Code writes. */
+static int has_session_record(const struct idx *ix)
+{
+	uint32_t i, n = idx_nrecs(ix);
+
+	for (i = 0; i < n; i++) {
+		const struct idx_rec *r = idx_rec(ix, i);
+
+		if (r->type != IDX_T_OTHER || (r->flags & IDX_F_SESSION))
+			return 1;
+	}
+	return 0;
+}
+
+int ss_open(const char *path, enum ss_mode mode, struct session **out)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	char abs[PATH_MAX];
+	int rc;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	s->mode = mode;
+	s->current = -1;
+	rc = lf_open(path, &s->lf);
+	if (rc)
+		goto fail;
+	s->source = strdup(realpath(path, abs) ? abs : path);
+	s->ix = idx_new();
+	if (!s->source || !s->ix) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	rc = index_all(s);
+	if (!rc && mode == SS_COMPLETE && !has_session_record(s->ix))
+		rc = -ENOMSG;
+	if (!rc)
+		rc = build(s);
+	if (rc)
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	ss_close(s);
+	return rc;
+}
+
+void ss_close(struct session *s)
+{
+	if (!s)
+		return;
+	drop_built(s);
+	idx_free(s->ix);
+	lf_close(s->lf);
+	free(s->source);
+	free(s);
+}
+
+int ss_refresh(struct session *s)
+{
+	uint32_t lines = idx_lines(s->ix), errs = idx_nerrs(s->ix);
+	int rc = index_all(s);
+
+	if (rc)
+		return rc;
+	if (idx_lines(s->ix) == lines && idx_nerrs(s->ix) == errs)
+		return 0;
+	rc = build(s);
+	return rc ? rc : 1;
+}
+
+const struct idx *ss_idx(const struct session *s) { return s->ix; }
+const struct graph *ss_graph(const struct session *s) { return s->g; }
+const struct br_set *ss_branches(const struct session *s) { return s->br; }
+const struct rs_chain *ss_chain(const struct session *s) { return s->chain; }
+const struct logf *ss_logf(const struct session *s) { return s->lf; }
+int ss_current_branch(const struct session *s) { return s->current; }
+
+uint32_t ss_bad_lines(const struct session *s)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < idx_nerrs(s->ix); i++)
+		n += idx_err(s->ix, i)->code != IDX_E_BAD_UUID;
+	return n;
+}
+
+/* ---- facts ---- */
+
+static void add_key(struct sbuf *out, const char *key, int *first)
+{
+	sb_adds(out, *first ? "{\n  " : ",\n  ");
+	*first = 0;
+	sb_add_json_str(out, key, strlen(key));
+	sb_adds(out, ": ");
+}
+
+static void add_str(struct sbuf *out, const char *key, const char *v, int *first)
+{
+	add_key(out, key, first);
+	if (v)
+		sb_add_json_str(out, v, strlen(v));
+	else
+		sb_adds(out, "null");
+}
+
+static void add_num(struct sbuf *out, const char *key, uint64_t v, int *first)
+{
+	add_key(out, key, first);
+	sb_addf(out, "%llu", (unsigned long long)v);
+}
+
+static void add_uuid(struct sbuf *out, const struct idx *ix, const char *key,
+		     uint32_t id, int *first)
+{
+	char buf[IDX_UUID_MAX + 1];
+
+	add_str(out, key, id ? (idx_id_buf(ix, id, buf), buf) : NULL, first);
+}
+
+/* The record whose environment describes the session: the leaf, else the
+ * last message, else the last record with a sessionId. */
+static const struct idx_rec *env_record(const struct session *s)
+{
+	uint32_t n, i;
+	const uint32_t *order = gr_nodes(s->g, &n);
+
+	if (s->chain->leaf)
+		return gr_node_rec(s->g, s->chain->leaf);
+	if (n)
+		return gr_node_rec(s->g, order[n - 1]);
+	for (i = idx_nrecs(s->ix); i-- > 0;)
+		if (idx_rec(s->ix, i)->flags & IDX_F_SESSION)
+			return idx_rec(s->ix, i);
+	return NULL;
+}
+
+static void add_env(const struct session *s, struct sbuf *out, int *first)
+{
+	static const char *const keys[] = { "sessionId", "cwd", "gitBranch", "version" };
+	const struct idx_rec *r = env_record(s);
+	cJSON *j = r ? lf_parse(s->lf, r) : NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, keys[i]);
+
+		add_str(out, keys[i], cJSON_IsString(v) ? v->valuestring : NULL, first);
+	}
+	cJSON_Delete(j);
+}
+
+static void add_times(const struct session *s, struct sbuf *out, int *first)
+{
+	int64_t lo = IDX_NO_TS, hi = IDX_NO_TS;
+	uint32_t i;
+	char buf[32];
+
+	for (i = 0; i < idx_nrecs(s->ix); i++) {
+		int64_t t = idx_rec(s->ix, i)->ts;
+
+		if (t == IDX_NO_TS)
+			continue;
+		if (lo == IDX_NO_TS || t < lo)
+			lo = t;
+		if (hi == IDX_NO_TS || t > hi)
+			hi = t;
+	}
+	js_time_fmt(lo, buf);
+	add_str(out, "firstTimestamp", lo == IDX_NO_TS ? NULL : buf, first);
+	js_time_fmt(hi, buf);
+	add_str(out, "lastTimestamp", hi == IDX_NO_TS ? NULL : buf, first);
+}
+
+static uint32_t count_compactions(const struct session *s)
+{
+	uint32_t n, k, c = 0;
+	const uint32_t *order = gr_nodes(s->g, &n);
+
+	for (k = 0; k < n; k++)
+		c += gr_is_boundary(s->g, order[k]) && gr_main_side(s->g, order[k]);
+	return c;
+}
+
+void ss_facts_json(const struct session *s, struct sbuf *out)
+{
+	const struct rs_chain *c = s->chain;
+	uint32_t nodes;
+	int first = 1;
+
+	gr_nodes(s->g, &nodes);
+	add_env(s, out, &first);
+	add_str(out, "source", s->source, &first);
+	add_num(out, "bytes", s->bytes, &first);
+	add_num(out, "lines", idx_lines(s->ix), &first);
+	add_num(out, "records", idx_nrecs(s->ix), &first);
+	add_num(out, "badLines", ss_bad_lines(s), &first);
+	add_num(out, "messages", nodes, &first);
+	add_num(out, "branches", br_count(s->br), &first);
+	add_str(out, "currentBranch",
+		s->current >= 0 ? br_get(s->br, (uint32_t)s->current)->name : NULL, &first);
+	add_uuid(out, s->ix, "currentLeaf", c->attach, &first);
+	add_uuid(out, s->ix, "leafMessage", c->leaf, &first);
+	add_num(out, "compactions", count_compactions(s), &first);
+	add_times(s, out, &first);
+	sb_adds(out, "\n}\n");
+}
+
+/* ---- errors.txt ---- */
+
+static void add_uuid_text(const struct session *s, struct sbuf *out, uint32_t id)
+{
+	idx_id_str(s->ix, id, out);
+}
+
+static void graph_error(const struct session *s, const struct gr_err *e,
+			struct sbuf *out)
+{
+	static const char *const drops[] = {
+		"", "no message object", "content neither string nor list",
+		"blank assistant text", "no content block with a type",
+	};
+
+	sb_addf(out, "line %u: ", e->line);
+	switch (e->code) {
+	case GR_E_DUPLICATE:
+		sb_adds(out, "duplicate uuid ");
+		add_uuid_text(s, out, e->id);
+		sb_addf(out, ": this copy replaces the one at line %u, which keeps its place\n",
+			e->aux);
+		return;
+	case GR_E_DROPPED:
+		sb_addf(out, "record dropped by the loader's repair (%s); its children hang off its parent\n",
+			e->aux < 5 ? drops[e->aux] : "?");
+		return;
+	case GR_E_DANGLING:
+		sb_adds(out, "parent ");
+		add_uuid_text(s, out, e->aux);
+		sb_adds(out, " not found; the record starts a path of its own\n");
+		return;
+	case GR_E_CYCLE:
+		sb_adds(out, "cycle in parentUuid links; cut above this record\n");
+		return;
+	case GR_E_SELF_PARENT:
+		sb_adds(out, "record names itself as parent; treated as a root\n");
+		return;
+	case GR_E_NO_UUID:
+		sb_adds(out, "message record without a uuid; ignored\n");
+		return;
+	case GR_E_UNLINKED:
+		sb_adds(out, "compact boundary's logicalParentUuid ");
+		add_uuid_text(s, out, e->aux);
+		sb_adds(out, " not found\n");
+		return;
+	}
+}
+
+void ss_errors_text(const struct session *s, struct sbuf *out)
+{
+	uint32_t i, j = 0, ni = idx_nerrs(s->ix), ng = gr_nerrs(s->g);
+
+	/* Both lists are in line order: merge them. */
+	for (i = 0; i < ni || j < ng;) {
+		const struct idx_err *ie = i < ni ? idx_err(s->ix, i) : NULL;
+		const struct gr_err *ge = j < ng ? gr_err(s->g, j) : NULL;
+
+		if (ie && (!ge || ie->line <= ge->line)) {
+			sb_addf(out, "line %u: %s", ie->line, idx_err_text(ie->code));
+			if (ie->code == IDX_E_NOT_JSON || ie->code == IDX_E_TORN)
+				sb_addf(out, " (at byte %u)", ie->col);
+			sb_addc(out, '\n');
+			i++;
+		} else {
+			graph_error(s, ge, out);
+			j++;
+		}
+	}
+	if (idx_pending(s->ix))
+		sb_addf(out, "note: %llu bytes after line %u wait for a newline (the log is being written)\n",
+			(unsigned long long)idx_pending(s->ix), idx_lines(s->ix));
+}

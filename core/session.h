@@ -1,0 +1,59 @@
+/*
+ * session: one log and everything the replay core builds from it.
+ *
+ * Opens the log read-only, indexes it, and builds the graph, the branches
+ * and the resumed chain. ss_refresh() indexes what was appended since and
+ * rebuilds what depends on it.
+ *
+ * Thread-safety: a session is not locked internally. Readers may share it;
+ * the owner must keep them out while ss_refresh() runs (fs/ does this with
+ * a read-write lock).
+ */
+#ifndef SESSFS_SESSION_H
+#define SESSFS_SESSION_H
+
+#include <stdint.h>
+
+#include "branch.h"
+#include "graph.h"
+#include "idx.h"
+#include "logf.h"
+#include "resume.h"
+#include "sbuf.h"
+
+struct session;
+
+enum ss_mode {
+	SS_COMPLETE,		/* the log is final: a torn last line is an error */
+	SS_LIVE,		/* the log may grow: a torn last line waits */
+};
+
+/*
+ * Opens and indexes path. Returns 0 and a new session in *out (free with
+ * ss_close()), or -errno: the open's, -EISDIR/-EINVAL for what is not a
+ * regular file, -ENOMSG for a file with no session record at all.
+ */
+int ss_open(const char *path, enum ss_mode mode, struct session **out);
+void ss_close(struct session *s);
+
+/* Indexes appended bytes; 1 if anything changed, 0 if not, -errno. */
+int ss_refresh(struct session *s);
+
+/* Borrowed; valid until the next ss_refresh() or ss_close(). */
+const struct idx *ss_idx(const struct session *s);
+const struct graph *ss_graph(const struct session *s);
+const struct br_set *ss_branches(const struct session *s);
+const struct rs_chain *ss_chain(const struct session *s);
+const struct logf *ss_logf(const struct session *s);
+
+/* Index of the branch a resume continues, or -1. */
+int ss_current_branch(const struct session *s);
+
+/* Appends the session's facts as one JSON object (session.json). */
+void ss_facts_json(const struct session *s, struct sbuf *out);
+/* Appends one line per unusable line or record (errors.txt). */
+void ss_errors_text(const struct session *s, struct sbuf *out);
+/* How many lines are not records. */
+uint32_t ss_bad_lines(const struct session *s);
+
+#endif
