@@ -3,15 +3,24 @@
  *
  *   sessfs LOG MOUNTPOINT [FUSE options]
  *   sessfs --check LOG
+ *
+ * The log is indexed before the mount, so a file that is not a log is
+ * refused on the terminal, not in the background. Then the usual FUSE
+ * life: daemonise unless -f, serve until unmounted (fusermount3 -u) or
+ * sent SIGINT/SIGTERM/SIGHUP, and unmount cleanly.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../core/session.h"
+#include "ops.h"
+#include "tree.h"
 
 #define SESSFS_VERSION "0.1.0"
+#define DEFAULT_OPTS "-oro,default_permissions,fsname=sessfs,subtype=sessfs"
 
 static void usage(FILE *f)
 {
@@ -20,7 +29,16 @@ static void usage(FILE *f)
 		"       sessfs --check LOG\n"
 		"\n"
 		"Mounts the Claude Code session log LOG read-only at MOUNTPOINT.\n"
-		"--check prints the session's facts as JSON and exits.\n");
+		"Unmount with: fusermount3 -u MOUNTPOINT\n"
+		"--check prints the session's facts as JSON and exits.\n"
+		"\n"
+		"options:\n"
+		"    -h, --help       this text\n"
+		"    -V, --version    print versions\n"
+		"    -f               stay in the foreground\n"
+		"    -d               debug output (implies -f)\n"
+		"    -s               single-threaded\n"
+		"    -o OPT[,OPT...]  mount options (e.g. allow_other)\n");
 }
 
 /* One line on stderr naming the path and the reason. */
@@ -60,18 +78,142 @@ static int check(const char *path)
 	return 0;
 }
 
+/*
+ * Takes the log path (the first argument that is neither an option nor an
+ * option's value) out of argv; the rest goes to libfuse.
+ */
+static const char *take_log(struct fuse_args *args)
+{
+	int i;
+
+	for (i = 1; i < args->argc; i++) {
+		const char *a = args->argv[i];
+
+		if (!strcmp(a, "-o")) {
+			i++;
+			continue;
+		}
+		if (a[0] == '-')
+			continue;
+		memmove(&args->argv[i], &args->argv[i + 1],
+			(size_t)(args->argc - i) * sizeof(char *));
+		args->argc--;
+		return a;
+	}
+	return NULL;
+}
+
+static int check_mountpoint(const char *mnt)
+{
+	struct stat st;
+
+	if (stat(mnt, &st) < 0) {
+		fprintf(stderr, "sessfs: %s: mountpoint %s\n", mnt,
+			errno == ENOENT ? "does not exist" : strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "sessfs: %s: mountpoint is not a directory\n", mnt);
+		return -1;
+	}
+	return 0;
+}
+
+static int serve(struct tree *t, struct fuse_args *args,
+		 const struct fuse_cmdline_opts *opts)
+{
+	struct fuse_session *se;
+	struct fuse_loop_config *cfg;
+	int rc = 1;
+
+	se = fuse_session_new(args, &sessfs_ops, sizeof(sessfs_ops), t);
+	if (!se)
+		return 1;
+	if (fuse_set_signal_handlers(se))
+		goto out_session;
+	if (fuse_session_mount(se, opts->mountpoint))
+		goto out_signals;
+	fuse_daemonize(opts->foreground);
+	if (opts->singlethread) {
+		rc = fuse_session_loop(se);
+	} else {
+		cfg = fuse_loop_cfg_create();
+		fuse_loop_cfg_set_clone_fd(cfg, (unsigned)opts->clone_fd);
+		fuse_loop_cfg_set_max_threads(cfg, opts->max_threads);
+		rc = fuse_session_loop_mt(se, cfg);
+		fuse_loop_cfg_destroy(cfg);
+	}
+	rc = rc ? 1 : 0;
+	fuse_session_unmount(se);
+out_signals:
+	fuse_remove_signal_handlers(se);
+out_session:
+	fuse_session_destroy(se);
+	return rc;
+}
+
+static int mount_log(int argc, char **argv)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_cmdline_opts opts;
+	struct session *s;
+	struct tree *t;
+	const char *log = take_log(&args);
+	int rc = 2;
+
+	if (fuse_parse_cmdline(&args, &opts) != 0) {
+		usage(stderr);
+		goto out_args;
+	}
+	if (opts.show_help) {
+		usage(stdout);
+		fuse_cmdline_help();
+		fuse_lowlevel_help();
+		rc = 0;
+		goto out;
+	}
+	if (opts.show_version) {
+		printf("sessfs %s\nFUSE library version %s\n", SESSFS_VERSION,
+		       fuse_pkgversion());
+		fuse_lowlevel_version();
+		rc = 0;
+		goto out;
+	}
+	if (!log || !opts.mountpoint) {
+		usage(stderr);
+		goto out;
+	}
+	rc = 1;
+	if (check_mountpoint(opts.mountpoint))
+		goto out;
+	if ((rc = ss_open(log, SS_LIVE, &s))) {
+		say_open_error(log, rc);
+		rc = 1;
+		goto out;
+	}
+	t = tr_new(s);
+	if (!t || fuse_opt_add_arg(&args, DEFAULT_OPTS)) {
+		fprintf(stderr, "sessfs: out of memory\n");
+		tr_free(t);
+		rc = 1;
+		goto out;
+	}
+	rc = serve(t, &args, &opts);
+	tr_free(t);
+out:
+	free(opts.mountpoint);
+out_args:
+	fuse_opt_free_args(&args);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		usage(stdout);
-		return 0;
-	}
-	if (argc == 2 && !strcmp(argv[1], "--version")) {
-		printf("sessfs %s\n", SESSFS_VERSION);
-		return 0;
-	}
 	if (argc == 3 && !strcmp(argv[1], "--check"))
 		return check(argv[2]);
-	usage(stderr);
-	return 2;
+	if (argc >= 2 && !strcmp(argv[1], "--check")) {
+		usage(stderr);
+		return 2;
+	}
+	return mount_log(argc, argv);
 }

@@ -37,8 +37,11 @@
 #define START_MS         1796232131227ULL /* 2026-12-02T17:22:11.227Z */
 #define UUID_LEN         36
 #define HASH_LEN         64
-#define ID_LEN           30   /* "msg_01" or "toolu_01" plus base62 */
+#define ID_TAIL          22   /* base62 digits after "msg_01" / "toolu_01" */
+#define ID_LEN           (8 + ID_TAIL)
 #define PATH_LEN         96
+#define TS_LEN           24   /* 2026-12-02T17:22:11.941Z */
+#define TS_STEP_MS       30   /* clock advance per record, at most */
 #define PROMPT_LEN       320
 #define CMD_LEN          160
 #define BUF_START        (64u << 10)
@@ -499,7 +502,7 @@ struct gen {
 	struct pool_file pool[POOL_FILES];
 	struct buf att_body[A_COUNT], att_text[A_COUNT];
 	struct buf sys_parts, sys_joined, tools_json, sys_blob;
-	struct buf raw, esc, tmp;       /* scratch */
+	struct buf raw, esc, tmp, body; /* scratch */
 	struct call calls[MAX_CALLS];
 };
 
@@ -561,11 +564,6 @@ static void buf_ch(struct buf *b, char c)
 	b->p[b->len++] = c;
 }
 
-static void buf_cat(struct buf *b, const struct buf *src)
-{
-	buf_mem(b, src->p, src->len);
-}
-
 /* Decimal, right-aligned in at least width columns. */
 static void buf_num(struct buf *b, uint64_t v, unsigned width)
 {
@@ -579,11 +577,6 @@ static void buf_num(struct buf *b, uint64_t v, unsigned width)
 	while (sizeof(t) - i < width && i > 0)
 		t[--i] = ' ';
 	buf_mem(b, t + i, sizeof(t) - i);
-}
-
-static void buf_u64(struct buf *b, uint64_t v)
-{
-	buf_num(b, v, 0);
 }
 
 /* JSON-escape s as JSON.stringify does: quote, backslash, control bytes. */
@@ -616,40 +609,6 @@ static void buf_esc(struct buf *b, const char *s, size_t n)
 		}
 	}
 	b->len = (size_t)(d - b->p);
-}
-
-static void buf_qesc(struct buf *b, const char *s, size_t n)
-{
-	buf_ch(b, '"');
-	buf_esc(b, s, n);
-	buf_ch(b, '"');
-}
-
-static void buf_qstr(struct buf *b, const char *s)
-{
-	buf_qesc(b, s, strlen(s));
-}
-
-/* Quote text that is already escaped. */
-static void buf_qraw(struct buf *b, const struct buf *esc)
-{
-	buf_ch(b, '"');
-	buf_cat(b, esc);
-	buf_ch(b, '"');
-}
-
-static void buf_qarray(struct buf *b, const char *const *s, size_t n, const char *prefix)
-{
-	buf_ch(b, '[');
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			buf_ch(b, ',');
-		buf_ch(b, '"');
-		buf_str(b, prefix);
-		buf_esc(b, s[i], strlen(s[i]));
-		buf_ch(b, '"');
-	}
-	buf_ch(b, ']');
 }
 
 static uint64_t fnv1a(const char *s)
@@ -698,7 +657,7 @@ static bool chance(struct gen *g, unsigned pct)
 
 #define PICK(g, arr) ((arr)[rnd_below((g), (uint32_t)ARRAY_LEN(arr))])
 
-/* A size spread evenly over octaves: lo << k up to lo << octaves. */
+/* A size spread evenly over octaves: lo up to lo << octaves. */
 static size_t size_logu(struct gen *g, size_t lo, unsigned octaves)
 {
 	size_t base = lo << rnd_below(g, octaves);
@@ -732,8 +691,8 @@ static void make_uuid(struct gen *g, char out[UUID_LEN + 1])
 		by[i] = (unsigned char)(a >> (8 * i));
 		by[8 + i] = (unsigned char)(b >> (8 * i));
 	}
-	by[6] = (unsigned char)((by[6] & 0x0f) | 0x40);
-	by[8] = (unsigned char)((by[8] & 0x3f) | 0x80);
+	by[6] = (unsigned char)((by[6] & 0x0f) | 0x40); /* version 4 */
+	by[8] = (unsigned char)((by[8] & 0x3f) | 0x80); /* RFC 4122 variant */
 	for (int i = 0; i < 16; i++) {
 		if (i == 4 || i == 6 || i == 8 || i == 10)
 			out[j++] = '-';
@@ -757,7 +716,7 @@ static void make_id(struct gen *g, const char *prefix, char out[ID_LEN + 1])
 	size_t n = strlen(prefix);
 
 	memcpy(out, prefix, n);
-	while (n < ID_LEN)
+	for (int i = 0; i < ID_TAIL; i++)
 		out[n++] = b62[rnd_below(g, 62)];
 	out[n] = '\0';
 }
@@ -770,8 +729,8 @@ static void put2(char *d, unsigned v)
 	d[1] = (char)('0' + v % 10);
 }
 
-/* "2026-12-02T17:22:11.941Z" (civil date from days: H. Hinnant's algorithm). */
-static void fmt_ts(uint64_t ms, char out[24])
+/* ISO-8601 UTC with ms (civil date from days: H. Hinnant's algorithm). */
+static void fmt_ts(uint64_t ms, char out[TS_LEN])
 {
 	int64_t z = (int64_t)(ms / 86400000) + 719468;
 	unsigned tod = (unsigned)(ms % 86400000);
@@ -780,7 +739,6 @@ static void fmt_ts(uint64_t ms, char out[24])
 	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
 	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
 	unsigned mp = (5 * doy + 2) / 153;
-	unsigned d = doy - (153 * mp + 2) / 5 + 1;
 	unsigned m = mp < 10 ? mp + 3 : mp - 9;
 	unsigned y = (unsigned)(yoe + era * 400 + (m <= 2));
 
@@ -789,7 +747,7 @@ static void fmt_ts(uint64_t ms, char out[24])
 	out[4] = '-';
 	put2(out + 5, m);
 	out[7] = '-';
-	put2(out + 8, d);
+	put2(out + 8, doy - (153 * mp + 2) / 5 + 1);
 	out[10] = 'T';
 	put2(out + 11, tod / 3600000);
 	out[13] = ':';
@@ -807,17 +765,80 @@ static void wait_ms(struct gen *g, unsigned lo, unsigned hi)
 	g->now += rnd_range(g, lo, hi);
 }
 
-/* Advance the clock a little and write the quoted timestamp. */
-static void put_now(struct gen *g)
-{
-	char ts[24];
+/* ------------------------------------------------------------- emitter */
 
-	g->now += 1 + rnd_below(g, 30);
-	fmt_ts(g->now, ts);
-	buf_ch(&g->out, '"');
-	buf_mem(&g->out, ts, sizeof(ts));
-	buf_ch(&g->out, '"');
+/* One directive of emit(); see there. */
+static void emit_arg(struct gen *g, struct buf *b, char d, va_list *ap)
+{
+	const struct buf *sb;
+	const char *s;
+	char ts[TS_LEN];
+
+	switch (d) {
+	case 's': buf_str(b, va_arg(*ap, const char *)); return;
+	case 'b': sb = va_arg(*ap, const struct buf *); buf_mem(b, sb->p, sb->len); return;
+	case 'u': buf_num(b, va_arg(*ap, unsigned), 0); return;
+	case 'U': buf_num(b, va_arg(*ap, uint64_t), 0); return;
+	case 'T': buf_mem(b, g->tail.p, g->tail.len); return;
+	case 'm': s = va_arg(*ap, const char *); buf_esc(b, s, va_arg(*ap, size_t)); return;
+	case 'p':
+		s = va_arg(*ap, const char *);
+		if (!s || !*s) {
+			buf_lit(b, "null");
+			return;
+		}
+		buf_ch(b, '"');
+		buf_str(b, s);
+		break;
+	case 'q': buf_ch(b, '"'); buf_str(b, va_arg(*ap, const char *)); break;
+	case 'e': s = va_arg(*ap, const char *); buf_ch(b, '"'); buf_esc(b, s, strlen(s)); break;
+	case 'M': s = va_arg(*ap, const char *); buf_ch(b, '"'); buf_esc(b, s, va_arg(*ap, size_t)); break;
+	case 'Q': sb = va_arg(*ap, const struct buf *); buf_ch(b, '"'); buf_mem(b, sb->p, sb->len); break;
+	case 'E': sb = va_arg(*ap, const struct buf *); buf_ch(b, '"'); buf_esc(b, sb->p, sb->len); break;
+	case 'S': buf_ch(b, '"'); buf_str(b, g->sid); break;
+	case 't':
+		g->now += 1 + rnd_below(g, TS_STEP_MS);
+		fmt_ts(g->now, ts);
+		buf_ch(b, '"');
+		buf_mem(b, ts, TS_LEN);
+		break;
+	default: die("bad directive %%%c", d);
+	}
+	buf_ch(b, '"');
 }
+
+/*
+ * Append fmt to b, replacing these directives:
+ *   %s  const char *, as is           %q  const char *, quoted (needs no escaping)
+ *   %e  const char *, quoted, escaped  %M  const char *, size_t: quoted, escaped
+ *   %m  const char *, size_t: escaped, not quoted
+ *   %b  const struct buf *, as is     %Q  const struct buf * of escaped text, quoted
+ *   %E  const struct buf * of raw text, quoted, escaped
+ *   %u  unsigned                      %U  uint64_t
+ *   %p  a parent uuid, quoted; null for NULL or ""
+ *   %S  the session id, quoted        %t  the clock, advanced a little, quoted
+ *   %T  the envelope end of chain rows: "userType":... "gitBranch":"main"}
+ */
+static void bemit(struct gen *g, struct buf *b, const char *fmt, ...)
+{
+	const char *pct;
+	va_list ap;
+
+	va_start(ap, fmt);
+	while ((pct = strchr(fmt, '%'))) {
+		buf_mem(b, fmt, (size_t)(pct - fmt));
+		emit_arg(g, b, pct[1], &ap);
+		fmt = pct + 2;
+	}
+	buf_str(b, fmt);
+	va_end(ap);
+}
+
+#define emit(g, ...) bemit((g), &(g)->out, __VA_ARGS__)
+
+/* Every chain row starts so. */
+#define HEAD "{\"parentUuid\":%p,\"isSidechain\":false,"
+#define ABS  "\"" PROJECT_DIR "/%s\""  /* quoted absolute path of a safe name */
 
 /* ---------------------------------------------------------- text making */
 
@@ -848,25 +869,20 @@ static void put_ident(struct gen *g, struct buf *b, char style)
  * @F project path, @S short task phrase. */
 static void expand(struct gen *g, struct buf *b, const char *tpl)
 {
-	const char *p = tpl;
+	const char *at;
 
-	while (*p) {
-		const char *at = strchr(p, '@');
-
-		if (!at || !at[1]) {
-			buf_str(b, p);
-			return;
-		}
-		buf_mem(b, p, (size_t)(at - p));
+	while ((at = strchr(tpl, '@')) && at[1]) {
+		buf_mem(b, tpl, (size_t)(at - tpl));
 		switch (at[1]) {
 		case 'I': case 'C': case 'K': put_ident(g, b, at[1]); break;
-		case 'N': buf_u64(b, rnd_range(g, 1, 999)); break;
+		case 'N': buf_num(b, rnd_range(g, 1, 999), 0); break;
 		case 'F': buf_str(b, g->pool[rnd_below(g, POOL_FILES)].path); break;
 		case 'S': buf_str(b, PICK(g, SHORTS)); break;
 		default: buf_mem(b, at, 2);
 		}
-		p = at + 2;
+		tpl = at + 2;
 	}
+	buf_str(b, tpl);
 }
 
 /* Markdown-ish prose of about size bytes from a sentence bank. */
@@ -874,44 +890,26 @@ static void make_prose(struct gen *g, struct buf *b, const char *const *bank,
 		       unsigned n, size_t size)
 {
 	size_t start = b->len;
-	unsigned in_para = 0;
+	bool in_para = false;
 
 	while (b->len - start < size) {
 		if (in_para && chance(g, 20)) {
 			buf_lit(b, "\n\n");
-			in_para = 0;
 			if (chance(g, 25))
 				buf_lit(b, "- ");
 		} else if (in_para) {
 			buf_ch(b, ' ');
 		}
 		expand(g, b, bank[rnd_below(g, n)]);
-		in_para++;
+		in_para = true;
 	}
 }
 
-static void make_json_item(struct gen *g, struct buf *b, unsigned id, bool pretty);
-
-static void make_code_line(struct gen *g, struct buf *b, enum lang lang)
-{
-	const struct lang_def *l = &LANGS[lang];
-	unsigned depth = rnd_below(g, l->max_depth + 1);
-
-	if (lang == L_JSON) {
-		make_json_item(g, b, rnd_range(g, 1, 999), true);
-		buf_lit(b, ",\n");
-		return;
-	}
-	for (unsigned i = 0; i < depth; i++)
-		buf_str(b, l->indent);
-	expand(g, b, l->lines[rnd_below(g, l->n_lines)]);
-	buf_ch(b, '\n');
-}
-
+/* One item of a todo list in JSON: pretty as in a data file, or compact. */
 static void make_json_item(struct gen *g, struct buf *b, unsigned id, bool pretty)
 {
 	buf_str(b, pretty ? "    {\"id\": " : "{\"id\":");
-	buf_u64(b, id);
+	buf_num(b, id, 0);
 	buf_str(b, pretty ? ", \"title\": \"" : ",\"title\":\"");
 	buf_str(b, PICK(g, SHORTS));
 	buf_str(b, pretty ? "\", \"done\": " : "\",\"done\":");
@@ -939,7 +937,31 @@ static void make_json_doc(struct gen *g, struct buf *b, size_t size, bool pretty
 	buf_str(b, pretty ? "\n  ]\n}\n" : "]");
 }
 
+static void make_code_line(struct gen *g, struct buf *b, enum lang lang)
+{
+	const struct lang_def *l = &LANGS[lang];
+	unsigned depth = rnd_below(g, l->max_depth + 1);
+
+	if (lang == L_JSON) {
+		make_json_item(g, b, rnd_range(g, 1, 999), true);
+		buf_lit(b, ",\n");
+		return;
+	}
+	for (unsigned i = 0; i < depth; i++)
+		buf_str(b, l->indent);
+	expand(g, b, l->lines[rnd_below(g, l->n_lines)]);
+	buf_ch(b, '\n');
+}
+
 /* ---------------------------------------------------------- file pool */
+
+static void line_span(const struct pool_file *f, unsigned i, const char **s, size_t *n)
+{
+	size_t end = i + 1 < f->lines ? f->line_off[i + 1] - 1 : f->raw.len;
+
+	*s = f->raw.p + f->line_off[i];
+	*n = end - f->line_off[i];
+}
 
 static void pool_index_lines(struct pool_file *f)
 {
@@ -955,14 +977,7 @@ static void pool_index_lines(struct pool_file *f)
 			f->line_off[k++] = (uint32_t)(i + 1);
 }
 
-static void line_span(const struct pool_file *f, unsigned i, const char **s, size_t *n)
-{
-	size_t end = i + 1 < f->lines ? f->line_off[i + 1] - 1 : f->raw.len;
-
-	*s = f->raw.p + f->line_off[i];
-	*n = end - f->line_off[i];
-}
-
+/* The "N\tline" form the Read tool returns, one entry per line. */
 static void pool_make_numbered(struct gen *g, struct pool_file *f)
 {
 	g->tmp.len = 0;
@@ -973,31 +988,39 @@ static void pool_make_numbered(struct gen *g, struct pool_file *f)
 		line_span(f, i, &s, &n);
 		if (i)
 			buf_ch(&g->tmp, '\n');
-		buf_u64(&g->tmp, i + 1);
+		buf_num(&g->tmp, i + 1, 0);
 		buf_ch(&g->tmp, '\t');
 		buf_mem(&g->tmp, s, n);
 	}
 	buf_esc(&f->numbered, g->tmp.p, g->tmp.len);
 }
 
-static void pool_make_file(struct gen *g, struct pool_file *f)
+static void pool_name_file(struct gen *g, struct pool_file *f)
 {
 	unsigned w[L_COUNT];
 	const struct lang_def *l;
-	size_t size = size_logu(g, SIZE_MIN, SIZE_OCTAVES);
+	const char *dir, *a, *b;
 
 	for (unsigned i = 0; i < L_COUNT; i++)
 		w[i] = LANGS[i].weight;
 	f->lang = (enum lang)pick_weighted(g, w, L_COUNT);
 	l = &LANGS[f->lang];
-	snprintf(f->path, sizeof(f->path), "%s/%s_%s%s", PICK(g, l->dir),
-		 PICK(g, IDENTS), PICK(g, IDENTS), PICK(g, l->ext));
+	dir = PICK(g, l->dir);
+	a = PICK(g, IDENTS);
+	b = PICK(g, IDENTS);
+	snprintf(f->path, sizeof(f->path), "%s/%s_%s%s", dir, a, b, PICK(g, l->ext));
 	hex16(fnv1a(f->path), f->hash);
+}
+
+/* Contents (which may name other files, so all are named first). */
+static void pool_fill_file(struct gen *g, struct pool_file *f)
+{
+	size_t size = size_logu(g, SIZE_MIN, SIZE_OCTAVES);
+
 	if (f->lang == L_JSON)
 		make_json_doc(g, &f->raw, size, true);
-	else
-		while (f->raw.len < size)
-			make_code_line(g, &f->raw, f->lang);
+	while (f->raw.len < size)
+		make_code_line(g, &f->raw, f->lang);
 	buf_esc(&f->esc, f->raw.p, f->raw.len);
 	pool_index_lines(f);
 	pool_make_numbered(g, f);
@@ -1005,7 +1028,7 @@ static void pool_make_file(struct gen *g, struct pool_file *f)
 
 /* --------------------------------------------------------- static text */
 
-/* Escaped "<system-reminder>\n...\n</system-reminder>". */
+/* Escaped "<system-reminder>\n...\n</system-reminder>" of raw text. */
 static void reminder(struct buf *b, const char *text, size_t n)
 {
 	buf_lit(b, "<system-reminder>\\n");
@@ -1013,153 +1036,137 @@ static void reminder(struct buf *b, const char *text, size_t n)
 	buf_lit(b, "\\n</system-reminder>");
 }
 
-static void build_listing_atts(struct gen *g)
+/* A JSON array of the names (col 0) or "- name: description" lines (col 1). */
+static void json_column(struct gen *g, struct buf *b, const char *const (*rows)[2],
+			size_t n, int col)
 {
-	const char *names[ARRAY_LEN(SKILLS)];
-	struct buf *b;
+	buf_ch(b, '[');
+	for (size_t i = 0; i < n; i++) {
+		g->tmp.len = 0;
+		bemit(g, &g->tmp, col ? "- %s: %s" : "%s", rows[i][0], rows[i][1]);
+		bemit(g, b, "%s%E", i ? "," : "", &g->tmp);
+	}
+	buf_ch(b, ']');
+}
 
-	b = &g->att_body[A_DEFERRED];
-	buf_lit(b, "{\"type\":\"deferred_tools_delta\",\"addedNames\":");
-	buf_qarray(b, DEFERRED, ARRAY_LEN(DEFERRED), "");
+static void build_agent_atts(struct gen *g)
+{
+	struct buf *b = &g->att_body[A_AGENTS];
+
+	buf_lit(b, "{\"type\":\"agent_listing_delta\",\"addedTypes\":");
+	json_column(g, b, AGENTS, ARRAY_LEN(AGENTS), 0);
 	buf_lit(b, ",\"addedLines\":");
-	buf_qarray(b, DEFERRED, ARRAY_LEN(DEFERRED), "");
-	buf_lit(b, ",\"removedNames\":[],\"wireHiddenNames\":[],\"readdedNames\":[]}");
-	g->tmp.len = 0;
-	buf_lit(&g->tmp, "The following deferred tools are now available via ToolSearch. "
-		"Their schemas are NOT loaded — use ToolSearch with query \"select:<name>\" "
-		"to load them before calling them:");
-	for (size_t i = 0; i < ARRAY_LEN(DEFERRED); i++) {
-		buf_ch(&g->tmp, '\n');
-		buf_str(&g->tmp, DEFERRED[i]);
-	}
-	reminder(&g->att_text[A_DEFERRED], g->tmp.p, g->tmp.len);
-
-	b = &g->att_body[A_AGENTS];
-	g->tmp.len = 0;
-	buf_lit(&g->tmp, "Available agent types for the Agent tool:");
-	buf_lit(b, "{\"type\":\"agent_listing_delta\",\"addedTypes\":[");
-	for (size_t i = 0; i < ARRAY_LEN(AGENTS); i++) {
-		buf_str(b, i ? ",\"" : "\"");
-		buf_str(b, AGENTS[i][0]);
-		buf_ch(b, '"');
-		buf_lit(&g->tmp, "\n- ");
-		buf_str(&g->tmp, AGENTS[i][0]);
-		buf_lit(&g->tmp, ": ");
-		buf_str(&g->tmp, AGENTS[i][1]);
-	}
-	buf_lit(b, "],\"addedLines\":[");
-	for (size_t i = 0; i < ARRAY_LEN(AGENTS); i++) {
-		buf_str(b, i ? ",\"- " : "\"- ");
-		buf_str(b, AGENTS[i][0]);
-		buf_lit(b, ": ");
-		buf_esc(b, AGENTS[i][1], strlen(AGENTS[i][1]));
-		buf_ch(b, '"');
-	}
-	buf_lit(b, "],\"builtInPluginTypes\":[],\"removedTypes\":[],\"isInitial\":true,"
+	json_column(g, b, AGENTS, ARRAY_LEN(AGENTS), 1);
+	buf_lit(b, ",\"builtInPluginTypes\":[],\"removedTypes\":[],\"isInitial\":true,"
 		"\"showConcurrencyNote\":true}");
-	reminder(&g->att_text[A_AGENTS], g->tmp.p, g->tmp.len);
+	g->raw.len = 0;
+	buf_lit(&g->raw, "Available agent types for the Agent tool:");
+	for (size_t i = 0; i < ARRAY_LEN(AGENTS); i++)
+		bemit(g, &g->raw, "\n- %s: %s", AGENTS[i][0], AGENTS[i][1]);
+	reminder(&g->att_text[A_AGENTS], g->raw.p, g->raw.len);
 
 	b = &g->att_body[A_SKILLS];
-	g->tmp.len = 0;
-	for (size_t i = 0; i < ARRAY_LEN(SKILLS); i++) {
-		names[i] = SKILLS[i][0];
-		buf_str(&g->tmp, i ? "\n- " : "- ");
-		buf_str(&g->tmp, SKILLS[i][0]);
-		buf_lit(&g->tmp, ": ");
-		buf_str(&g->tmp, SKILLS[i][1]);
-	}
-	buf_lit(b, "{\"type\":\"skill_listing\",\"content\":");
-	buf_qesc(b, g->tmp.p, g->tmp.len);
-	buf_lit(b, ",\"skillCount\":");
-	buf_u64(b, ARRAY_LEN(SKILLS));
-	buf_lit(b, ",\"isInitial\":true,\"names\":");
-	buf_qarray(b, names, ARRAY_LEN(SKILLS), "");
+	g->raw.len = 0;
+	for (size_t i = 0; i < ARRAY_LEN(SKILLS); i++)
+		bemit(g, &g->raw, i ? "\n- %s: %s" : "- %s: %s", SKILLS[i][0], SKILLS[i][1]);
+	bemit(g, b, "{\"type\":\"skill_listing\",\"content\":%E,\"skillCount\":%u,"
+	      "\"isInitial\":true,\"names\":", &g->raw, (unsigned)ARRAY_LEN(SKILLS));
+	json_column(g, b, SKILLS, ARRAY_LEN(SKILLS), 0);
 	buf_lit(b, ",\"digests\":[");
 	for (size_t i = 0; i < ARRAY_LEN(SKILLS); i++) {
 		char h[17];
 
-		hex16(fnv1a(names[i]), h);
-		buf_str(b, i ? ",\"" : "\"");
-		buf_str(b, h);
-		buf_ch(b, '"');
+		hex16(fnv1a(SKILLS[i][0]), h);
+		bemit(g, b, i ? ",%q" : "%q", h);
 	}
 	buf_lit(b, "]}");
-	buf_cat(&g->raw, &g->tmp);
 	g->tmp.len = 0;
 	buf_lit(&g->tmp, "The following skills are available for use with the Skill tool:\n\n");
-	buf_cat(&g->tmp, &g->raw);
-	g->raw.len = 0;
+	buf_mem(&g->tmp, g->raw.p, g->raw.len);
 	reminder(&g->att_text[A_SKILLS], g->tmp.p, g->tmp.len);
 }
 
-static void build_static_atts(struct gen *g)
+static void build_deferred_att(struct gen *g)
 {
-	struct buf *b;
+	struct buf *b = &g->att_body[A_DEFERRED];
 
-	buf_lit(&g->att_body[A_ENV], ENV_BODY);
-	reminder(&g->att_text[A_ENV], ENV_TEXT, strlen(ENV_TEXT));
-	buf_lit(&g->att_body[A_MODEL], MODEL_BODY);
-	reminder(&g->att_text[A_MODEL], MODEL_TEXT, strlen(MODEL_TEXT));
-	buf_lit(&g->att_body[A_AUTO], AUTO_BODY);
-	reminder(&g->att_text[A_AUTO], AUTO_TEXT, strlen(AUTO_TEXT));
-	buf_lit(&g->att_body[A_REMOTE], REMOTE_BODY);
-	reminder(&g->att_text[A_REMOTE], REMOTE_TEXT, strlen(REMOTE_TEXT));
-
-	b = &g->att_body[A_CONTEXT];
-	buf_lit(b, "{\"type\":\"session_context\",\"context\":{\"gitStatus\":");
-	buf_qstr(b, GIT_STATUS);
-	buf_lit(b, "}}");
-	g->tmp.len = 0;
-	buf_lit(&g->tmp, "As you answer the user's questions, you can use the following "
-		"context:\n# gitStatus\n");
-	buf_str(&g->tmp, GIT_STATUS);
-	buf_lit(&g->tmp, "\n\nClaude Code attached this context automatically; it isn't "
-		"part of the user's message.");
-	reminder(&g->att_text[A_CONTEXT], g->tmp.p, g->tmp.len);
-	build_listing_atts(g);
+	g->raw.len = 0;
+	buf_lit(b, "{\"type\":\"deferred_tools_delta\",\"addedNames\":[");
+	buf_lit(&g->raw, "The following deferred tools are now available via ToolSearch. Their "
+		"schemas are NOT loaded — use ToolSearch with query \"select:<name>\" to load "
+		"them before calling them:");
+	for (size_t i = 0; i < ARRAY_LEN(DEFERRED); i++) {
+		bemit(g, b, i ? ",%q" : "%q", DEFERRED[i]);
+		bemit(g, &g->raw, "\n%s", DEFERRED[i]);
+	}
+	buf_lit(b, "],\"addedLines\":[");
+	for (size_t i = 0; i < ARRAY_LEN(DEFERRED); i++)
+		bemit(g, b, i ? ",%q" : "%q", DEFERRED[i]);
+	buf_lit(b, "],\"removedNames\":[],\"wireHiddenNames\":[],\"readdedNames\":[]}");
+	reminder(&g->att_text[A_DEFERRED], g->raw.p, g->raw.len);
 }
 
-/* System prompt sections, padded with policy sentences, and the tool list. */
+static void build_atts(struct gen *g)
+{
+	static const struct { enum att a; const char *body, *text; } fixed[] = {
+		{ A_ENV, ENV_BODY, ENV_TEXT }, { A_MODEL, MODEL_BODY, MODEL_TEXT },
+		{ A_AUTO, AUTO_BODY, AUTO_TEXT }, { A_REMOTE, REMOTE_BODY, REMOTE_TEXT },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(fixed); i++) {
+		buf_str(&g->att_body[fixed[i].a], fixed[i].body);
+		reminder(&g->att_text[fixed[i].a], fixed[i].text, strlen(fixed[i].text));
+	}
+	bemit(g, &g->att_body[A_CONTEXT], "{\"type\":\"session_context\",\"context\":"
+	      "{\"gitStatus\":%e}}", GIT_STATUS);
+	g->raw.len = 0;
+	bemit(g, &g->raw, "As you answer the user's questions, you can use the following "
+	      "context:\n# gitStatus\n%s\n\nClaude Code attached this context automatically; "
+	      "it isn't part of the user's message.", GIT_STATUS);
+	reminder(&g->att_text[A_CONTEXT], g->raw.p, g->raw.len);
+	build_deferred_att(g);
+	build_agent_atts(g);
+}
+
+/* System prompt sections and tool descriptions, padded with policy lines. */
 static void build_prompt_texts(struct gen *g)
 {
+	unsigned k = 0;
+
 	for (size_t i = 0; i < ARRAY_LEN(SYSTEM_SECTIONS); i++) {
-		g->tmp.len = 0;
-		buf_str(&g->tmp, SYSTEM_SECTIONS[i]);
-		while (g->tmp.len < SYSTEM_SECTION_MIN) {
-			buf_lit(&g->tmp, "\n - ");
-			buf_str(&g->tmp, PICK(g, POLICY));
-		}
-		if (i) {
-			buf_ch(&g->sys_parts, ',');
+		g->raw.len = 0;
+		buf_str(&g->raw, SYSTEM_SECTIONS[i]);
+		while (g->raw.len < SYSTEM_SECTION_MIN)
+			bemit(g, &g->raw, "\n - %s", POLICY[k++ % ARRAY_LEN(POLICY)]);
+		bemit(g, &g->sys_parts, i ? ",%E" : "%E", &g->raw);
+		if (i)
 			buf_lit(&g->sys_joined, "\\n\\n");
-		}
-		buf_qesc(&g->sys_parts, g->tmp.p, g->tmp.len);
-		buf_esc(&g->sys_joined, g->tmp.p, g->tmp.len);
+		buf_esc(&g->sys_joined, g->raw.p, g->raw.len);
 	}
 	buf_ch(&g->tools_json, '[');
 	for (size_t i = 0; i < ARRAY_LEN(TOOL_DEFS); i++) {
-		g->tmp.len = 0;
-		buf_str(&g->tmp, TOOL_DEFS[i].summary);
-		buf_lit(&g->tmp, "\n");
-		while (g->tmp.len < TOOL_DESC_MIN) {
-			buf_lit(&g->tmp, "\n- ");
-			buf_str(&g->tmp, PICK(g, POLICY));
-		}
-		buf_str(&g->tools_json, i ? ",{\"name\":\"" : "{\"name\":\"");
-		buf_str(&g->tools_json, TOOL_DEFS[i].name);
-		buf_lit(&g->tools_json, "\",\"description\":");
-		buf_qesc(&g->tools_json, g->tmp.p, g->tmp.len);
-		buf_lit(&g->tools_json, ",\"input_schema\":");
-		buf_str(&g->tools_json, TOOL_DEFS[i].schema);
-		buf_ch(&g->tools_json, '}');
+		g->raw.len = 0;
+		bemit(g, &g->raw, "%s\n", TOOL_DEFS[i].summary);
+		while (g->raw.len < TOOL_DESC_MIN)
+			bemit(g, &g->raw, "\n- %s", POLICY[k++ % ARRAY_LEN(POLICY)]);
+		bemit(g, &g->tools_json, "%s{\"name\":%q,\"description\":%E,\"input_schema\":%s}",
+		      i ? "," : "", TOOL_DEFS[i].name, &g->raw, TOOL_DEFS[i].schema);
 	}
 	buf_ch(&g->tools_json, ']');
-	for (int a = A_ENV; a <= A_SKILLS; a++) {
-		buf_str(&g->sys_blob, a == A_ENV ? "{\"type\":\"text\",\"text\":\"" :
-						    ",{\"type\":\"text\",\"text\":\"");
-		buf_cat(&g->sys_blob, &g->att_text[a]);
-		buf_lit(&g->sys_blob, "\"}");
-	}
+	for (int a = A_ENV; a <= A_SKILLS; a++)
+		bemit(g, &g->sys_blob, "%s{\"type\":\"text\",\"text\":%Q}", a == A_ENV ? "" : ",",
+		      &g->att_text[a]);
+}
+
+static void build_tail(struct gen *g)
+{
+	g->tail.len = 0;
+	bemit(g, &g->tail, "\"userType\":\"external\",\"entrypoint\":\"sdk-cli\",\"cwd\":\""
+	      PROJECT_DIR "\",\"sessionId\":%S,\"version\":\"" CC_VERSION "\","
+	      "\"gitBranch\":\"main\"");
+	if (g->slug[0])
+		bemit(g, &g->tail, ",\"slug\":%q", g->slug);
+	buf_ch(&g->tail, '}');
 }
 
 /* ---------------------------------------------------------- output */
@@ -1177,6 +1184,7 @@ static void out_flush(struct gen *g)
 	g->out.len = 0;
 }
 
+/* Records are written between rec_begin() and rec_end(), which counts them. */
 static uint64_t rec_begin(struct gen *g)
 {
 	return written(g);
@@ -1192,101 +1200,40 @@ static void rec_end(struct gen *g, enum kind k, uint64_t start)
 		out_flush(g);
 }
 
-static void put_q(struct gen *g, const char *s)
-{
-	buf_ch(&g->out, '"');
-	buf_str(&g->out, s);
-	buf_ch(&g->out, '"');
-}
-
-static void put_sid_end(struct gen *g)
-{
-	buf_lit(&g->out, "\"sessionId\":");
-	put_q(g, g->sid);
-	buf_ch(&g->out, '}');
-}
-
-/* {"parentUuid":P,"isSidechain":false, */
-static void put_head(struct gen *g, const char *parent)
-{
-	buf_lit(&g->out, "{\"parentUuid\":");
-	if (parent)
-		put_q(g, parent);
-	else
-		buf_lit(&g->out, "null");
-	buf_lit(&g->out, ",\"isSidechain\":false,");
-}
-
-/* "uuid":U,"timestamp":T, */
-static void put_uuid_ts(struct gen *g, const char *uuid)
-{
-	buf_lit(&g->out, "\"uuid\":");
-	put_q(g, uuid);
-	buf_lit(&g->out, ",\"timestamp\":");
-	put_now(g);
-	buf_ch(&g->out, ',');
-}
-
-static void build_tail(struct gen *g)
-{
-	g->tail.len = 0;
-	buf_lit(&g->tail, "\"userType\":\"external\",\"entrypoint\":\"sdk-cli\",\"cwd\":\""
-		PROJECT_DIR "\",\"sessionId\":\"");
-	buf_str(&g->tail, g->sid);
-	buf_lit(&g->tail, "\",\"version\":\"" CC_VERSION "\",\"gitBranch\":\"main\"");
-	if (g->slug[0]) {
-		buf_lit(&g->tail, ",\"slug\":\"");
-		buf_str(&g->tail, g->slug);
-		buf_ch(&g->tail, '"');
-	}
-	buf_ch(&g->tail, '}');
-}
-
 /* ------------------------------------------------- metadata records */
 
 static void rec_queue(struct gen *g, const char *content)
 {
 	uint64_t r = rec_begin(g);
 
-	buf_lit(&g->out, "{\"type\":\"queue-operation\",\"operation\":");
-	buf_str(&g->out, content ? "\"enqueue\"" : "\"dequeue\"");
-	buf_lit(&g->out, ",\"timestamp\":");
-	put_now(g);
-	buf_lit(&g->out, ",\"sessionId\":");
-	put_q(g, g->sid);
-	if (content) {
-		buf_lit(&g->out, ",\"content\":");
-		buf_qstr(&g->out, content);
-	}
-	buf_ch(&g->out, '}');
+	if (content)
+		emit(g, "{\"type\":\"queue-operation\",\"operation\":\"enqueue\",\"timestamp\":%t,"
+		     "\"sessionId\":%S,\"content\":%e}", content);
+	else
+		emit(g, "{\"type\":\"queue-operation\",\"operation\":\"dequeue\",\"timestamp\":%t,"
+		     "\"sessionId\":%S}");
 	rec_end(g, K_QUEUE, r);
 }
 
-static void rec_simple(struct gen *g, enum kind k)
+static void rec_latch(struct gen *g, enum kind k)
 {
 	uint64_t r = rec_begin(g);
 
 	if (k == K_ATIS)
-		buf_lit(&g->out, "{\"type\":\"atis-latch\",\"atis\":\"\",");
+		emit(g, "{\"type\":\"atis-latch\",\"atis\":\"\",\"sessionId\":%S}");
 	else
-		buf_lit(&g->out, "{\"type\":\"mode\",\"mode\":\"normal\",");
-	put_sid_end(g);
+		emit(g, "{\"type\":\"mode\",\"mode\":\"normal\",\"sessionId\":%S}");
 	rec_end(g, k, r);
 }
 
+/* A resume checkpoint; a rewind marks it explicit. */
 static void rec_last_prompt(struct gen *g, const char *prompt, const char *leaf,
 			    bool rewind)
 {
 	uint64_t r = rec_begin(g);
 
-	buf_lit(&g->out, "{\"type\":\"last-prompt\",\"lastPrompt\":");
-	buf_qstr(&g->out, prompt);
-	buf_lit(&g->out, ",\"leafUuid\":");
-	put_q(g, leaf);
-	if (rewind)
-		buf_lit(&g->out, ",\"explicit\":true,\"rewound\":true");
-	buf_ch(&g->out, ',');
-	put_sid_end(g);
+	emit(g, "{\"type\":\"last-prompt\",\"lastPrompt\":%e,\"leafUuid\":%q%s,\"sessionId\":%S}",
+	     prompt, leaf, rewind ? ",\"explicit\":true,\"rewound\":true" : "");
 	rec_end(g, K_LAST_PROMPT, r);
 }
 
@@ -1294,14 +1241,10 @@ static void rec_tools_used(struct gen *g)
 {
 	uint64_t r = rec_begin(g);
 
-	buf_lit(&g->out, "{\"type\":\"tools-used\",\"tools\":[");
-	for (unsigned i = 0; i < g->n_tools; i++) {
-		if (i)
-			buf_ch(&g->out, ',');
-		put_q(g, TOOL_NAME[g->tools_order[i]]);
-	}
-	buf_lit(&g->out, "],");
-	put_sid_end(g);
+	emit(g, "{\"type\":\"tools-used\",\"tools\":[");
+	for (unsigned i = 0; i < g->n_tools; i++)
+		emit(g, i ? ",%q" : "%q", TOOL_NAME[g->tools_order[i]]);
+	emit(g, "],\"sessionId\":%S}");
 	rec_end(g, K_TOOLS_USED, r);
 }
 
@@ -1315,142 +1258,101 @@ static void note_tool(struct gen *g, enum tool t)
 }
 
 /* Cost in 1e-5 USD as a JS number: 0.0747, 1.2, 3. */
-static void put_usd(struct gen *g, uint64_t usd5)
+static void fmt_usd(uint64_t usd5, char out[32])
 {
-	char frac[6];
-	int n = 5;
+	int n = snprintf(out, 32, "%llu.%05llu", (unsigned long long)(usd5 / 100000),
+			 (unsigned long long)(usd5 % 100000));
 
-	buf_u64(&g->out, usd5 / 100000);
-	for (int i = 4; i >= 0; i--, usd5 /= 10)
-		frac[i] = (char)('0' + usd5 % 10);
-	while (n > 0 && frac[n - 1] == '0')
-		n--;
-	if (n) {
-		buf_ch(&g->out, '.');
-		buf_mem(&g->out, frac, (size_t)n);
-	}
+	while (out[n - 1] == '0')
+		out[--n] = '\0';
+	if (out[n - 1] == '.')
+		out[n - 1] = '\0';
 }
 
 static void rec_cost(struct gen *g)
 {
 	const struct cost *c = &g->cost;
-	struct buf *o = &g->out;
 	uint64_t r = rec_begin(g);
+	char usd[32];
 
-	buf_lit(o, "{\"type\":\"cost-state\",\"sessionId\":");
-	put_q(g, g->sid);
-	buf_lit(o, ",\"totalCostUSD\":");
-	put_usd(g, c->usd5);
-	buf_lit(o, ",\"totalAPIDuration\":");
-	buf_u64(o, c->api_ms);
-	buf_lit(o, ",\"totalAPIDurationWithoutRetries\":");
-	buf_u64(o, c->api_ms - c->api_ms / 20);
-	buf_lit(o, ",\"totalToolDuration\":");
-	buf_u64(o, c->tool_ms);
-	buf_lit(o, ",\"totalLinesAdded\":");
-	buf_u64(o, c->added);
-	buf_lit(o, ",\"totalLinesRemoved\":");
-	buf_u64(o, c->removed);
-	buf_lit(o, ",\"totalDuration\":");
-	buf_u64(o, g->now - START_MS);
-	buf_lit(o, ",\"startTime\":");
-	buf_u64(o, START_MS);
-	buf_lit(o, ",\"modelUsage\":{\"" MODEL_ID "\":{\"inputTokens\":");
-	buf_u64(o, c->in_tok);
-	buf_lit(o, ",\"outputTokens\":");
-	buf_u64(o, c->out_tok);
-	buf_lit(o, ",\"thinkingTokens\":");
-	buf_u64(o, c->think_tok);
-	buf_lit(o, ",\"cacheReadInputTokens\":");
-	buf_u64(o, c->cache_tok);
-	buf_lit(o, ",\"cacheCreationInputTokens\":0,\"cacheCreationEphemeral5mInputTokens\":0,"
-		"\"cacheCreationEphemeral1hInputTokens\":0,\"webSearchRequests\":0,\"costUSD\":");
-	put_usd(g, c->usd5);
-	buf_lit(o, "}},\"hasUnknownModelCost\":false}");
+	fmt_usd(c->usd5, usd);
+	emit(g, "{\"type\":\"cost-state\",\"sessionId\":%S,\"totalCostUSD\":%s,"
+	     "\"totalAPIDuration\":%U,\"totalAPIDurationWithoutRetries\":%U,"
+	     "\"totalToolDuration\":%U,\"totalLinesAdded\":%U,\"totalLinesRemoved\":%U,"
+	     "\"totalDuration\":%U,\"startTime\":%U,\"modelUsage\":{\"" MODEL_ID "\":"
+	     "{\"inputTokens\":%U,\"outputTokens\":%U,\"thinkingTokens\":%U,"
+	     "\"cacheReadInputTokens\":%U,\"cacheCreationInputTokens\":0,"
+	     "\"cacheCreationEphemeral5mInputTokens\":0,\"cacheCreationEphemeral1hInputTokens\":0,"
+	     "\"webSearchRequests\":0,\"costUSD\":%s}},\"hasUnknownModelCost\":false}",
+	     usd, c->api_ms, c->api_ms - c->api_ms / 20, c->tool_ms, c->added, c->removed,
+	     g->now - START_MS, (uint64_t)START_MS, c->in_tok, c->out_tok, c->think_tok,
+	     c->cache_tok, usd);
 	rec_end(g, K_COST, r);
 }
 
-static void put_backup(struct gen *g, const struct tracked *t, bool created)
+/* A trackedFileBackups entry / file-history-delta backup, into b. */
+static void put_backup(struct gen *g, struct buf *b, const struct tracked *t, bool created)
 {
-	char ts[24];
+	char name[40], ts[TS_LEN + 1], dir[PATH_LEN + 1] = "";
+	const char *slash = strrchr(t->path, '/');
 
-	buf_lit(&g->out, "{\"backupFileName\":");
-	if (created) {
-		buf_lit(&g->out, "null");
-	} else {
-		buf_ch(&g->out, '"');
-		buf_str(&g->out, t->hash);
-		buf_lit(&g->out, "@v");
-		buf_u64(&g->out, t->version);
-		buf_ch(&g->out, '"');
-	}
-	buf_lit(&g->out, ",\"version\":");
-	buf_u64(&g->out, t->version);
-	buf_lit(&g->out, ",\"backupTime\":\"");
+	if (created)
+		snprintf(name, sizeof(name), "null");
+	else
+		snprintf(name, sizeof(name), "\"%s@v%u\"", t->hash, t->version);
+	if (slash)
+		snprintf(dir, sizeof(dir), "/%.*s", (int)(slash - t->path), t->path);
 	fmt_ts(g->now, ts);
-	buf_mem(&g->out, ts, sizeof(ts));
-	buf_lit(&g->out, "\",\"realParentDir\":\"" PROJECT_DIR);
-	if (strchr(t->path, '/')) {
-		buf_ch(&g->out, '/');
-		buf_mem(&g->out, t->path, (size_t)(strrchr(t->path, '/') - t->path));
-	}
-	buf_lit(&g->out, "\"}");
+	ts[TS_LEN] = '\0';
+	bemit(g, b, "{\"backupFileName\":%s,\"version\":%u,\"backupTime\":%q,"
+	      "\"realParentDir\":\"" PROJECT_DIR "%s\"}", name, t->version, ts, dir);
 }
 
 static void rec_fh_snapshot(struct gen *g)
 {
 	uint64_t r = rec_begin(g);
 
-	buf_lit(&g->out, "{\"type\":\"file-history-snapshot\",\"messageId\":");
-	put_q(g, g->prompt_uuid);
-	buf_lit(&g->out, ",\"snapshot\":{\"messageId\":");
-	put_q(g, g->prompt_uuid);
-	buf_lit(&g->out, ",\"trackedFileBackups\":{");
-	g->now += 1 + rnd_below(g, 30);
+	g->now += 1 + rnd_below(g, TS_STEP_MS);
+	g->tmp.len = 0;
 	for (unsigned i = 0; i < g->n_tracked; i++) {
-		if (i)
-			buf_ch(&g->out, ',');
-		put_q(g, g->tracked[i].path);
-		buf_ch(&g->out, ':');
-		put_backup(g, &g->tracked[i], false);
+		bemit(g, &g->tmp, i ? ",%q:" : "%q:", g->tracked[i].path);
+		put_backup(g, &g->tmp, &g->tracked[i], false);
 	}
-	buf_lit(&g->out, "},\"timestamp\":");
-	put_now(g);
-	buf_lit(&g->out, "},\"isSnapshotUpdate\":false}");
+	emit(g, "{\"type\":\"file-history-snapshot\",\"messageId\":%q,\"snapshot\":"
+	     "{\"messageId\":%q,\"trackedFileBackups\":{%b},\"timestamp\":%t},"
+	     "\"isSnapshotUpdate\":false}", g->prompt_uuid, g->prompt_uuid, &g->tmp);
 	rec_end(g, K_FH_SNAPSHOT, r);
 }
 
-/* Track an edited file and write its file-history-delta. */
+static struct tracked *track_file(struct gen *g, const char *path, bool *created)
+{
+	struct tracked *t;
+
+	for (unsigned i = 0; i < g->n_tracked; i++)
+		if (!strcmp(g->tracked[i].path, path))
+			return &g->tracked[i];
+	t = &g->tracked[g->n_tracked < TRACKED_MAX ? g->n_tracked++ : TRACKED_MAX - 1];
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	hex16(fnv1a(path), t->hash);
+	t->version = 0;
+	*created = strncmp(path, "notes/", 6) == 0;
+	return t;
+}
+
+/* Back up a file that row (an Edit or Write call) is about to change. */
 static void rec_fh_delta(struct gen *g, const char *path, const char *row)
 {
-	struct tracked *t = NULL;
 	bool created = false;
-	uint64_t r;
+	struct tracked *t = track_file(g, path, &created);
+	uint64_t r = rec_begin(g);
 
-	for (unsigned i = 0; i < g->n_tracked && !t; i++)
-		if (!strcmp(g->tracked[i].path, path))
-			t = &g->tracked[i];
-	if (!t) {
-		t = &g->tracked[g->n_tracked < TRACKED_MAX ? g->n_tracked++ : TRACKED_MAX - 1];
-		snprintf(t->path, sizeof(t->path), "%s", path);
-		hex16(fnv1a(path), t->hash);
-		t->version = 0;
-		created = strncmp(path, "notes/", 6) == 0;
-	}
 	t->version++;
-	r = rec_begin(g);
-	buf_lit(&g->out, "{\"type\":\"file-history-delta\",\"messageId\":");
-	put_q(g, row);
-	buf_lit(&g->out, ",\"snapshotMessageId\":");
-	put_q(g, g->prompt_uuid);
-	buf_lit(&g->out, ",\"trackingPath\":");
-	put_q(g, path);
-	buf_lit(&g->out, ",\"backup\":");
-	g->now += 1 + rnd_below(g, 30);
-	put_backup(g, t, created);
-	buf_lit(&g->out, ",\"timestamp\":");
-	put_now(g);
-	buf_ch(&g->out, '}');
+	g->now += 1 + rnd_below(g, TS_STEP_MS);
+	g->tmp.len = 0;
+	put_backup(g, &g->tmp, t, created);
+	emit(g, "{\"type\":\"file-history-delta\",\"messageId\":%q,\"snapshotMessageId\":%q,"
+	     "\"trackingPath\":%q,\"backup\":%b,\"timestamp\":%t}", row, g->prompt_uuid,
+	     path, &g->tmp);
 	rec_end(g, K_FH_DELTA, r);
 }
 
@@ -1461,107 +1363,84 @@ static void rec_shape(struct gen *g)
 	uint64_t r = rec_begin(g);
 
 	make_hash(g, g->shape);
-	buf_lit(&g->out, "{\"type\":\"api-request-shape\",\"sessionId\":");
-	put_q(g, g->sid);
-	buf_lit(&g->out, ",\"shapeHash\":");
-	put_q(g, g->shape);
-	buf_lit(&g->out, ",\"timestamp\":");
-	put_now(g);
-	buf_lit(&g->out, ",\"version\":\"" CC_VERSION "\",\"shape\":{\"system\":[{\"type\":"
-		"\"text\",\"text\":\"" CLI_PREFIX "\"},{\"type\":\"text\",\"text\":");
-	buf_qraw(&g->out, &g->sys_joined);
-	buf_lit(&g->out, "}],\"tools\":");
-	buf_cat(&g->out, &g->tools_json);
-	buf_lit(&g->out, "}}");
+	emit(g, "{\"type\":\"api-request-shape\",\"sessionId\":%S,\"shapeHash\":%q,"
+	     "\"timestamp\":%t,\"version\":\"" CC_VERSION "\",\"shape\":{\"system\":"
+	     "[{\"type\":\"text\",\"text\":\"" CLI_PREFIX "\"},{\"type\":\"text\",\"text\":%Q}],"
+	     "\"tools\":%b}}", g->shape, &g->sys_joined, &g->tools_json);
 	rec_end(g, K_API_SHAPE, r);
 }
 
-static void rec_blob(struct gen *g, bool system)
+/* The two message blobs of a process's first request. */
+static void rec_blobs(struct gen *g)
 {
 	uint64_t r = rec_begin(g);
 
-	buf_lit(&g->out, "{\"type\":\"api-request-blob\",\"sessionId\":");
-	put_q(g, g->sid);
-	buf_lit(&g->out, ",\"hash\":");
-	make_hash(g, system ? g->blob_sys : g->blob_user);
-	put_q(g, system ? g->blob_sys : g->blob_user);
-	if (system) {
-		buf_lit(&g->out, ",\"message\":{\"role\":\"system\",\"content\":[");
-		buf_cat(&g->out, &g->sys_blob);
-	} else {
-		buf_lit(&g->out, ",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\","
-			"\"text\":");
-		buf_qraw(&g->out, &g->att_text[A_CONTEXT]);
-		buf_lit(&g->out, "},{\"type\":\"text\",\"text\":");
-		buf_qraw(&g->out, &g->att_text[A_REMOTE]);
-		buf_lit(&g->out, "},{\"type\":\"text\",\"text\":");
-		buf_qstr(&g->out, g->prompt);
-		buf_ch(&g->out, '}');
-	}
-	buf_lit(&g->out, "]}}");
+	make_hash(g, g->blob_user);
+	emit(g, "{\"type\":\"api-request-blob\",\"sessionId\":%S,\"hash\":%q,\"message\":"
+	     "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":%Q},{\"type\":\"text\","
+	     "\"text\":%Q},{\"type\":\"text\",\"text\":%e}]}}", g->blob_user,
+	     &g->att_text[A_CONTEXT], &g->att_text[A_REMOTE], g->prompt);
+	rec_end(g, K_API_BLOB, r);
+	r = rec_begin(g);
+	make_hash(g, g->blob_sys);
+	emit(g, "{\"type\":\"api-request-blob\",\"sessionId\":%S,\"hash\":%q,\"message\":"
+	     "{\"role\":\"system\",\"content\":[%b]}}", g->blob_sys, &g->sys_blob);
 	rec_end(g, K_API_BLOB, r);
 }
 
-static void put_hash(struct gen *g)
+/* The message hashes sent: all of the context after a restart, else the new two. */
+static void make_request_tail(struct gen *g)
 {
+	unsigned n = 2;
 	char h[HASH_LEN + 1];
 
-	make_hash(g, h);
-	put_q(g, h);
+	g->tmp.len = 0;
+	if (!g->req[0]) {
+		n = g->ctx_msgs + 2 < CONTEXT_TAIL_MAX ? g->ctx_msgs + 2 : CONTEXT_TAIL_MAX;
+		bemit(g, &g->tmp, "%q,%q", g->blob_user, g->blob_sys);
+	}
+	for (unsigned i = g->req[0] ? 0 : 2; i < n; i++) {
+		make_hash(g, h);
+		bemit(g, &g->tmp, i ? ",%q" : "%q", h);
+	}
 }
 
 static void rec_api_request(struct gen *g)
 {
-	struct buf *o = &g->out;
 	uint64_t r = rec_begin(g);
-	unsigned n_tail = 2;
-	char id[UUID_LEN + 1];
+	char id[UUID_LEN + 1], base[UUID_LEN + 16] = "", digest[HASH_LEN + 1];
 
 	make_uuid(g, id);
-	buf_lit(o, "{\"type\":\"api-request\",\"sessionId\":");
-	put_q(g, g->sid);
-	buf_lit(o, ",\"id\":");
-	put_q(g, id);
-	buf_lit(o, ",\"timestamp\":");
-	put_now(g);
-	buf_lit(o, ",\"version\":\"" CC_VERSION "\",\"querySource\":\"sdk\",\"shapeHash\":");
-	put_q(g, g->shape);
-	buf_lit(o, ",\"params\":{\"model\":\"" MODEL_ID "\",\"betas\":[\"claude-code-20250219\","
-		"\"interleaved-thinking-2025-05-14\",\"context-management-2025-06-27\","
-		"\"effort-2025-11-24\"],\"max_tokens\":128000,\"thinking\":{\"type\":\"adaptive\","
-		"\"display\":\"omitted\"},\"context_management\":{\"edits\":[{\"type\":"
-		"\"clear_thinking_20251015\",\"keep\":\"all\"}]},\"output_config\":{\"effort\":"
-		"\"medium\"}}");
+	make_hash(g, digest);
+	make_request_tail(g);
 	if (g->req[0]) {
-		buf_lit(o, ",\"base\":");
-		put_q(g, g->req);
+		snprintf(base, sizeof(base), ",\"base\":\"%s\"", g->req);
 		g->keep += 2;
 	} else {
 		g->keep = 0;
-		n_tail = g->ctx_msgs < CONTEXT_TAIL_MAX ? g->ctx_msgs + 2 : CONTEXT_TAIL_MAX;
 	}
-	buf_lit(o, ",\"keep\":");
-	buf_u64(o, g->keep);
-	buf_lit(o, ",\"tail\":[");
-	for (unsigned i = 0; i < n_tail; i++) {
-		if (i)
-			buf_ch(o, ',');
-		if (!g->req[0] && i < 2)
-			put_q(g, i ? g->blob_sys : g->blob_user);
-		else
-			put_hash(g);
-	}
-	buf_lit(o, "],\"cacheControl\":[{\"path\":[\"system\",0],\"value\":{\"type\":\"ephemeral\"}},"
-		"{\"path\":[\"system\",1],\"value\":{\"type\":\"ephemeral\"}},{\"path\":[\"messages\",");
-	buf_u64(o, g->keep + 1);
-	buf_lit(o, ",\"content\",0],\"value\":{\"type\":\"ephemeral\"}}],\"requestDigest\":");
-	put_hash(g);
-	buf_ch(o, '}');
+	emit(g, "{\"type\":\"api-request\",\"sessionId\":%S,\"id\":%q,\"timestamp\":%t,"
+	     "\"version\":\"" CC_VERSION "\",\"querySource\":\"sdk\",\"shapeHash\":%q,"
+	     "\"params\":{\"model\":\"" MODEL_ID "\",\"betas\":[\"claude-code-20250219\","
+	     "\"interleaved-thinking-2025-05-14\",\"context-management-2025-06-27\","
+	     "\"effort-2025-11-24\"],\"max_tokens\":128000,\"thinking\":{\"type\":\"adaptive\","
+	     "\"display\":\"omitted\"},\"context_management\":{\"edits\":[{\"type\":"
+	     "\"clear_thinking_20251015\",\"keep\":\"all\"}]},\"output_config\":{\"effort\":"
+	     "\"medium\"}}%s,\"keep\":%u,\"tail\":[%b],\"cacheControl\":[{\"path\":[\"system\",0],"
+	     "\"value\":{\"type\":\"ephemeral\"}},{\"path\":[\"system\",1],\"value\":{\"type\":"
+	     "\"ephemeral\"}},{\"path\":[\"messages\",%u,\"content\",0],\"value\":{\"type\":"
+	     "\"ephemeral\"}}],\"requestDigest\":%q}", id, g->shape, base, g->keep, &g->tmp,
+	     g->keep + 1, digest);
 	rec_end(g, K_API_REQUEST, r);
 	memcpy(g->req, id, sizeof(id));
 }
 
 /* --------------------------------------------------------- chain rows */
+
+static void set_parent(struct gen *g, const char *uuid)
+{
+	memcpy(g->parent, uuid, sizeof(g->parent));
+}
 
 static void rec_prompt(struct gen *g, const char *parent)
 {
@@ -1569,161 +1448,111 @@ static void rec_prompt(struct gen *g, const char *parent)
 
 	make_uuid(g, g->prompt_uuid);
 	make_uuid(g, g->prompt_id);
-	put_head(g, parent);
-	buf_lit(&g->out, "\"promptId\":");
-	put_q(g, g->prompt_id);
-	buf_lit(&g->out, ",\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":");
-	buf_qstr(&g->out, g->prompt);
-	buf_lit(&g->out, "},");
-	put_uuid_ts(g, g->prompt_uuid);
-	buf_lit(&g->out, "\"permissionMode\":");
-	put_q(g, g->perm);
-	buf_lit(&g->out, ",\"promptSource\":\"sdk\",\"turnOrigin\":\"sdk\",\"turnPosition\":"
-		"{\"promptIndex\":0,\"turnIndex\":");
-	buf_u64(&g->out, ++g->turn_in_process);
-	buf_lit(&g->out, "},");
-	buf_cat(&g->out, &g->tail);
+	emit(g, HEAD "\"promptId\":%q,\"type\":\"user\",\"message\":{\"role\":\"user\","
+	     "\"content\":%e},\"uuid\":%q,\"timestamp\":%t,\"permissionMode\":%q,"
+	     "\"promptSource\":\"sdk\",\"turnOrigin\":\"sdk\",\"turnPosition\":"
+	     "{\"promptIndex\":0,\"turnIndex\":%u},%T", parent, g->prompt_id, g->prompt,
+	     g->prompt_uuid, g->perm, ++g->turn_in_process);
 	rec_end(g, K_USER, r);
-	memcpy(g->parent, g->prompt_uuid, sizeof(g->parent));
+	set_parent(g, g->prompt_uuid);
 	g->st.prompts++;
 	g->ctx_msgs++;
 }
 
-/* Attachment row: head, "attachment":BODY, then the caller's rest. */
-static uint64_t att_open(struct gen *g)
+/* An attachment row; rendered (escaped text) is NULL for a prompt_snapshot. */
+static void rec_attachment(struct gen *g, const struct buf *body, const struct buf *rendered,
+			   const char *role, bool beside)
 {
 	uint64_t r = rec_begin(g);
-
-	put_head(g, g->parent);
-	buf_lit(&g->out, "\"attachment\":");
-	return r;
-}
-
-/* Close an attachment whose body is written; rendered is escaped text or NULL. */
-static void att_close(struct gen *g, uint64_t r, const struct buf *rendered,
-		      const char *role, bool beside)
-{
 	char uuid[UUID_LEN + 1];
 
 	make_uuid(g, uuid);
-	buf_lit(&g->out, ",\"type\":\"attachment\",");
-	put_uuid_ts(g, uuid);
-	if (rendered) {
-		buf_lit(&g->out, "\"rendered\":[{\"content\":");
-		buf_qraw(&g->out, rendered);
-		buf_lit(&g->out, "}],\"renderedRole\":");
-		put_q(g, role);
-		buf_ch(&g->out, ',');
-		if (beside)
-			buf_lit(&g->out, "\"renderedBesideToolResult\":true,");
-	}
-	buf_cat(&g->out, &g->tail);
+	emit(g, HEAD "\"attachment\":%b,\"type\":\"attachment\",\"uuid\":%q,\"timestamp\":%t,",
+	     g->parent, body, uuid);
+	if (rendered)
+		emit(g, "\"rendered\":[{\"content\":%Q}],\"renderedRole\":%q,%s", rendered, role,
+		     beside ? "\"renderedBesideToolResult\":true," : "");
+	emit(g, "%T");
 	rec_end(g, K_ATTACHMENT, r);
-	memcpy(g->parent, uuid, sizeof(uuid));
+	set_parent(g, uuid);
 }
 
 static void rec_att(struct gen *g, enum att a)
 {
-	uint64_t r = att_open(g);
-
-	buf_cat(&g->out, &g->att_body[a]);
-	att_close(g, r, &g->att_text[a], ATT_ROLE[a], a == A_REMOTE);
+	rec_attachment(g, &g->att_body[a], &g->att_text[a], ATT_ROLE[a], a == A_REMOTE);
 }
 
 static void rec_att_date(struct gen *g)
 {
-	uint64_t r = att_open(g);
-	char ts[24];
+	char day[TS_LEN + 1];
 
-	fmt_ts(g->now, ts);
-	buf_lit(&g->out, "{\"type\":\"date\",\"date\":\"");
-	buf_mem(&g->out, ts, 10);
-	buf_lit(&g->out, "\"}");
+	fmt_ts(g->now, day);
+	day[10] = '\0';
+	g->body.len = 0;
+	bemit(g, &g->body, "{\"type\":\"date\",\"date\":%q}", day);
 	g->tmp.len = 0;
-	buf_lit(&g->tmp, "<system-reminder>\\nToday's date is ");
-	buf_mem(&g->tmp, ts, 10);
-	buf_lit(&g->tmp, ".\\n</system-reminder>");
-	att_close(g, r, &g->tmp, "system", false);
+	bemit(g, &g->tmp, "<system-reminder>\\nToday's date is %s.\\n</system-reminder>", day);
+	rec_attachment(g, &g->body, &g->tmp, "system", false);
 }
 
-/* The record of the request: system prompt, and with_tools the tool list. */
+/* The record of a request: system prompt, and with_tools the tool list. */
 static void rec_att_snapshot(struct gen *g, bool with_tools)
 {
-	uint64_t r = att_open(g);
-
-	buf_lit(&g->out, "{\"type\":\"prompt_snapshot\",\"systemPrompt\":[");
-	buf_cat(&g->out, &g->sys_parts);
-	buf_ch(&g->out, ']');
-	if (with_tools) {
-		buf_lit(&g->out, ",\"tools\":");
-		buf_cat(&g->out, &g->tools_json);
-		buf_lit(&g->out, ",\"cliPrefix\":\"" CLI_PREFIX "\",\"systemTurns\":true,"
-			"\"toolChangeHeader\":true,\"inlineTools\":false,\"keptReminders\":false");
-	}
-	buf_lit(&g->out, ",\"reminderFold\":false,\"echoWireToolInputs\":false,"
+	g->body.len = 0;
+	bemit(g, &g->body, "{\"type\":\"prompt_snapshot\",\"systemPrompt\":[%b]", &g->sys_parts);
+	if (with_tools)
+		bemit(g, &g->body, ",\"tools\":%b,\"cliPrefix\":\"" CLI_PREFIX "\","
+		      "\"systemTurns\":true,\"toolChangeHeader\":true,\"inlineTools\":false,"
+		      "\"keptReminders\":false", &g->tools_json);
+	buf_lit(&g->body, ",\"reminderFold\":false,\"echoWireToolInputs\":false,"
 		"\"contextRendering\":\"announced\"}");
-	att_close(g, r, NULL, NULL, false);
+	rec_attachment(g, &g->body, NULL, NULL, false);
 }
 
-/* A file re-read after a compaction. */
+/* A file re-read after a compaction; rendered as the call and its result. */
 static void rec_att_file(struct gen *g, const struct pool_file *f)
 {
-	uint64_t r = att_open(g);
-
-	buf_lit(&g->out, "{\"type\":\"file\",\"filename\":\"" PROJECT_DIR "/");
-	buf_str(&g->out, f->path);
-	buf_lit(&g->out, "\",\"content\":{\"type\":\"text\",\"file\":{\"filePath\":\"" PROJECT_DIR "/");
-	buf_str(&g->out, f->path);
-	buf_lit(&g->out, "\",\"content\":");
-	buf_qraw(&g->out, &f->esc);
-	buf_lit(&g->out, ",\"numLines\":");
-	buf_u64(&g->out, f->lines);
-	buf_lit(&g->out, ",\"startLine\":1,\"totalLines\":");
-	buf_u64(&g->out, f->lines);
-	buf_lit(&g->out, "}},\"displayPath\":");
-	put_q(g, f->path);
-	buf_lit(&g->out, ",\"savedCopyFraming\":{\"enveloped\":false}}");
+	g->body.len = 0;
+	bemit(g, &g->body, "{\"type\":\"file\",\"filename\":" ABS ",\"content\":{\"type\":"
+	      "\"text\",\"file\":{\"filePath\":" ABS ",\"content\":%Q,\"numLines\":%u,"
+	      "\"startLine\":1,\"totalLines\":%u}},\"displayPath\":%q,\"savedCopyFraming\":"
+	      "{\"enveloped\":false}}", f->path, f->path, &f->esc, f->lines, f->lines, f->path);
 	g->tmp.len = 0;
-	buf_lit(&g->tmp, "<system-reminder>\\nCalled the Read tool with the following input: "
-		"{\\\"file_path\\\":\\\"" PROJECT_DIR "/");
-	buf_str(&g->tmp, f->path);
-	buf_lit(&g->tmp, "\\\"}\\n</system-reminder>\"},{\"content\":\"<system-reminder>\\n"
-		"Result of calling the Read tool:\\n");
-	buf_cat(&g->tmp, &f->numbered);
-	buf_lit(&g->tmp, "\\n</system-reminder>");
-	att_close(g, r, &g->tmp, "user", false);
+	bemit(g, &g->tmp, "<system-reminder>\\nCalled the Read tool with the following input: "
+	      "{\\\"file_path\\\":\\\"" PROJECT_DIR "/%s\\\"}\\n</system-reminder>\"},"
+	      "{\"content\":\"<system-reminder>\\nResult of calling the Read tool:\\n%b"
+	      "\\n</system-reminder>", f->path, &f->numbered);
+	rec_attachment(g, &g->body, &g->tmp, "user", false);
 }
 
-/* User row with plain string content (compaction and local-command rows). */
-static void rec_user_text(struct gen *g, const char *uuid, const char *text, size_t n,
-			  const char *flags)
+/* A user row with string content (compaction summary, local-command rows). */
+static void rec_user_text(struct gen *g, const struct buf *text, const char *flags)
 {
 	uint64_t r = rec_begin(g);
+	char uuid[UUID_LEN + 1];
 
-	put_head(g, g->parent);
-	buf_lit(&g->out, "\"promptId\":");
-	put_q(g, g->prompt_id);
-	buf_lit(&g->out, ",\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":");
-	buf_qesc(&g->out, text, n);
-	buf_lit(&g->out, "},");
-	buf_str(&g->out, flags);
-	put_uuid_ts(g, uuid);
-	buf_cat(&g->out, &g->tail);
+	make_uuid(g, uuid);
+	emit(g, HEAD "\"promptId\":%q,\"type\":\"user\",\"message\":{\"role\":\"user\","
+	     "\"content\":%E},%s\"uuid\":%q,\"timestamp\":%t,%T", g->parent, g->prompt_id,
+	     text, flags, uuid);
 	rec_end(g, K_USER, r);
-	memcpy(g->parent, uuid, UUID_LEN + 1);
+	set_parent(g, uuid);
 }
 
 /* ------------------------------------------------------ assistant rows */
 
+/* One API response; its content blocks go to rows of their own. */
 static void resp_init(struct gen *g, struct response *rs, bool tool_use)
 {
+	unsigned api_ms = rnd_range(g, 800, 12000);
+
 	make_id(g, "msg_01", rs->msg_id);
 	rs->stop = tool_use ? "tool_use" : "end_turn";
 	rs->block = 0;
 	rs->out_tokens = rnd_range(g, 20, 900);
 	rs->think_tokens = 0;
-	wait_ms(g, 800, 12000);
-	g->cost.api_ms += rnd_range(g, 800, 12000);
+	g->now += api_ms;
+	g->cost.api_ms += api_ms;
 	g->cost.usd5 += rnd_range(g, 100, 900);
 	g->cost.in_tok += rnd_range(g, 2, 40);
 	g->cost.cache_tok += 20000 + g->ctx_msgs * 900;
@@ -1731,127 +1560,95 @@ static void resp_init(struct gen *g, struct response *rs, bool tool_use)
 	g->ctx_msgs++;
 }
 
-/* Assistant row up to the content block: {..."content":[ */
 static void asst_open(struct gen *g, const struct response *rs)
 {
-	put_head(g, g->parent);
-	buf_lit(&g->out, "\"message\":{\"id\":");
-	put_q(g, rs->msg_id);
-	buf_lit(&g->out, ",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"" MODEL_ID
-		"\",\"content\":[");
+	emit(g, HEAD "\"message\":{\"id\":%q,\"type\":\"message\",\"role\":\"assistant\","
+	     "\"model\":\"" MODEL_ID "\",\"content\":[", g->parent, rs->msg_id);
 }
 
 static void asst_close(struct gen *g, uint64_t r, struct response *rs, bool tool_use)
 {
-	struct buf *o = &g->out;
+	unsigned in_tok = rnd_range(g, 2, 40), created = rnd_range(g, 200, 4000);
 	char uuid[UUID_LEN + 1];
 
 	make_uuid(g, uuid);
-	buf_lit(o, "],\"stop_reason\":");
-	put_q(g, rs->stop);
-	buf_lit(o, ",\"stop_sequence\":null,\"usage\":{\"input_tokens\":");
-	buf_u64(o, rnd_range(g, 2, 40));
-	buf_lit(o, ",\"cache_creation_input_tokens\":");
-	buf_u64(o, rnd_range(g, 200, 4000));
-	buf_lit(o, ",\"cache_read_input_tokens\":");
-	buf_u64(o, 20000 + g->ctx_msgs * 900);
-	buf_lit(o, ",\"output_tokens\":");
-	buf_u64(o, rs->out_tokens);
-	buf_lit(o, ",\"output_tokens_details\":{\"thinking_tokens\":");
-	buf_u64(o, rs->think_tokens);
-	buf_lit(o, "},\"server_tool_use\":{\"web_search_requests\":0,\"web_fetch_requests\":0},"
-		"\"service_tier\":\"standard\",\"cache_creation\":{\"ephemeral_1h_input_tokens\":0,"
-		"\"ephemeral_5m_input_tokens\":0},\"inference_geo\":\"\",\"iterations\":[],"
-		"\"speed\":\"standard\",\"fallback_credit\":null},\"stop_details\":null},");
-	if (tool_use) {
-		buf_lit(o, "\"toolInputStreamMs\":");
-		buf_u64(o, rnd_range(g, 1, 60));
-		buf_ch(o, ',');
-	}
-	buf_lit(o, "\"apiBlockIndex\":");
-	buf_u64(o, rs->block++);
-	buf_lit(o, ",\"requestRef\":");
-	put_q(g, g->req);
-	buf_lit(o, ",\"requestedModel\":\"" MODEL_ID "\",\"promptCacheRequested\":\"5m\","
-		"\"type\":\"assistant\",");
-	put_uuid_ts(g, uuid);
-	buf_lit(o, "\"effort\":\"medium\",\"perTurnEffort\":\"medium\",\"madeBy\":\"model\",");
-	buf_cat(o, &g->tail);
+	emit(g, "],\"stop_reason\":%q,\"stop_sequence\":null,\"usage\":{\"input_tokens\":%u,"
+	     "\"cache_creation_input_tokens\":%u,\"cache_read_input_tokens\":%u,"
+	     "\"output_tokens\":%u,\"output_tokens_details\":{\"thinking_tokens\":%u},"
+	     "\"server_tool_use\":{\"web_search_requests\":0,\"web_fetch_requests\":0},"
+	     "\"service_tier\":\"standard\",\"cache_creation\":{\"ephemeral_1h_input_tokens\":0,"
+	     "\"ephemeral_5m_input_tokens\":0},\"inference_geo\":\"\",\"iterations\":[],"
+	     "\"speed\":\"standard\",\"fallback_credit\":null},\"stop_details\":null},",
+	     rs->stop, in_tok, created, 20000 + g->ctx_msgs * 900,
+	     rs->out_tokens, rs->think_tokens);
+	if (tool_use)
+		emit(g, "\"toolInputStreamMs\":%u,", rnd_range(g, 1, 60));
+	emit(g, "\"apiBlockIndex\":%u,\"requestRef\":%q,\"requestedModel\":\"" MODEL_ID "\","
+	     "\"promptCacheRequested\":\"5m\",\"type\":\"assistant\",\"uuid\":%q,\"timestamp\":%t,"
+	     "\"effort\":\"medium\",\"perTurnEffort\":\"medium\",\"madeBy\":\"model\",%T",
+	     rs->block++, g->req, uuid);
 	rec_end(g, K_ASSISTANT, r);
-	memcpy(g->parent, uuid, sizeof(uuid));
+	set_parent(g, uuid);
 }
 
 static void rec_thinking(struct gen *g, struct response *rs)
 {
 	static const char b64[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	uint64_t r = rec_begin(g);
 	unsigned sig = rnd_range(g, 200, 800);
+	uint64_t r = rec_begin(g);
 
 	g->raw.len = 0;
 	make_prose(g, &g->raw, THOUGHTS, ARRAY_LEN(THOUGHTS), size_logu(g, 100, 6));
 	rs->think_tokens = (unsigned)(g->raw.len / 4);
 	g->cost.think_tok += rs->think_tokens;
 	asst_open(g, rs);
-	buf_lit(&g->out, "{\"type\":\"thinking\",\"thinking\":");
-	buf_qesc(&g->out, g->raw.p, g->raw.len);
-	buf_lit(&g->out, ",\"signature\":\"Eq");
+	emit(g, "{\"type\":\"thinking\",\"thinking\":%E,\"signature\":\"Eq", &g->raw);
+	buf_need(&g->out, sig);
 	for (unsigned i = 0; i < sig; i++)
-		buf_ch(&g->out, b64[rnd_below(g, 64)]);
-	buf_lit(&g->out, "\"}");
+		g->out.p[g->out.len++] = b64[rnd_below(g, 64)];
+	emit(g, "\"}");
 	asst_close(g, r, rs, false);
 }
 
+/* Prose of about size bytes; long answers may quote a few lines of code. */
 static void rec_text(struct gen *g, struct response *rs, size_t size)
 {
+	const struct pool_file *f = &g->pool[rnd_below(g, POOL_FILES)];
 	uint64_t r = rec_begin(g);
 
 	g->raw.len = 0;
 	make_prose(g, &g->raw, PROSE, ARRAY_LEN(PROSE), size);
 	if (size > 1000 && chance(g, 50)) {
-		unsigned f = rnd_below(g, POOL_FILES);
+		unsigned n = f->lines < 7 ? f->lines : 7;
 
 		buf_lit(&g->raw, "\n\n```\n");
-		for (unsigned i = 0; i < 6 && i < g->pool[f].lines; i++) {
-			const char *s;
-			size_t n;
-
-			line_span(&g->pool[f], i, &s, &n);
-			buf_mem(&g->raw, s, n);
-			buf_ch(&g->raw, '\n');
-		}
+		buf_mem(&g->raw, f->raw.p, n < f->lines ? f->line_off[n] : f->raw.len);
 		buf_lit(&g->raw, "```");
 	}
 	asst_open(g, rs);
-	buf_lit(&g->out, "{\"type\":\"text\",\"text\":");
-	buf_qesc(&g->out, g->raw.p, g->raw.len);
-	buf_ch(&g->out, '}');
+	emit(g, "{\"type\":\"text\",\"text\":%E}", &g->raw);
 	asst_close(g, r, rs, false);
 }
 
 /* ---------------------------------------------------------- tool calls */
 
-static void abs_path(struct buf *b, const char *rel)
-{
-	buf_lit(b, "\"" PROJECT_DIR "/");
-	buf_esc(b, rel, strlen(rel));
-	buf_ch(b, '"');
-}
-
 static void plan_edit(struct gen *g, struct call *c)
 {
 	const struct pool_file *f;
+	unsigned room;
 
 	do
 		c->file = rnd_below(g, POOL_FILES);
 	while (g->pool[c->file].lines < 4 || g->pool[c->file].lang == L_JSON);
 	f = &g->pool[c->file];
 	c->first = rnd_below(g, f->lines - 2);
-	c->count = 1 + rnd_below(g, f->lines - 1 - c->first < 6 ? f->lines - 1 - c->first : 6);
+	room = f->lines - 1 - c->first; /* real lines from first on */
+	c->count = 1 + rnd_below(g, room < 6 ? room : 6);
 	c->repl.len = 0;
 	for (unsigned i = rnd_range(g, 1, c->count + 2); i > 0; i--)
 		make_code_line(g, &c->repl, f->lang);
-	c->repl.len--; /* no trailing newline */
+	c->repl.len--; /* no newline after the last line */
 }
 
 static void plan_call(struct gen *g, struct call *c, enum tool t)
@@ -1878,6 +1675,8 @@ static void plan_call(struct gen *g, struct call *c, enum tool t)
 		break;
 	case T_WRITE:
 		snprintf(c->path, sizeof(c->path), "notes/note-%04u.md", ++g->notes);
+		for (int tries = 0; tries < 16 && g->pool[c->file].lang != L_MD; tries++)
+			c->file = rnd_below(g, POOL_FILES);
 		break;
 	case T_GREP:
 		snprintf(c->text, sizeof(c->text), "%s", PICK(g, IDENTS));
@@ -1891,62 +1690,47 @@ static void plan_call(struct gen *g, struct call *c, enum tool t)
 	}
 }
 
-static void put_edit_strings(struct gen *g, const struct call *c, bool camel)
+/* The text an Edit replaces: whole lines first .. first + count - 1. */
+static void edit_old(const struct gen *g, const struct call *c, const char **s, size_t *n)
 {
 	const struct pool_file *f = &g->pool[c->file];
-	const char *s;
-	size_t n;
 
-	line_span(f, c->first, &s, &n);
-	n = (size_t)(f->raw.p + f->line_off[c->first + c->count] - 1 - s);
-	buf_str(&g->out, camel ? ",\"oldString\":" : ",\"old_string\":");
-	buf_qesc(&g->out, s, n);
-	buf_str(&g->out, camel ? ",\"newString\":" : ",\"new_string\":");
-	buf_qesc(&g->out, c->repl.p, c->repl.len);
+	*s = f->raw.p + f->line_off[c->first];
+	*n = f->line_off[c->first + c->count] - 1 - f->line_off[c->first];
 }
 
 static void put_tool_input(struct gen *g, const struct call *c)
 {
-	struct buf *o = &g->out;
+	const char *old;
+	size_t n;
 
 	switch (c->tool) {
 	case T_BASH:
-		buf_lit(o, "{\"command\":");
-		buf_qstr(o, c->text);
-		buf_lit(o, ",\"description\":");
-		buf_qstr(o, BASH_CMDS[c->cmd].desc);
-		if (BASH_CMDS[c->cmd].kind == O_TESTS)
-			buf_lit(o, ",\"timeout\":600000");
+		emit(g, "{\"command\":%e,\"description\":%e%s}", c->text, BASH_CMDS[c->cmd].desc,
+		     BASH_CMDS[c->cmd].kind == O_TESTS ? ",\"timeout\":600000" : "");
 		break;
 	case T_READ:
-		buf_lit(o, "{\"file_path\":");
-		abs_path(o, c->path);
+		emit(g, "{\"file_path\":" ABS "}", c->path);
 		break;
 	case T_EDIT:
-		buf_lit(o, "{\"replace_all\":false,\"file_path\":");
-		abs_path(o, g->pool[c->file].path);
-		put_edit_strings(g, c, false);
+		edit_old(g, c, &old, &n);
+		emit(g, "{\"replace_all\":false,\"file_path\":" ABS ",\"old_string\":%M,"
+		     "\"new_string\":%E}", g->pool[c->file].path, old, n, &c->repl);
 		break;
 	case T_WRITE:
-		buf_lit(o, "{\"file_path\":");
-		abs_path(o, c->path);
-		buf_lit(o, ",\"content\":");
-		buf_qraw(o, &g->pool[c->file].esc);
+		emit(g, "{\"file_path\":" ABS ",\"content\":%Q}", c->path, &g->pool[c->file].esc);
 		break;
 	case T_GREP:
-		buf_lit(o, "{\"pattern\":");
-		buf_qstr(o, c->text);
-		buf_str(o, c->files_mode ? ",\"path\":\"src\",\"output_mode\":\"files_with_matches\"" :
-				       ",\"output_mode\":\"content\",\"-n\":true");
+		emit(g, "{\"pattern\":%q%s}", c->text, c->files_mode ?
+		     ",\"path\":\"src\",\"output_mode\":\"files_with_matches\"" :
+		     ",\"output_mode\":\"content\",\"-n\":true");
 		break;
 	case T_GLOB:
-		buf_lit(o, "{\"pattern\":");
-		buf_qstr(o, c->text);
+		emit(g, "{\"pattern\":%q}", c->text);
 		break;
 	case T_COUNT:
 		break;
 	}
-	buf_ch(o, '}');
 }
 
 static void rec_tool_use(struct gen *g, struct response *rs, struct call *c)
@@ -1954,13 +1738,10 @@ static void rec_tool_use(struct gen *g, struct response *rs, struct call *c)
 	uint64_t r = rec_begin(g);
 
 	asst_open(g, rs);
-	buf_lit(&g->out, "{\"type\":\"tool_use\",\"id\":");
-	put_q(g, c->id);
-	buf_lit(&g->out, ",\"name\":");
-	put_q(g, TOOL_NAME[c->tool]);
-	buf_lit(&g->out, ",\"input\":");
+	emit(g, "{\"type\":\"tool_use\",\"id\":%q,\"name\":%q,\"input\":", c->id,
+	     TOOL_NAME[c->tool]);
 	put_tool_input(g, c);
-	buf_ch(&g->out, '}');
+	emit(g, "}");
 	asst_close(g, r, rs, true);
 	memcpy(c->row, g->parent, sizeof(c->row));
 	g->st.tool_uses++;
@@ -1978,29 +1759,20 @@ static void out_tests(struct gen *g, struct buf *b, size_t size, bool *failed)
 
 	while (b->len < size) {
 		bool ok = !chance(g, 2);
+		const char *file = PICK(g, IDENTS), *test = PICK(g, IDENTS);
 
-		buf_lit(b, "tests/test_");
-		buf_str(b, PICK(g, IDENTS));
-		buf_lit(b, ".py::test_");
-		buf_str(b, PICK(g, IDENTS));
-		buf_str(b, ok ? " \x1b[32mPASSED\x1b[0m" : " \x1b[31mFAILED\x1b[0m");
-		buf_lit(b, " [");
+		bemit(g, b, "tests/test_%s.py::test_%s %s [", file, test,
+		      ok ? "\x1b[32mPASSED\x1b[0m" : "\x1b[31mFAILED\x1b[0m");
 		buf_num(b, rnd_range(g, 1, 100), 3);
 		buf_lit(b, "%]\n");
-		n++;
-		if (!ok) {
-			bad++;
+		if (!ok)
 			buf_lit(b, "E       AssertionError: assert {'done': False} == {\"done\": True}\n");
-		}
+		n++;
+		bad += !ok;
 	}
-	buf_lit(b, "\x1b[32m==== ");
-	buf_u64(b, n - bad);
-	buf_lit(b, " passed");
-	if (bad) {
-		buf_lit(b, ", ");
-		buf_u64(b, bad);
-		buf_lit(b, " failed");
-	}
+	bemit(g, b, "\x1b[32m==== %u passed", n - bad);
+	if (bad)
+		bemit(g, b, ", %u failed", bad);
 	buf_lit(b, " in 3.14s ====\x1b[0m");
 	*failed = bad > 0;
 }
@@ -2010,24 +1782,20 @@ static void out_build(struct gen *g, struct buf *b, size_t size)
 	while (b->len < size) {
 		const char *id = PICK(g, IDENTS);
 
-		buf_lit(b, "cc -O2 -std=c11 -Wall -Wextra -c src/core/");
-		buf_str(b, id);
-		buf_lit(b, ".c -o build/");
-		buf_str(b, id);
-		buf_lit(b, ".o\n");
+		bemit(g, b, "cc -O2 -std=c11 -Wall -Wextra -c src/core/%s.c -o build/%s.o\n",
+		      id, id);
 		if (chance(g, 15)) {
-			buf_lit(b, "src/core/");
-			buf_str(b, id);
-			buf_lit(b, ".c:");
-			buf_u64(b, rnd_range(g, 10, 900));
-			buf_lit(b, ":9: warning: unused variable ‘");
-			buf_str(b, PICK(g, IDENTS));
-			buf_lit(b, "’ [-Wunused-variable]\n  412 |\tsize_t n = 0;\n      |\t       ^\n");
+			unsigned line = rnd_range(g, 10, 900);
+
+			bemit(g, b, "src/core/%s.c:%u:9: warning: unused variable ‘%s’ "
+			      "[-Wunused-variable]\n  412 |\tsize_t n = 0;\n      |\t       ^\n",
+			      id, line, PICK(g, IDENTS));
 		}
 	}
 	buf_lit(b, "ld -o build/sessfs build/*.o -lfuse3 -lcjson");
 }
 
+/* ls / wc / git status / git log style listings of project files. */
 static void out_listing(struct gen *g, struct buf *b, size_t size, enum out_kind k)
 {
 	static const char *const status[] = { " M ", "?? ", "A  ", " D " };
@@ -2042,25 +1810,20 @@ static void out_listing(struct gen *g, struct buf *b, size_t size, enum out_kind
 		case O_LS:
 			buf_lit(b, "-rw-r--r-- 1 user user ");
 			buf_num(b, f->raw.len, 6);
-			buf_lit(b, " Dec  2 17:22 ");
-			buf_str(b, f->path);
+			bemit(g, b, " Dec  2 17:22 %s\n", f->path);
 			break;
 		case O_WC:
 			buf_num(b, f->lines, 7);
-			buf_ch(b, ' ');
-			buf_str(b, f->path);
+			bemit(g, b, " %s\n", f->path);
 			break;
 		case O_GIT_STATUS:
-			buf_str(b, PICK(g, status));
-			buf_str(b, f->path);
+			bemit(g, b, "%s%s\n", PICK(g, status), f->path);
 			break;
 		default:
 			hex16(rnd(g), h);
-			buf_mem(b, h, 7);
-			buf_ch(b, ' ');
-			buf_str(b, PICK(g, SHORTS));
+			h[7] = '\0';
+			bemit(g, b, "%s %s\n", h, PICK(g, SHORTS));
 		}
-		buf_ch(b, '\n');
 	}
 	b->len--; /* no newline after the last line */
 }
@@ -2071,19 +1834,8 @@ static void out_diff(struct gen *g, struct buf *b, size_t size)
 		const struct pool_file *f = &g->pool[rnd_below(g, POOL_FILES)];
 		unsigned first = rnd_below(g, f->lines);
 
-		buf_lit(b, "diff --git a/");
-		buf_str(b, f->path);
-		buf_lit(b, " b/");
-		buf_str(b, f->path);
-		buf_lit(b, "\n--- a/");
-		buf_str(b, f->path);
-		buf_lit(b, "\n+++ b/");
-		buf_str(b, f->path);
-		buf_lit(b, "\n@@ -");
-		buf_u64(b, first + 1);
-		buf_lit(b, ",7 +");
-		buf_u64(b, first + 1);
-		buf_lit(b, ",8 @@\n");
+		bemit(g, b, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -%u,7 +%u,8 @@\n",
+		      f->path, f->path, f->path, f->path, first + 1, first + 1);
 		for (unsigned i = first; i < f->lines && i < first + 7; i++) {
 			const char *s;
 			size_t n;
@@ -2110,7 +1862,7 @@ static bool bash_output(struct gen *g, const struct call *c)
 	case O_TESTS: out_tests(g, &g->raw, size, &failed); break;
 	case O_BUILD: out_build(g, &g->raw, size); failed = chance(g, 5); break;
 	case O_JSON: make_json_doc(g, &g->raw, size, false); break;
-	case O_CAT: buf_cat(&g->raw, &g->pool[c->file].raw); break;
+	case O_CAT: buf_mem(&g->raw, g->pool[c->file].raw.p, g->pool[c->file].raw.len); break;
 	case O_DIFF: out_diff(g, &g->raw, size); break;
 	default: out_listing(g, &g->raw, size < 4096 ? size : 4096, k); break;
 	}
@@ -2119,49 +1871,39 @@ static bool bash_output(struct gen *g, const struct call *c)
 
 /* ------------------------------------------------------- tool results */
 
+/*
+ * A tool_result row is result_open(), the content, result_mid(), the
+ * toolUseResult value, result_close(). Its parent is the tool_use row.
+ */
 static void result_open(struct gen *g, const struct call *c, bool is_error)
 {
-	put_head(g, c->row);
-	buf_lit(&g->out, "\"promptId\":");
-	put_q(g, g->prompt_id);
-	buf_lit(&g->out, ",\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{");
-	if (is_error) {
-		buf_lit(&g->out, "\"type\":\"tool_result\",\"content\":");
-		return;
-	}
-	buf_lit(&g->out, "\"tool_use_id\":");
-	put_q(g, c->id);
-	buf_lit(&g->out, ",\"type\":\"tool_result\",\"content\":");
+	emit(g, HEAD "\"promptId\":%q,\"type\":\"user\",\"message\":{\"role\":\"user\","
+	     "\"content\":[{", c->row, g->prompt_id);
+	if (is_error)
+		emit(g, "\"type\":\"tool_result\",\"content\":");
+	else
+		emit(g, "\"tool_use_id\":%q,\"type\":\"tool_result\",\"content\":", c->id);
 }
 
-/* After the content: close the block and the message, open toolUseResult. */
 static void result_mid(struct gen *g, const struct call *c, bool is_error, bool bash,
 		       char uuid[UUID_LEN + 1])
 {
-	if (is_error) {
-		buf_lit(&g->out, ",\"is_error\":true,\"tool_use_id\":");
-		put_q(g, c->id);
-	} else if (bash) {
-		buf_lit(&g->out, ",\"is_error\":false");
-	}
-	buf_lit(&g->out, "}]},");
 	make_uuid(g, uuid);
-	put_uuid_ts(g, uuid);
-	buf_lit(&g->out, "\"toolUseResult\":");
+	if (is_error)
+		emit(g, ",\"is_error\":true,\"tool_use_id\":%q", c->id);
+	else if (bash)
+		emit(g, ",\"is_error\":false");
+	emit(g, "}]},\"uuid\":%q,\"timestamp\":%t,\"toolUseResult\":", uuid);
 }
 
 static void result_close(struct gen *g, uint64_t r, const struct call *c, bool bash,
 			 const char *uuid)
 {
-	if (bash)
-		buf_lit(&g->out, ",\"sandboxed\":false");
-	buf_lit(&g->out, ",\"sourceToolAssistantUUID\":");
-	put_q(g, c->row);
-	buf_lit(&g->out, ",\"permissionDecision\":{\"decision\":\"accept\",\"source\":\"config\","
-		"\"reasonType\":\"mode\"},");
-	buf_cat(&g->out, &g->tail);
+	emit(g, "%s,\"sourceToolAssistantUUID\":%q,\"permissionDecision\":{\"decision\":"
+	     "\"accept\",\"source\":\"config\",\"reasonType\":\"mode\"},%T",
+	     bash ? ",\"sandboxed\":false" : "", c->row);
 	rec_end(g, K_USER, r);
-	memcpy(g->parent, uuid, UUID_LEN + 1);
+	set_parent(g, uuid);
 }
 
 static void result_bash(struct gen *g, const struct call *c)
@@ -2175,18 +1917,13 @@ static void result_bash(struct gen *g, const struct call *c)
 		buf_lit(&g->esc, "Exit code 1\\n");
 	buf_esc(&g->esc, g->raw.p, g->raw.len);
 	result_open(g, c, failed);
-	buf_qraw(&g->out, &g->esc);
+	emit(g, "%Q", &g->esc);
 	result_mid(g, c, failed, true, uuid);
-	if (failed) {
-		buf_lit(&g->out, "\"Error: ");
-		buf_cat(&g->out, &g->esc);
-		buf_ch(&g->out, '"');
-	} else {
-		buf_lit(&g->out, "{\"stdout\":");
-		buf_qraw(&g->out, &g->esc);
-		buf_lit(&g->out, ",\"stderr\":\"\",\"interrupted\":false,\"isImage\":false,"
-			"\"noOutputExpected\":false}");
-	}
+	if (failed)
+		emit(g, "\"Error: %b\"", &g->esc);
+	else
+		emit(g, "{\"stdout\":%Q,\"stderr\":\"\",\"interrupted\":false,\"isImage\":false,"
+		     "\"noOutputExpected\":false}", &g->esc);
 	result_close(g, r, c, true, uuid);
 }
 
@@ -2200,76 +1937,52 @@ static void result_read(struct gen *g, const struct call *c)
 
 	result_open(g, c, c->fail);
 	if (c->fail) {
-		put_q(g, missing);
+		emit(g, "%q", missing);
 		result_mid(g, c, true, false, uuid);
-		buf_lit(&g->out, "\"Error: " );
-		buf_str(&g->out, missing);
-		buf_ch(&g->out, '"');
-		result_close(g, r, c, false, uuid);
-		return;
+		emit(g, "\"Error: %s\"", missing);
+	} else {
+		emit(g, "%Q", &f->numbered);
+		result_mid(g, c, false, false, uuid);
+		emit(g, "{\"type\":\"text\",\"file\":{\"filePath\":" ABS ",\"content\":%Q,"
+		     "\"numLines\":%u,\"startLine\":1,\"totalLines\":%u}}", f->path, &f->esc,
+		     f->lines, f->lines);
+		g->recent_reads[rnd_below(g, ARRAY_LEN(g->recent_reads))] = c->file;
 	}
-	buf_qraw(&g->out, &f->numbered);
-	result_mid(g, c, false, false, uuid);
-	buf_lit(&g->out, "{\"type\":\"text\",\"file\":{\"filePath\":");
-	abs_path(&g->out, f->path);
-	buf_lit(&g->out, ",\"content\":");
-	buf_qraw(&g->out, &f->esc);
-	buf_lit(&g->out, ",\"numLines\":");
-	buf_u64(&g->out, f->lines);
-	buf_lit(&g->out, ",\"startLine\":1,\"totalLines\":");
-	buf_u64(&g->out, f->lines);
-	buf_lit(&g->out, "}}");
 	result_close(g, r, c, false, uuid);
-	g->recent_reads[rnd_below(g, ARRAY_LEN(g->recent_reads))] = c->file;
 }
 
-static void put_patch_line(struct gen *g, char mark, const char *s, size_t n, bool comma)
-{
-	buf_str(&g->out, comma ? ",\"" : "\"");
-	buf_ch(&g->out, mark);
-	buf_esc(&g->out, s, n);
-	buf_ch(&g->out, '"');
-}
-
-/* Unified-diff hunk: up to 3 context lines, the old lines, the new ones. */
-static void put_patch(struct gen *g, const struct call *c)
+/* structuredPatch of an Edit into g->tmp: 3 lines of context, old, new. */
+static void make_patch(struct gen *g, const struct call *c)
 {
 	const struct pool_file *f = &g->pool[c->file];
 	unsigned before = c->first < 3 ? c->first : 3;
 	unsigned end = c->first + c->count, after = f->lines - 1 - end;
 	const char *p = c->repl.p, *e = p + c->repl.len, *s;
 	unsigned added = 1;
-	bool comma = false;
 	size_t n;
 
 	after = after < 3 ? after : 3;
 	for (size_t i = 0; i < c->repl.len; i++)
 		added += c->repl.p[i] == '\n';
-	buf_lit(&g->out, ",\"structuredPatch\":[{\"oldStart\":");
-	buf_u64(&g->out, c->first - before + 1);
-	buf_lit(&g->out, ",\"oldLines\":");
-	buf_u64(&g->out, before + c->count + after);
-	buf_lit(&g->out, ",\"newStart\":");
-	buf_u64(&g->out, c->first - before + 1);
-	buf_lit(&g->out, ",\"newLines\":");
-	buf_u64(&g->out, before + added + after);
-	buf_lit(&g->out, ",\"lines\":[");
-	for (unsigned i = c->first - before; i < end; i++, comma = true) {
+	g->tmp.len = 0;
+	bemit(g, &g->tmp, "{\"oldStart\":%u,\"oldLines\":%u,\"newStart\":%u,\"newLines\":%u,"
+	      "\"lines\":[", c->first - before + 1, before + c->count + after,
+	      c->first - before + 1, before + added + after);
+	for (unsigned i = c->first - before; i < end; i++) {
 		line_span(f, i, &s, &n);
-		put_patch_line(g, i < c->first ? ' ' : '-', s, n, comma);
+		bemit(g, &g->tmp, i == c->first - before ? "\"%s%m\"" : ",\"%s%m\"",
+		      i < c->first ? " " : "-", s, n);
 	}
-	while (p <= e) {
-		const char *nl = memchr(p, '\n', (size_t)(e - p));
-
+	for (const char *nl; p <= e; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(e - p));
 		nl = nl ? nl : e;
-		put_patch_line(g, '+', p, (size_t)(nl - p), true);
-		p = nl + 1;
+		bemit(g, &g->tmp, ",\"+%m\"", p, (size_t)(nl - p));
 	}
 	for (unsigned i = end; i < end + after; i++) {
 		line_span(f, i, &s, &n);
-		put_patch_line(g, ' ', s, n, true);
+		bemit(g, &g->tmp, ",\" %m\"", s, n);
 	}
-	buf_lit(&g->out, "]}]");
+	buf_lit(&g->tmp, "]}");
 	g->cost.added += added;
 	g->cost.removed += c->count;
 }
@@ -2279,20 +1992,18 @@ static void result_edit(struct gen *g, const struct call *c)
 	const struct pool_file *f = &g->pool[c->file];
 	uint64_t r = rec_begin(g);
 	char uuid[UUID_LEN + 1];
+	const char *old;
+	size_t n;
 
+	edit_old(g, c, &old, &n);
+	make_patch(g, c);
 	result_open(g, c, false);
-	buf_lit(&g->out, "\"The file " PROJECT_DIR "/");
-	buf_str(&g->out, f->path);
-	buf_lit(&g->out, " has been updated successfully. (file state is current in your "
-		"context — no need to Read it back)\"");
+	emit(g, "\"The file " PROJECT_DIR "/%s has been updated successfully. (file state is "
+	     "current in your context — no need to Read it back)\"", f->path);
 	result_mid(g, c, false, false, uuid);
-	buf_lit(&g->out, "{\"filePath\":");
-	abs_path(&g->out, f->path);
-	put_edit_strings(g, c, true);
-	buf_lit(&g->out, ",\"originalFile\":");
-	buf_qraw(&g->out, &f->esc);
-	put_patch(g, c);
-	buf_lit(&g->out, ",\"userModified\":false,\"replaceAll\":false}");
+	emit(g, "{\"filePath\":" ABS ",\"oldString\":%M,\"newString\":%E,\"originalFile\":%Q,"
+	     "\"structuredPatch\":[%b],\"userModified\":false,\"replaceAll\":false}", f->path,
+	     old, n, &c->repl, &f->esc, &g->tmp);
 	result_close(g, r, c, false, uuid);
 }
 
@@ -2303,52 +2014,37 @@ static void result_write(struct gen *g, const struct call *c)
 	char uuid[UUID_LEN + 1];
 
 	result_open(g, c, false);
-	buf_lit(&g->out, "\"File created successfully at: " PROJECT_DIR "/");
-	buf_str(&g->out, c->path);
-	buf_lit(&g->out, " (file state is current in your context — no need to Read it back)\"");
+	emit(g, "\"File created successfully at: " PROJECT_DIR "/%s (file state is current in "
+	     "your context — no need to Read it back)\"", c->path);
 	result_mid(g, c, false, false, uuid);
-	buf_lit(&g->out, "{\"type\":\"create\",\"filePath\":");
-	abs_path(&g->out, c->path);
-	buf_lit(&g->out, ",\"content\":");
-	buf_qraw(&g->out, &f->esc);
-	buf_lit(&g->out, ",\"structuredPatch\":[],\"originalFile\":null,\"userModified\":false}");
+	emit(g, "{\"type\":\"create\",\"filePath\":" ABS ",\"content\":%Q,\"structuredPatch\":[],"
+	     "\"originalFile\":null,\"userModified\":false}", c->path, &f->esc);
 	result_close(g, r, c, false, uuid);
 	g->cost.added += f->lines;
 }
 
-/* Grep or Glob: matched paths (and lines) into g->raw, paths listed in g->tmp. */
+/* Grep or Glob hits into g->raw (the text result), their paths into g->tmp. */
 static unsigned search_output(struct gen *g, const struct call *c)
 {
-	unsigned n = rnd_range(g, 1, c->tool == T_GREP && !c->files_mode ? 120 : 40);
+	bool lines = c->tool == T_GREP && !c->files_mode;
+	unsigned n = rnd_range(g, 1, lines ? 120 : 40);
 
 	g->raw.len = 0;
 	g->tmp.len = 0;
-	if (c->files_mode) {
-		buf_lit(&g->raw, "Found ");
-		buf_u64(&g->raw, n);
-		buf_lit(&g->raw, " files\n");
-	}
+	if (c->files_mode)
+		bemit(g, &g->raw, "Found %u files\n", n);
 	for (unsigned i = 0; i < n; i++) {
 		const struct pool_file *f = &g->pool[rnd_below(g, POOL_FILES)];
+		unsigned line = rnd_below(g, f->lines);
+		const char *s;
+		size_t len;
 
-		if (i && (c->tool == T_GLOB || c->files_mode))
-			buf_ch(&g->raw, '\n');
-		buf_str(&g->raw, f->path);
-		buf_str(&g->tmp, i ? ",\"" : "\"");
-		buf_str(&g->tmp, f->path);
-		buf_ch(&g->tmp, '"');
-		if (c->tool == T_GREP && !c->files_mode) {
-			unsigned line = rnd_below(g, f->lines);
-			const char *s;
-			size_t len;
-
+		bemit(g, &g->tmp, i ? ",%q" : "%q", f->path);
+		bemit(g, &g->raw, i ? "\n%s" : "%s", f->path);
+		if (lines) {
 			line_span(f, line, &s, &len);
-			buf_ch(&g->raw, ':');
-			buf_u64(&g->raw, line + 1);
-			buf_ch(&g->raw, ':');
+			bemit(g, &g->raw, ":%u:", line + 1);
 			buf_mem(&g->raw, s, len);
-			if (i + 1 < n)
-				buf_ch(&g->raw, '\n');
 		}
 	}
 	return n;
@@ -2357,39 +2053,22 @@ static unsigned search_output(struct gen *g, const struct call *c)
 static void result_search(struct gen *g, const struct call *c)
 {
 	unsigned n = search_output(g, c);
+	unsigned ms = rnd_range(g, 5, 300);
 	uint64_t r = rec_begin(g);
 	char uuid[UUID_LEN + 1];
 
-	g->esc.len = 0;
-	buf_esc(&g->esc, g->raw.p, g->raw.len);
 	result_open(g, c, false);
-	buf_qraw(&g->out, &g->esc);
+	emit(g, "%E", &g->raw);
 	result_mid(g, c, false, false, uuid);
-	if (c->tool == T_GLOB) {
-		buf_lit(&g->out, "{\"filenames\":[");
-		buf_cat(&g->out, &g->tmp);
-		buf_lit(&g->out, "],\"durationMs\":");
-		buf_u64(&g->out, rnd_range(g, 5, 300));
-		buf_lit(&g->out, ",\"numFiles\":");
-		buf_u64(&g->out, n);
-		buf_lit(&g->out, ",\"truncated\":false,\"totalMatches\":");
-		buf_u64(&g->out, n);
-		buf_lit(&g->out, ",\"countIsComplete\":true}");
-	} else if (c->files_mode) {
-		buf_lit(&g->out, "{\"mode\":\"files_with_matches\",\"filenames\":[");
-		buf_cat(&g->out, &g->tmp);
-		buf_lit(&g->out, "],\"numFiles\":");
-		buf_u64(&g->out, n);
-		buf_ch(&g->out, '}');
-	} else {
-		buf_lit(&g->out, "{\"mode\":\"content\",\"numFiles\":0,\"filenames\":[],\"content\":");
-		buf_qraw(&g->out, &g->esc);
-		buf_lit(&g->out, ",\"numLines\":");
-		buf_u64(&g->out, n);
-		buf_lit(&g->out, ",\"totalLines\":");
-		buf_u64(&g->out, n);
-		buf_ch(&g->out, '}');
-	}
+	if (c->tool == T_GLOB)
+		emit(g, "{\"filenames\":[%b],\"durationMs\":%u,\"numFiles\":%u,\"truncated\":false,"
+		     "\"totalMatches\":%u,\"countIsComplete\":true}", &g->tmp, ms, n, n);
+	else if (c->files_mode)
+		emit(g, "{\"mode\":\"files_with_matches\",\"filenames\":[%b],\"numFiles\":%u}",
+		     &g->tmp, n);
+	else
+		emit(g, "{\"mode\":\"content\",\"numFiles\":0,\"filenames\":[],\"content\":%E,"
+		     "\"numLines\":%u,\"totalLines\":%u}", &g->raw, n, n);
 	result_close(g, r, c, false, uuid);
 }
 
@@ -2425,10 +2104,15 @@ static void make_prompt(struct gen *g)
 	g->prompt[n] = '\0';
 }
 
-/* One model response that calls one or two tools, and the results. */
+/*
+ * One response that calls one tool, or two in parallel, and the results.
+ * A parallel call's results hang off their own tool_use rows, in either
+ * order; the chain goes on from the result written last.
+ */
 static void tool_step(struct gen *g)
 {
 	unsigned n = chance(g, PARALLEL_PCT) ? 2 : 1;
+	bool swap = n == 2 && chance(g, 50);
 	struct response rs;
 
 	rec_api_request(g);
@@ -2445,15 +2129,10 @@ static void tool_step(struct gen *g)
 		rec_tool_use(g, &rs, &g->calls[i]);
 	if (chance(g, 15)) {
 		rec_last_prompt(g, g->prompt, g->parent, false);
-		rec_simple(g, K_ATIS);
+		rec_latch(g, K_ATIS);
 	}
-	if (n == 2 && chance(g, 50)) {
-		rec_result(g, &g->calls[1]);
-		rec_result(g, &g->calls[0]);
-	} else {
-		for (unsigned i = 0; i < n; i++)
-			rec_result(g, &g->calls[i]);
-	}
+	for (unsigned i = 0; i < n; i++)
+		rec_result(g, &g->calls[swap ? n - 1 - i : i]);
 	g->st.parallel += n == 2;
 	if (g->want_snapshot) {
 		rec_att_snapshot(g, true);
@@ -2472,7 +2151,7 @@ static void final_answer(struct gen *g)
 	rec_text(g, &rs, size_logu(g, 100, 5));
 }
 
-/* Start of a Claude Code process: context attachments and the request shape. */
+/* A new Claude Code process (a resume) serves the next few prompts. */
 static void start_process(struct gen *g)
 {
 	g->req[0] = '\0';
@@ -2486,6 +2165,7 @@ static void start_process(struct gen *g)
 	g->st.processes++;
 }
 
+/* What a process attaches to its first prompt, and its request shape. */
 static void context_attachments(struct gen *g)
 {
 	rec_att(g, A_ENV);
@@ -2495,14 +2175,13 @@ static void context_attachments(struct gen *g)
 	rec_att(g, A_SKILLS);
 	rec_att(g, A_AUTO);
 	rec_fh_snapshot(g);
-	rec_simple(g, K_ATIS);
+	rec_latch(g, K_ATIS);
 	rec_att(g, A_CONTEXT);
 	rec_att_date(g);
 	rec_att(g, A_REMOTE);
 	rec_att_snapshot(g, false);
 	rec_shape(g);
-	rec_blob(g, false);
-	rec_blob(g, true);
+	rec_blobs(g);
 }
 
 static void remember_turn_end(struct gen *g)
@@ -2518,7 +2197,8 @@ static void remember_turn_end(struct gen *g)
 	memcpy(e->prompt, g->prompt, sizeof(e->prompt));
 }
 
-/* Rewind to the end of an earlier turn of this segment; returns the new parent. */
+/* When a rewind is due: checkpoint the end of an earlier turn of this
+ * segment and return it as the next prompt's parent; else NULL. */
 static const char *rewind_point(struct gen *g)
 {
 	unsigned i;
@@ -2527,7 +2207,7 @@ static const char *rewind_point(struct gen *g)
 		return NULL;
 	g->next_fork = written(g) + g->segment * rnd_range(g, 30, 100) / 100;
 	i = rnd_below(g, g->n_ends - 1);
-	g->n_ends = i + 1;  /* later turns are on the abandoned branch now */
+	g->n_ends = i + 1; /* the later turns are on the abandoned branch */
 	rec_last_prompt(g, g->ends[i].prompt, g->ends[i].uuid, true);
 	g->st.forks++;
 	return g->ends[i].uuid;
@@ -2552,16 +2232,15 @@ static void run_turn(struct gen *g)
 	else
 		rec_fh_snapshot(g);
 	steps = pick_weighted(g, step_weight, ARRAY_LEN(step_weight));
-	if (!steps)
-		g->want_snapshot = false;
+	g->want_snapshot = g->want_snapshot && steps > 0;
 	for (unsigned i = 0; i < steps; i++)
 		tool_step(g);
 	final_answer(g);
 	rec_last_prompt(g, g->prompt, g->parent, false);
 	if (chance(g, 50))
-		rec_simple(g, K_ATIS);
+		rec_latch(g, K_ATIS);
 	else if (chance(g, 30))
-		rec_simple(g, K_MODE);
+		rec_latch(g, K_MODE);
 	rec_cost(g);
 	remember_turn_end(g);
 	g->prompts_left--;
@@ -2587,58 +2266,39 @@ static void make_summary(struct gen *g, struct buf *b, bool preserved)
 		buf_str(b, heads[i]);
 		make_prose(g, b, PROSE, ARRAY_LEN(PROSE), size_logu(g, 150, 4));
 	}
-	buf_lit(b, "\n\nIf you need specific details from before compaction (like exact code "
-		"snippets, error messages, or content you generated), read the full transcript "
-		"at: /home/user/.claude/projects/-home-user-src-todo-app/");
-	buf_str(b, g->sid);
-	buf_lit(b, ".jsonl\nContinue the conversation from where it left off without asking "
-		"the user any further questions. Resume directly — do not acknowledge the "
-		"summary, do not recap what was happening, do not preface with \"I'll "
-		"continue\" or similar.");
-	if (preserved)
-		buf_lit(b, "\n\nThe messages after this summary are the most recent messages "
-			"from before compaction, kept verbatim.");
+	bemit(g, b, "\n\nIf you need specific details from before compaction (like exact code "
+	      "snippets, error messages, or content you generated), read the full transcript "
+	      "at: /home/user/.claude/projects/-home-user-src-todo-app/%s.jsonl\nContinue the "
+	      "conversation from where it left off without asking the user any further "
+	      "questions. Resume directly — do not acknowledge the summary, do not recap what "
+	      "was happening, do not preface with \"I'll continue\" or similar.%s", g->sid,
+	      preserved ? "\n\nThe messages after this summary are the most recent messages "
+	      "from before compaction, kept verbatim." : "");
 }
 
+/* The new root; a partial compaction keeps the last reply (g->parent) verbatim. */
 static void rec_boundary(struct gen *g, const char *uuid, const char *anchor,
 			 bool manual, bool preserved)
 {
-	struct buf *o = &g->out;
+	unsigned pre = manual ? rnd_range(g, 20000, 150000) : rnd_range(g, 160000, 190000);
+	unsigned ms = rnd_range(g, 20000, 90000), post = rnd_range(g, 2000, 12000);
 	uint64_t r = rec_begin(g);
 
-	buf_lit(o, "{\"parentUuid\":null,\"logicalParentUuid\":");
-	put_q(g, g->parent);
-	buf_lit(o, ",\"isSidechain\":false,\"type\":\"system\",\"subtype\":\"compact_boundary\","
-		"\"content\":\"Conversation compacted\",\"isMeta\":false,\"timestamp\":");
-	put_now(g);
-	buf_lit(o, ",\"uuid\":");
-	put_q(g, uuid);
-	buf_lit(o, ",\"level\":\"info\",\"compactMetadata\":{\"trigger\":");
-	buf_str(o, manual ? "\"manual\"" : "\"auto\"");
-	buf_lit(o, ",\"preTokens\":");
-	buf_u64(o, manual ? rnd_range(g, 20000, 150000) : rnd_range(g, 160000, 190000));
-	buf_lit(o, ",\"preCompactOrganizationsCoverStart\":false,\"durationMs\":");
-	buf_u64(o, rnd_range(g, 20000, 90000));
-	if (preserved) {
-		buf_lit(o, ",\"preservedSegment\":{\"headUuid\":");
-		put_q(g, g->parent);
-		buf_lit(o, ",\"anchorUuid\":");
-		put_q(g, anchor);
-		buf_lit(o, ",\"tailUuid\":");
-		put_q(g, g->parent);
-		buf_lit(o, "},\"preservedMessages\":{\"anchorUuid\":");
-		put_q(g, anchor);
-		buf_lit(o, ",\"uuids\":[");
-		put_q(g, g->parent);
-		buf_lit(o, "],\"allUuids\":[");
-		put_q(g, g->parent);
-		buf_lit(o, "]}");
-	}
-	buf_lit(o, ",\"postTokens\":");
-	buf_u64(o, rnd_range(g, 2000, 12000));
-	buf_lit(o, ",\"cumulativeDroppedTokens\":0},");
-	buf_cat(o, &g->tail);
+	g->tmp.len = 0;
+	if (preserved)
+		bemit(g, &g->tmp, ",\"preservedSegment\":{\"headUuid\":%q,\"anchorUuid\":%q,"
+		      "\"tailUuid\":%q},\"preservedMessages\":{\"anchorUuid\":%q,\"uuids\":[%q],"
+		      "\"allUuids\":[%q]}", g->parent, anchor, g->parent, anchor, g->parent,
+		      g->parent);
+	emit(g, "{\"parentUuid\":null,\"logicalParentUuid\":%q,\"isSidechain\":false,"
+	     "\"type\":\"system\",\"subtype\":\"compact_boundary\",\"content\":\"Conversation "
+	     "compacted\",\"isMeta\":false,\"timestamp\":%t,\"uuid\":%q,\"level\":\"info\","
+	     "\"compactMetadata\":{\"trigger\":%q,\"preTokens\":%u,"
+	     "\"preCompactOrganizationsCoverStart\":false,\"durationMs\":%u%b,\"postTokens\":%u,"
+	     "\"cumulativeDroppedTokens\":0},%T", g->parent, uuid, manual ? "manual" : "auto",
+	     pre, ms, &g->tmp, post);
 	rec_end(g, K_SYSTEM, r);
+	set_parent(g, uuid);
 }
 
 static void rec_compact_summary(struct gen *g, const char *uuid, bool preserved)
@@ -2647,42 +2307,31 @@ static void rec_compact_summary(struct gen *g, const char *uuid, bool preserved)
 
 	g->raw.len = 0;
 	make_summary(g, &g->raw, preserved);
-	put_head(g, g->parent);
-	buf_lit(&g->out, "\"promptId\":");
-	put_q(g, g->prompt_id);
-	buf_lit(&g->out, ",\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":");
-	buf_qesc(&g->out, g->raw.p, g->raw.len);
-	buf_lit(&g->out, "},\"isVisibleInTranscriptOnly\":true,\"isCompactSummary\":true,");
-	put_uuid_ts(g, uuid);
-	buf_lit(&g->out, "\"turnPosition\":{\"promptIndex\":0,\"turnIndex\":");
-	buf_u64(&g->out, g->turn_in_process);
-	buf_lit(&g->out, "},");
-	buf_cat(&g->out, &g->tail);
+	emit(g, HEAD "\"promptId\":%q,\"type\":\"user\",\"message\":{\"role\":\"user\","
+	     "\"content\":%E},\"isVisibleInTranscriptOnly\":true,\"isCompactSummary\":true,"
+	     "\"uuid\":%q,\"timestamp\":%t,\"turnPosition\":{\"promptIndex\":0,"
+	     "\"turnIndex\":%u},%T", g->parent, g->prompt_id, &g->raw, uuid,
+	     g->turn_in_process);
 	rec_end(g, K_USER, r);
-	memcpy(g->parent, uuid, UUID_LEN + 1);
+	set_parent(g, uuid);
 }
 
+/* The caveat, command and output rows of a typed /compact. */
 static void local_command_rows(struct gen *g, const char *args)
 {
-	static const char caveat[] = "<local-command-caveat>The command below was run "
-		"directly in Claude Code, not sent to you as a request, and its output goes "
-		"straight to the user. It's recorded here as context for later "
-		"messages.</local-command-caveat>";
-	static const char stdout_row[] = "<local-command-stdout>Compacted (ctrl+o to see "
-		"full summary)</local-command-stdout>";
-	char uuid[UUID_LEN + 1];
-
-	make_uuid(g, uuid);
-	rec_user_text(g, uuid, caveat, sizeof(caveat) - 1, "\"isMeta\":true,");
-	g->tmp.len = 0;
-	buf_lit(&g->tmp, "<command-name>/compact</command-name>\n            <command-message>"
-		"compact</command-message>\n            <command-args>");
-	buf_str(&g->tmp, args);
-	buf_lit(&g->tmp, "</command-args>");
-	make_uuid(g, uuid);
-	rec_user_text(g, uuid, g->tmp.p, g->tmp.len, "");
-	make_uuid(g, uuid);
-	rec_user_text(g, uuid, stdout_row, sizeof(stdout_row) - 1, "");
+	g->raw.len = 0;
+	buf_lit(&g->raw, "<local-command-caveat>The command below was run directly in Claude "
+		"Code, not sent to you as a request, and its output goes straight to the user. "
+		"It's recorded here as context for later messages.</local-command-caveat>");
+	rec_user_text(g, &g->raw, "\"isMeta\":true,");
+	g->raw.len = 0;
+	bemit(g, &g->raw, "<command-name>/compact</command-name>\n            <command-message>"
+	      "compact</command-message>\n            <command-args>%s</command-args>", args);
+	rec_user_text(g, &g->raw, "");
+	g->raw.len = 0;
+	buf_lit(&g->raw, "<local-command-stdout>Compacted (ctrl+o to see full summary)"
+		"</local-command-stdout>");
+	rec_user_text(g, &g->raw, "");
 }
 
 static void compact(struct gen *g)
@@ -2691,23 +2340,19 @@ static void compact(struct gen *g)
 					    "focus on the parser work" };
 	bool manual = chance(g, 60), preserved = manual && chance(g, 70);
 	const char *arg = PICK(g, args);
-	char boundary[UUID_LEN + 1], summary[UUID_LEN + 1];
+	char boundary[UUID_LEN + 1], summary[UUID_LEN + 1], command[PROMPT_LEN];
 
 	if (manual) {
-		g->tmp.len = 0;
-		buf_lit(&g->tmp, "/compact");
-		if (*arg) {
-			buf_ch(&g->tmp, ' ');
-			buf_str(&g->tmp, arg);
-		}
-		buf_ch(&g->tmp, '\0');
-		rec_queue(g, g->tmp.p);
+		snprintf(command, sizeof(command), "/compact%s%s", *arg ? " " : "", arg);
+		rec_queue(g, command);
 		rec_queue(g, NULL);
-		rec_simple(g, K_MODE);
-		rec_simple(g, K_ATIS);
+		rec_latch(g, K_MODE);
+		rec_latch(g, K_ATIS);
 	}
 	if (!g->slug[0]) {
-		snprintf(g->slug, sizeof(g->slug), "%s-%s-coral", PICK(g, IDENTS), PICK(g, IDENTS));
+		const char *a = PICK(g, IDENTS), *b = PICK(g, IDENTS);
+
+		snprintf(g->slug, sizeof(g->slug), "%s-%s-coral", a, b);
 		for (char *p = g->slug; *p; p++)
 			*p = *p == '_' ? '-' : *p;
 		build_tail(g);
@@ -2717,7 +2362,6 @@ static void compact(struct gen *g)
 	make_uuid(g, g->prompt_id);
 	wait_ms(g, 20000, 90000);
 	rec_boundary(g, boundary, summary, manual, preserved);
-	memcpy(g->parent, boundary, sizeof(boundary));
 	rec_compact_summary(g, summary, preserved);
 	if (manual)
 		local_command_rows(g, arg);
@@ -2748,6 +2392,7 @@ static unsigned isqrt(uint64_t v)
 	return (unsigned)r;
 }
 
+/* Compactions: sqrt(9 * MB / 10), so 100 MB gives 9 and 1 GB gives 30. */
 static void gen_init(struct gen *g, uint64_t seed, uint64_t target, bool forks)
 {
 	unsigned planned = isqrt(target * SEGMENTS_PER_10M / (10u << 20));
@@ -2759,8 +2404,10 @@ static void gen_init(struct gen *g, uint64_t seed, uint64_t target, bool forks)
 	make_uuid(g, g->sid);
 	build_tail(g);
 	for (unsigned i = 0; i < POOL_FILES; i++)
-		pool_make_file(g, &g->pool[i]);
-	build_static_atts(g);
+		pool_name_file(g, &g->pool[i]);
+	for (unsigned i = 0; i < POOL_FILES; i++)
+		pool_fill_file(g, &g->pool[i]);
+	build_atts(g);
 	build_prompt_texts(g);
 	g->segment = target / (planned + 1);
 	g->next_compact = planned ? g->segment * rnd_range(g, 75, 125) / 100 : UINT64_MAX;
@@ -2770,6 +2417,12 @@ static void gen_init(struct gen *g, uint64_t seed, uint64_t target, bool forks)
 
 static void gen_free(struct gen *g)
 {
+	struct buf *bufs[] = {
+		&g->sys_parts, &g->sys_joined, &g->tools_json, &g->sys_blob, &g->tail,
+		&g->raw, &g->esc, &g->tmp, &g->body, &g->out,
+		&g->calls[0].repl, &g->calls[1].repl,
+	};
+
 	for (unsigned i = 0; i < POOL_FILES; i++) {
 		free(g->pool[i].raw.p);
 		free(g->pool[i].esc.p);
@@ -2780,17 +2433,8 @@ static void gen_free(struct gen *g)
 		free(g->att_body[a].p);
 		free(g->att_text[a].p);
 	}
-	for (int i = 0; i < MAX_CALLS; i++)
-		free(g->calls[i].repl.p);
-	free(g->sys_parts.p);
-	free(g->sys_joined.p);
-	free(g->tools_json.p);
-	free(g->sys_blob.p);
-	free(g->tail.p);
-	free(g->raw.p);
-	free(g->esc.p);
-	free(g->tmp.p);
-	free(g->out.p);
+	for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
+		free(bufs[i]->p);
 	free(g);
 }
 
@@ -2799,7 +2443,7 @@ static void print_summary(const struct gen *g)
 	const struct stats *s = &g->st;
 
 	fprintf(stderr, "genlog: bytes=%llu lines=%llu turns=%llu processes=%llu "
-		"tool_uses=%llu parallel=%llu compactions=%llu forks=%llu | records(bytes):",
+		"tool_uses=%llu parallel=%llu compactions=%llu forks=%llu | records (bytes):",
 		(unsigned long long)g->flushed, (unsigned long long)s->lines,
 		(unsigned long long)s->turns, (unsigned long long)s->processes,
 		(unsigned long long)s->tool_uses, (unsigned long long)s->parallel,
@@ -2836,9 +2480,9 @@ int main(int argc, char **argv)
 	uint64_t seed = 1;
 	bool forks = true;
 	struct gen *g;
-	int i = 1;
+	int i;
 
-	for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
+	for (i = 1; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
 		if (!strcmp(argv[i], "--seed"))
 			seed = strtoull(argv[i + 1], NULL, 10);
 		else if (!strcmp(argv[i], "--forks") && !strcmp(argv[i + 1], "on"))

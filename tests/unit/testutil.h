@@ -33,4 +33,330 @@ static inline void tu_remove(char *path)
 	free(path);
 }
 
+
+/* ------------------------------------------------------------------------
+ * A log builder, so tests can write realistic records without long string
+ * literals. Row n gets the uuid tu_uuid(n), "0000000n-0000-4000-8000-...",
+ * whose first 8 characters read as n; parent 0 writes null. Each row is
+ * stamped one second after the previous one, from TU_T0.
+ */
+#include <stdint.h>
+
+#include "branch.h"
+#include "graph.h"
+#include "idx.h"
+#include "jscan.h"
+#include "logf.h"
+#include "resume.h"
+#include "sbuf.h"
+
+#define TU_T0 1767261600000LL	/* 2026-01-01T10:00:00.000Z */
+#define TU_SID "5e55f500-0000-4000-8000-000000000001"
+
+struct tu_log {
+	struct sbuf sb;
+	int64_t ms;		/* time of the next row */
+	int sidechain;		/* rows written now are sidechain rows */
+};
+
+static inline void tu_uuid(int n, char out[37])
+{
+	snprintf(out, 37, "%08d-0000-4000-8000-%012d", n, n);
+}
+
+static inline void tu_log_init(struct tu_log *l)
+{
+	sb_init(&l->sb);
+	l->ms = TU_T0;
+	l->sidechain = 0;
+}
+
+static inline void tu_log_free(struct tu_log *l)
+{
+	sb_free(&l->sb);
+}
+
+/* Sets the time of the next row. */
+static inline void tu_at(struct tu_log *l, int64_t ms)
+{
+	l->ms = ms;
+}
+
+/* A raw line; the newline is added. */
+static inline void tu_line(struct tu_log *l, const char *text)
+{
+	sb_adds(&l->sb, text);
+	sb_addc(&l->sb, '\n');
+}
+
+/*
+ * A message row with the envelope Claude Code writes; extra is a fragment
+ * of members placed after "type" (no leading comma; "" for none).
+ */
+static inline void tu_row(struct tu_log *l, const char *type, int uuid, int parent,
+			  const char *extra)
+{
+	char u[37], p[37], ts[32];
+
+	tu_uuid(uuid, u);
+	tu_uuid(parent, p);
+	js_time_fmt(l->ms, ts);
+	l->ms += 1000;
+	if (parent)
+		sb_addf(&l->sb, "{\"parentUuid\":\"%s\"", p);
+	else
+		sb_adds(&l->sb, "{\"parentUuid\":null");
+	sb_addf(&l->sb, ",\"isSidechain\":%s,\"type\":\"%s\",",
+		l->sidechain ? "true" : "false", type);
+	if (*extra)
+		sb_addf(&l->sb, "%s,", extra);
+	sb_addf(&l->sb, "\"uuid\":\"%s\",\"timestamp\":\"%s\",\"userType\":\"external\","
+		"\"cwd\":\"/home/user/src/app\",\"sessionId\":\"" TU_SID "\","
+		"\"version\":\"2.1.328\",\"gitBranch\":\"main\"}\n", u, ts);
+}
+
+/* A typed prompt. */
+static inline void tu_user(struct tu_log *l, int uuid, int parent, const char *text)
+{
+	struct sbuf x;
+
+	sb_init(&x);
+	sb_adds(&x, "\"message\":{\"role\":\"user\",\"content\":");
+	sb_add_json_str(&x, text, strlen(text));
+	sb_adds(&x, "}");
+	tu_row(l, "user", uuid, parent, x.buf);
+	sb_free(&x);
+}
+
+/* One text row of the response msgid. */
+static inline void tu_asst(struct tu_log *l, int uuid, int parent, const char *msgid,
+			   const char *text)
+{
+	struct sbuf x;
+
+	sb_init(&x);
+	sb_addf(&x, "\"message\":{\"id\":\"%s\",\"type\":\"message\",\"role\":\"assistant\","
+		"\"model\":\"claude-opus-5-5\",\"content\":[{\"type\":\"text\",\"text\":", msgid);
+	sb_add_json_str(&x, text, strlen(text));
+	sb_adds(&x, "}],\"stop_reason\":null,\"usage\":{\"input_tokens\":3,\"output_tokens\":5}}");
+	tu_row(l, "assistant", uuid, parent, x.buf);
+	sb_free(&x);
+}
+
+/* One tool_use row of the response msgid, calling Bash with id toolid. */
+static inline void tu_tool_use(struct tu_log *l, int uuid, int parent, const char *msgid,
+			       const char *toolid)
+{
+	char x[512];
+
+	snprintf(x, sizeof(x), "\"message\":{\"id\":\"%s\",\"type\":\"message\","
+		 "\"role\":\"assistant\",\"model\":\"claude-opus-5-5\",\"content\":"
+		 "[{\"type\":\"tool_use\",\"id\":\"%s\",\"name\":\"Bash\",\"input\":"
+		 "{\"command\":\"ls\"}}],\"stop_reason\":\"tool_use\"}", msgid, toolid);
+	tu_row(l, "assistant", uuid, parent, x);
+}
+
+/* The tool_result row answering toolid. */
+static inline void tu_result(struct tu_log *l, int uuid, int parent, const char *toolid)
+{
+	char x[512], p[37];
+
+	tu_uuid(parent, p);
+	snprintf(x, sizeof(x), "\"message\":{\"role\":\"user\",\"content\":[{\"tool_use_id\":"
+		 "\"%s\",\"type\":\"tool_result\",\"content\":\"ok\",\"is_error\":false}]},"
+		 "\"toolUseResult\":{\"stdout\":\"ok\"},\"sourceToolAssistantUUID\":\"%s\"",
+		 toolid, p);
+	tu_row(l, "user", uuid, parent, x);
+}
+
+/* An attachment of type atype; prompt_snapshot has no rendered text. */
+static inline void tu_attach(struct tu_log *l, int uuid, int parent, const char *atype)
+{
+	char x[512];
+
+	if (!strcmp(atype, "prompt_snapshot"))
+		snprintf(x, sizeof(x), "\"attachment\":{\"type\":\"%s\",\"system\":[]}", atype);
+	else
+		snprintf(x, sizeof(x), "\"attachment\":{\"type\":\"%s\"},\"rendered\":"
+			 "[{\"content\":\"<system-reminder>\\n%s\\n</system-reminder>\"}],"
+			 "\"renderedRole\":\"system\"", atype, atype);
+	tu_row(l, "attachment", uuid, parent, x);
+}
+
+/* A system row of the given subtype. */
+static inline void tu_system(struct tu_log *l, int uuid, int parent, const char *subtype)
+{
+	char x[256];
+
+	snprintf(x, sizeof(x), "\"subtype\":\"%s\",\"content\":\"\",\"level\":\"info\"", subtype);
+	tu_row(l, "system", uuid, parent, x);
+}
+
+/* A hook/tool progress row (bridged by the loader). */
+static inline void tu_progress(struct tu_log *l, int uuid, int parent)
+{
+	tu_row(l, "progress", uuid, parent, "\"data\":{\"type\":\"hook_progress\"}");
+}
+
+/*
+ * A compaction boundary after logical; with npres > 0, its preserved
+ * segment: anchor (the summary row) and the rows pres[0..npres).
+ */
+static inline void tu_boundary(struct tu_log *l, int uuid, int logical, int anchor,
+			       const int *pres, int npres)
+{
+	struct sbuf x;
+	char u[37];
+	int i;
+
+	sb_init(&x);
+	sb_adds(&x, "\"subtype\":\"compact_boundary\",\"content\":\"Conversation compacted\","
+		"\"level\":\"info\",\"isMeta\":false,");
+	if (logical) {
+		tu_uuid(logical, u);
+		sb_addf(&x, "\"logicalParentUuid\":\"%s\",", u);
+	}
+	sb_adds(&x, "\"compactMetadata\":{\"trigger\":\"manual\",\"preTokens\":1315");
+	if (npres) {
+		tu_uuid(anchor, u);
+		sb_addf(&x, ",\"preservedMessages\":{\"anchorUuid\":\"%s\",\"uuids\":[", u);
+		for (i = 0; i < npres; i++) {
+			tu_uuid(pres[i], u);
+			sb_addf(&x, "%s\"%s\"", i ? "," : "", u);
+		}
+		sb_adds(&x, "]}");
+	}
+	sb_adds(&x, "}");
+	tu_row(l, "system", uuid, 0, x.buf);
+	sb_free(&x);
+}
+
+/* The compaction summary under the boundary. */
+static inline void tu_summary(struct tu_log *l, int uuid, int parent)
+{
+	tu_row(l, "user", uuid, parent,
+	       "\"message\":{\"role\":\"user\",\"content\":\"This session is being continued "
+	       "from a previous conversation. Summary: ...\"},\"isVisibleInTranscriptOnly\":true,"
+	       "\"isCompactSummary\":true");
+}
+
+/* A last-prompt checkpoint naming leaf (0: null). */
+static inline void tu_last_prompt(struct tu_log *l, int leaf, int explicit_)
+{
+	char u[37];
+
+	if (leaf) {
+		tu_uuid(leaf, u);
+		sb_addf(&l->sb, "{\"type\":\"last-prompt\",\"lastPrompt\":\"go on\",\"leafUuid\":\"%s\"", u);
+	} else {
+		sb_adds(&l->sb, "{\"type\":\"last-prompt\",\"leafUuid\":null");
+	}
+	if (explicit_)
+		sb_adds(&l->sb, ",\"explicit\":true,\"rewound\":true");
+	sb_adds(&l->sb, ",\"sessionId\":\"" TU_SID "\"}\n");
+}
+
+/* ------------------------------------------------------------------------
+ * A log written to a temporary file and built layer by layer: index,
+ * graph, branches, resume chain. Aborts if any step fails.
+ */
+struct tu_fx {
+	char *path;
+	struct logf *lf;
+	struct idx *ix;
+	struct graph *g;
+	struct br_set *br;
+	struct rs_chain *c;
+	struct sbuf seq;
+};
+
+static inline void tu_build(struct tu_fx *f)
+{
+	br_free(f->br);
+	rs_free(f->c);
+	gr_free(f->g);
+	f->br = NULL;
+	f->c = NULL;
+	if (gr_build(f->ix, &f->g) || br_build(f->g, &f->br) || rs_build(f->g, f->lf, &f->c))
+		abort();
+}
+
+static inline void tu_load(struct tu_fx *f, const char *text)
+{
+	memset(f, 0, sizeof(*f));
+	sb_init(&f->seq);
+	f->path = tu_write_str(text);
+	f->ix = idx_new();
+	if (!f->ix || lf_open(f->path, &f->lf) || idx_finish(f->ix, lf_fd(f->lf)))
+		abort();
+	tu_build(f);
+}
+
+static inline void tu_load_log(struct tu_fx *f, const struct tu_log *l)
+{
+	tu_load(f, l->sb.buf);
+}
+
+static inline void tu_unload(struct tu_fx *f)
+{
+	rs_free(f->c);
+	br_free(f->br);
+	gr_free(f->g);
+	idx_free(f->ix);
+	lf_close(f->lf);
+	tu_remove(f->path);
+	sb_free(&f->seq);
+}
+
+/* The id of row n's uuid (0 if the log never names it). */
+static inline uint32_t tu_id(const struct tu_fx *f, int n)
+{
+	char u[37];
+
+	tu_uuid(n, u);
+	return idx_id_find(f->ix, u, 36);
+}
+
+/* The row number of id (-1 for a uuid that tu_uuid() did not make). */
+static inline int tu_num(const struct tu_fx *f, uint32_t id)
+{
+	char buf[IDX_UUID_MAX + 1], u[37];
+	int n;
+
+	if (idx_id_buf(f->ix, id, buf) != 36 || sscanf(buf, "%8d", &n) != 1)
+		return -1;
+	tu_uuid(n, u);
+	return strcmp(u, buf) ? -1 : n;
+}
+
+/* ids as row numbers, "1 2 3"; borrowed until the next call. */
+static inline const char *tu_seq(struct tu_fx *f, const uint32_t *ids, uint32_t n)
+{
+	uint32_t i;
+
+	sb_reset(&f->seq);
+	for (i = 0; i < n; i++)
+		sb_addf(&f->seq, "%s%d", i ? " " : "", tu_num(f, ids[i]));
+	return f->seq.buf;
+}
+
+/* The resume chain as row numbers. */
+static inline const char *tu_chain(struct tu_fx *f)
+{
+	return tu_seq(f, f->c->ids, f->c->n);
+}
+
+/* Branch i's path as row numbers. */
+static inline const char *tu_path(struct tu_fx *f, uint32_t i)
+{
+	uint32_t *ids, n;
+	const char *s;
+
+	if (br_path(f->br, i, &ids, &n))
+		abort();
+	s = tu_seq(f, ids, n);
+	free(ids);
+	return s;
+}
+
 #endif

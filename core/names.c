@@ -1,0 +1,119 @@
+#include "names.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int safe_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
+size_t nm_safe(const char *s, size_t n, char *out, size_t outsz)
+{
+	size_t i, len = n < outsz - 1 ? n : outsz - 1;
+
+	for (i = 0; i < len; i++)
+		out[i] = safe_char(s[i]) ? s[i] : '_';
+	out[len] = '\0';
+	if (len == 0 || !strcmp(out, ".") || !strcmp(out, "..")) {
+		size_t m = len + 1 < outsz - 1 ? len : outsz - 2;
+
+		memmove(out + 1, out, m);
+		out[0] = '_';
+		out[m + 1] = '\0';
+		len = m + 1;
+	}
+	return len;
+}
+
+/* The tool a result answers: the tool_use row it hangs off, or in its block. */
+static uint16_t result_tool(const struct graph *g, uint32_t id)
+{
+	const struct idx_rec *r = gr_node_rec(g, id);
+	uint32_t p = gr_parent(g, id), b = gr_block(g, id), m;
+
+	if (p) {
+		const struct idx_rec *pr = gr_node_rec(g, p);
+
+		if (pr->block == IDX_B_TOOL_USE && (!r->useid || pr->useid == r->useid))
+			return pr->name;
+	}
+	for (m = b ? gr_block_first(g, b) : 0; m; m = gr_block_next(g, m)) {
+		const struct idx_rec *mr = gr_node_rec(g, m);
+
+		if (mr->block == IDX_B_TOOL_USE && mr->useid == r->useid)
+			return mr->name;
+	}
+	return 0;
+}
+
+static void kind_with(const char *prefix, const char *name, char *out)
+{
+	size_t n = strlen(prefix);
+
+	memcpy(out, prefix, n);
+	if (!name || !*name) {
+		out[n - 1] = '\0';	/* drop the '-' */
+		return;
+	}
+	nm_safe(name, strlen(name), out + n, NM_KIND_MAX + 1 - n);
+}
+
+void nm_kind(const struct graph *g, uint32_t id, char *out)
+{
+	const struct idx_rec *r = gr_node_rec(g, id);
+	const struct idx *ix = gr_idx(g);
+
+	switch (r->type) {
+	case IDX_T_USER:
+		if (r->flags & IDX_F_COMPACT_SUMMARY)
+			strcpy(out, "summary");
+		else if (r->block == IDX_B_TOOL_RESULT)
+			kind_with("tool_result-", idx_atom(ix, result_tool(g, id)), out);
+		else
+			strcpy(out, "user");
+		return;
+	case IDX_T_ASSISTANT:
+		if (r->block == IDX_B_TOOL_USE)
+			kind_with("tool_use-", idx_atom(ix, r->name), out);
+		else if (r->block == IDX_B_THINKING || r->block == IDX_B_REDACTED)
+			strcpy(out, "thinking");
+		else
+			strcpy(out, "assistant");
+		return;
+	case IDX_T_ATTACHMENT:
+		kind_with("attachment-", idx_atom(ix, r->sub), out);
+		return;
+	case IDX_T_SYSTEM:
+		if (gr_is_boundary(g, id))
+			strcpy(out, "compact_boundary");
+		else
+			kind_with("system-", idx_atom(ix, r->sub), out);
+		return;
+	default:
+		strcpy(out, "record");
+	}
+}
+
+void nm_message_file(const struct graph *g, uint32_t id, uint32_t seq, char *out)
+{
+	char kind[NM_KIND_MAX + 1];
+
+	nm_kind(g, id, kind);
+	snprintf(out, NM_MAX + 1, "%0*u-%s.md", NM_SEQ_DIGITS, seq, kind);
+}
+
+uint32_t nm_message_seq(const char *name)
+{
+	unsigned long v;
+	char *end;
+
+	if (name[0] < '0' || name[0] > '9')
+		return 0;
+	v = strtoul(name, &end, 10);
+	if (*end != '-' || end - name < NM_SEQ_DIGITS || v == 0 || v > UINT32_MAX)
+		return 0;
+	return (uint32_t)v;
+}

@@ -1,0 +1,42 @@
+/*
+ * names: file names made from what a log says.
+ *
+ * A log can say anything; a file name may only hold [A-Za-z0-9._-], be at
+ * most NM_MAX bytes, and never be "." or "..". Every name sessfs derives
+ * from a log (tool names, attachment types, uuids, agent ids, path parts)
+ * goes through nm_safe(). Pure functions, thread-safe.
+ */
+#ifndef SESSFS_NAMES_H
+#define SESSFS_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph.h"
+
+#define NM_MAX 255		/* longest file name */
+#define NM_KIND_MAX 128		/* longest <kind> in a message file name */
+#define NM_SEQ_DIGITS 6
+
+/*
+ * Copies s[0..n) into out (size outsz >= 2) keeping [A-Za-z0-9._-] and
+ * writing '_' for anything else, cut to outsz - 1 bytes. A result that is
+ * empty, "." or ".." becomes "_", "_.", "_..". Returns the length.
+ */
+size_t nm_safe(const char *s, size_t n, char *out, size_t outsz);
+
+/*
+ * The <kind> of a message record: user, assistant, thinking, summary,
+ * tool_use-<Tool>, tool_result-<Tool>, attachment-<type>,
+ * compact_boundary, system-<subtype>. Writes a safe name into out
+ * (NM_KIND_MAX + 1 bytes).
+ */
+void nm_kind(const struct graph *g, uint32_t id, char *out);
+
+/* "<seq>-<kind>.md" with seq zero-padded to 6 digits; out is NM_MAX + 1. */
+void nm_message_file(const struct graph *g, uint32_t id, uint32_t seq, char *out);
+
+/* Parses the seq of a message file name; 0 if the name is not one. */
+uint32_t nm_message_seq(const char *name);
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * render: a message record as text for people.
+ *
+ * A header (uuid, parent, time, type; model and message id on assistant
+ * rows; the log line), a blank line, then the content: text as written;
+ * thinking; a tool call's name and pretty-printed input; a tool result's
+ * output, errors marked; an attachment's rendered text; a boundary's
+ * trigger and token count; a summary's text. Output is valid UTF-8 and
+ * ends with a newline. The same record always renders to the same bytes.
+ *
+ * Thread-safe: reads the log with pread() and touches nothing shared.
+ */
+#ifndef SESSFS_RENDER_H
+#define SESSFS_RENDER_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "graph.h"
+#include "logf.h"
+#include "sbuf.h"
+
+/* Appends the rendering of node id to out. 0 or -errno (read error). */
+int rd_message(const struct graph *g, const struct logf *lf, uint32_t id,
+	       struct sbuf *out);
+
+/* Appends the content part of a parsed record (no header). */
+void rd_content(const cJSON *rec, struct sbuf *out);
+
+/* Appends v as JSON, indented by two spaces per level. */
+void rd_json(const cJSON *v, int indent, struct sbuf *out);
+
+#endif

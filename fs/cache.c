@@ -1,0 +1,149 @@
+#include "cache.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+struct centry {
+	UT_hash_handle hh;
+	uint64_t key;
+	struct blob *b;
+	struct centry *prev, *next;	/* LRU: head is the newest */
+};
+
+struct cache {
+	pthread_mutex_t mu;
+	struct centry *map, *head, *tail;
+	size_t bytes, max;
+};
+
+struct blob *blob_new(const char *p, size_t n)
+{
+	struct blob *b = malloc(sizeof(*b) + n + 1);
+
+	if (!b)
+		return NULL;
+	b->refs = 1;
+	b->len = n;
+	memcpy(b->data, p, n);
+	b->data[n] = '\0';
+	return b;
+}
+
+void blob_ref(struct blob *b)
+{
+	__atomic_add_fetch(&b->refs, 1, __ATOMIC_RELAXED);
+}
+
+void blob_unref(struct blob *b)
+{
+	if (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(b);
+}
+
+struct cache *cache_new(size_t max_bytes)
+{
+	struct cache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	pthread_mutex_init(&c->mu, NULL);
+	c->max = max_bytes;
+	return c;
+}
+
+static void unlink_entry(struct cache *c, struct centry *e)
+{
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		c->head = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	else
+		c->tail = e->prev;
+	e->prev = e->next = NULL;
+}
+
+static void push_front(struct cache *c, struct centry *e)
+{
+	e->next = c->head;
+	e->prev = NULL;
+	if (c->head)
+		c->head->prev = e;
+	c->head = e;
+	if (!c->tail)
+		c->tail = e;
+}
+
+static void drop(struct cache *c, struct centry *e)
+{
+	unlink_entry(c, e);
+	HASH_DEL(c->map, e);
+	c->bytes -= e->b->len;
+	blob_unref(e->b);
+	free(e);
+}
+
+void cache_free(struct cache *c)
+{
+	if (!c)
+		return;
+	while (c->head)
+		drop(c, c->head);
+	pthread_mutex_destroy(&c->mu);
+	free(c);
+}
+
+struct blob *cache_get(struct cache *c, uint64_t key)
+{
+	struct centry *e = NULL;
+	struct blob *b = NULL;
+
+	pthread_mutex_lock(&c->mu);
+	HASH_FIND(hh, c->map, &key, sizeof(key), e);
+	if (e) {
+		unlink_entry(c, e);
+		push_front(c, e);
+		b = e->b;
+		blob_ref(b);
+	}
+	pthread_mutex_unlock(&c->mu);
+	return b;
+}
+
+void cache_put(struct cache *c, uint64_t key, struct blob *b)
+{
+	struct centry *e = NULL;
+
+	if (b->len > c->max)
+		return;
+	pthread_mutex_lock(&c->mu);
+	HASH_FIND(hh, c->map, &key, sizeof(key), e);
+	if (e)
+		drop(c, e);
+	e = calloc(1, sizeof(*e));
+	if (e) {
+		e->key = key;
+		e->b = b;
+		blob_ref(b);
+		HASH_ADD(hh, c->map, key, sizeof(key), e);
+		push_front(c, e);
+		c->bytes += b->len;
+		while (c->bytes > c->max && c->tail)
+			drop(c, c->tail);
+	}
+	pthread_mutex_unlock(&c->mu);
+}
+
+void cache_prune(struct cache *c, int (*keep)(uint64_t key))
+{
+	struct centry *e, *t;
+
+	pthread_mutex_lock(&c->mu);
+	HASH_ITER(hh, c->map, e, t)
+		if (!keep(e->key))
+			drop(c, e);
+	pthread_mutex_unlock(&c->mu);
+}

@@ -1,0 +1,37 @@
+/*
+ * cache: rendered file contents, shared and bounded.
+ *
+ * A blob is an immutable, reference-counted byte string. The cache maps an
+ * inode number to a blob and holds at most max_bytes of them, dropping the
+ * least recently used; a blob dropped while a reader holds it lives until
+ * that reader lets go. All functions are thread-safe.
+ */
+#ifndef SESSFS_CACHE_H
+#define SESSFS_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct blob {
+	int refs;		/* atomic */
+	size_t len;
+	char data[];
+};
+
+/* Returns a new blob holding a copy of p[0..n) with one reference. */
+struct blob *blob_new(const char *p, size_t n);
+void blob_ref(struct blob *b);
+void blob_unref(struct blob *b);
+
+struct cache;
+
+struct cache *cache_new(size_t max_bytes);
+void cache_free(struct cache *c);
+/* The blob of key with a new reference for the caller, or NULL. */
+struct blob *cache_get(struct cache *c, uint64_t key);
+/* Stores b under key (the cache takes its own reference). */
+void cache_put(struct cache *c, uint64_t key, struct blob *b);
+/* Drops every entry for which keep(key) is false. */
+void cache_prune(struct cache *c, int (*keep)(uint64_t key));
+
+#endif

@@ -1,0 +1,351 @@
+#include "ops.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+
+#include "../core/names.h"
+#include "tree.h"
+
+static struct tree *tree_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static double timeout_of(const struct tr_attr *a)
+{
+	return a->immutable ? OPS_TIMEOUT_IMMUTABLE : OPS_TIMEOUT_LIVE;
+}
+
+static void fill_entry(struct fuse_entry_param *e, const struct tr_attr *a)
+{
+	memset(e, 0, sizeof(*e));
+	e->ino = a->st.st_ino;
+	e->generation = 1;
+	e->attr = a->st;
+	e->attr_timeout = timeout_of(a);
+	e->entry_timeout = timeout_of(a);
+}
+
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	(void)userdata;
+	/* ls -l and find get attributes with the listing, always. */
+	conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_entry_param e;
+	struct tr_attr a;
+	int rc = tr_lookup(tree_of(req), parent, name, &a);
+
+	if (rc) {
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	fill_entry(&e, &a);
+	fuse_reply_entry(req, &e);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct tr_attr a;
+	int rc = tr_getattr(tree_of(req), ino, &a);
+
+	(void)fi;
+	if (rc)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_attr(req, &a.st, timeout_of(&a));
+}
+
+static void op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	char target[NM_MAX + 1];
+	int rc = tr_readlink(tree_of(req), ino, target);
+
+	if (rc)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_readlink(req, target);
+}
+
+static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct tr_dir *d;
+	int rc = tr_opendir(tree_of(req), ino, &d);
+
+	if (rc) {
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	fi->fh = (uintptr_t)d;
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		tr_closedir(d);
+}
+
+static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			   struct fuse_file_info *fi, int plus)
+{
+	struct tr_dir *d = (struct tr_dir *)(uintptr_t)fi->fh;
+	char *buf = malloc(size), name[NM_MAX + 1];
+	size_t used = 0;
+	uint64_t i;
+
+	(void)ino;
+	if (!buf) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	for (i = (uint64_t)off;; i++) {
+		struct tr_attr a;
+		struct fuse_entry_param e;
+		size_t n;
+		int rc = tr_dir_entry(tree_of(req), d, i, name, &a);
+
+		if (rc == 0)
+			break;
+		if (rc < 0)
+			continue;
+		if (plus) {
+			fill_entry(&e, &a);
+			n = fuse_add_direntry_plus(req, buf + used, size - used, name, &e,
+						   (off_t)(i + 1));
+		} else {
+			n = fuse_add_direntry(req, buf + used, size - used, name, &a.st,
+					      (off_t)(i + 1));
+		}
+		if (n > size - used)
+			break;
+		used += n;
+	}
+	fuse_reply_buf(req, buf, used);
+	free(buf);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	readdir_common(req, ino, size, off, fi, 0);
+}
+
+static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			   struct fuse_file_info *fi)
+{
+	readdir_common(req, ino, size, off, fi, 1);
+}
+
+static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	tr_closedir((struct tr_dir *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct blob *b;
+	int rc;
+
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
+	rc = tr_content(tree_of(req), ino, &b);
+	if (rc) {
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	fi->fh = (uintptr_t)b;
+	fi->keep_cache = TR_KIND(ino) == TK_MSG || TR_KIND(ino) == TK_REC;
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		blob_unref(b);
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct blob *b = (struct blob *)(uintptr_t)fi->fh;
+
+	(void)ino;
+	if (off < 0 || (size_t)off >= b->len) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	if (size > b->len - (size_t)off)
+		size = b->len - (size_t)off;
+	fuse_reply_buf(req, b->data + off, size);
+}
+
+static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	blob_unref((struct blob *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+static void reply_sized(fuse_req_t req, const struct sbuf *sb, size_t size)
+{
+	if (size == 0)
+		fuse_reply_xattr(req, sb->len);
+	else if (size < sb->len)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, sb->buf, sb->len);
+}
+
+static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+	struct sbuf sb;
+	int rc;
+
+	sb_init(&sb);
+	rc = tr_getxattr(tree_of(req), ino, name, &sb);
+	if (rc)
+		fuse_reply_err(req, -rc);
+	else
+		reply_sized(req, &sb, size);
+	sb_free(&sb);
+}
+
+static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	struct sbuf sb;
+	int rc;
+
+	sb_init(&sb);
+	rc = tr_listxattr(tree_of(req), ino, &sb);
+	if (rc)
+		fuse_reply_err(req, -rc);
+	else
+		reply_sized(req, &sb, size);
+	sb_free(&sb);
+}
+
+static void op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct statvfs st;
+
+	(void)ino;
+	memset(&st, 0, sizeof(st));
+	st.f_bsize = st.f_frsize = 4096;
+	st.f_namemax = NM_MAX;
+	st.f_flag = ST_RDONLY;
+	fuse_reply_statfs(req, &st);
+}
+
+/* ---- everything that would write ---- */
+
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		       struct fuse_file_info *fi)
+{
+	(void)ino, (void)attr, (void)to_set, (void)fi;
+	fuse_reply_err(req, EROFS);
+}
+
+static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+		     mode_t mode, dev_t rdev)
+{
+	(void)parent, (void)name, (void)mode, (void)rdev;
+	fuse_reply_err(req, EROFS);
+}
+
+static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	(void)parent, (void)name, (void)mode;
+	fuse_reply_err(req, EROFS);
+}
+
+static void op_remove(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	(void)parent, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
+static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+		       const char *name)
+{
+	(void)link, (void)parent, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
+static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      fuse_ino_t newparent, const char *newname, unsigned int flags)
+{
+	(void)parent, (void)name, (void)newparent, (void)newname, (void)flags;
+	fuse_reply_err(req, EROFS);
+}
+
+static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+		    const char *newname)
+{
+	(void)ino, (void)newparent, (void)newname;
+	fuse_reply_err(req, EROFS);
+}
+
+static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
+		     off_t off, struct fuse_file_info *fi)
+{
+	(void)ino, (void)buf, (void)size, (void)off, (void)fi;
+	fuse_reply_err(req, EROFS);
+}
+
+static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      mode_t mode, struct fuse_file_info *fi)
+{
+	(void)parent, (void)name, (void)mode, (void)fi;
+	fuse_reply_err(req, EROFS);
+}
+
+static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+			const char *value, size_t size, int flags)
+{
+	(void)ino, (void)name, (void)value, (void)size, (void)flags;
+	fuse_reply_err(req, EROFS);
+}
+
+static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	(void)ino, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
+static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
+			 off_t length, struct fuse_file_info *fi)
+{
+	(void)ino, (void)mode, (void)offset, (void)length, (void)fi;
+	fuse_reply_err(req, EROFS);
+}
+
+const struct fuse_lowlevel_ops sessfs_ops = {
+	.init = op_init,
+	.lookup = op_lookup,
+	.getattr = op_getattr,
+	.readlink = op_readlink,
+	.opendir = op_opendir,
+	.readdir = op_readdir,
+	.readdirplus = op_readdirplus,
+	.releasedir = op_releasedir,
+	.open = op_open,
+	.read = op_read,
+	.release = op_release,
+	.getxattr = op_getxattr,
+	.listxattr = op_listxattr,
+	.statfs = op_statfs,
+	.setattr = op_setattr,
+	.mknod = op_mknod,
+	.mkdir = op_mkdir,
+	.unlink = op_remove,
+	.rmdir = op_remove,
+	.symlink = op_symlink,
+	.rename = op_rename,
+	.link = op_link,
+	.write = op_write,
+	.create = op_create,
+	.setxattr = op_setxattr,
+	.removexattr = op_removexattr,
+	.fallocate = op_fallocate,
+};

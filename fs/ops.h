@@ -1,0 +1,16 @@
+/*
+ * ops: the FUSE low-level operations, answering the kernel from a tree.
+ * The session's userdata is the struct tree (tree.h). Everything that would
+ * change something fails with EROFS.
+ */
+#ifndef SESSFS_OPS_H
+#define SESSFS_OPS_H
+
+#include "sfuse.h"
+
+#define OPS_TIMEOUT_IMMUTABLE 86400.0	/* a message never changes */
+#define OPS_TIMEOUT_LIVE 1.0		/* what grows with the log */
+
+extern const struct fuse_lowlevel_ops sessfs_ops;
+
+#endif

@@ -1,0 +1,755 @@
+#include "tree.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/jscan.h"
+#include "../core/names.h"
+#include "../core/render.h"
+
+#define REC_NAME_KEEP 200	/* bytes of an unsafe uuid kept in its name */
+
+struct tpath {
+	uint32_t *ids;
+	uint32_t n;
+};
+
+struct tree {
+	struct session *s;
+	pthread_rwlock_t lock;
+	pthread_mutex_t mu;		/* paths and sizes */
+	struct cache *cache;
+	uint32_t *msize;		/* per record id: rendered size + 1 */
+	uint32_t nsize;
+	struct tpath *paths;		/* per branch index, built on demand */
+	uint32_t npaths;
+	uid_t uid;
+	gid_t gid;
+	struct timespec mtime;		/* the log's, when last looked at */
+	int64_t checked_ms;
+};
+
+enum dir_kind { DK_ROOT, DK_BRANCHES, DK_BRANCH, DK_RECORDS, DK_EMPTY };
+
+struct tr_dir {
+	uint64_t ino, parent;
+	enum dir_kind kind;
+	uint32_t n;
+	uint32_t *ids;			/* DK_BRANCH, DK_RECORDS */
+	char (*names)[NM_MAX + 1];	/* DK_BRANCHES */
+	uint64_t *inos;			/* DK_BRANCHES */
+};
+
+static const struct {
+	const char *name;
+	uint64_t ino;
+} root_entries[] = {
+	{ "README.md", TI_README },
+	{ "session.json", TI_SESSION },
+	{ "errors.txt", TI_ERRORS },
+	{ "branches", TI_BRANCHES },
+	{ "context", TI_CONTEXT },
+	{ "state", TI_STATE },
+	{ "records", TI_RECORDS },
+};
+
+#define NROOT (sizeof(root_entries) / sizeof(root_entries[0]))
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void note_mtime(struct tree *t)
+{
+	struct stat st;
+
+	if (!lf_stat(ss_logf(t->s), &st))
+		t->mtime = st.st_mtim;
+}
+
+static int size_table(struct tree *t)
+{
+	uint32_t n = idx_nids(ss_idx(t->s)) + 1;
+	uint32_t *p;
+
+	if (n <= t->nsize)
+		return 0;
+	p = realloc(t->msize, n * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	memset(p + t->nsize, 0, (n - t->nsize) * sizeof(*p));
+	t->msize = p;
+	t->nsize = n;
+	return 0;
+}
+
+static void drop_paths(struct tree *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->npaths; i++)
+		free(t->paths[i].ids);
+	free(t->paths);
+	t->paths = NULL;
+	t->npaths = 0;
+}
+
+struct tree *tr_new(struct session *s)
+{
+	struct tree *t = calloc(1, sizeof(*t));
+
+	if (t)
+		t->s = s;
+	if (!t || !(t->cache = cache_new(TR_CACHE_BYTES)) || size_table(t)) {
+		if (t)
+			cache_free(t->cache);
+		free(t);
+		ss_close(s);
+		return NULL;
+	}
+	pthread_rwlock_init(&t->lock, NULL);
+	pthread_mutex_init(&t->mu, NULL);
+	t->uid = getuid();
+	t->gid = getgid();
+	note_mtime(t);
+	t->checked_ms = now_ms();
+	return t;
+}
+
+void tr_free(struct tree *t)
+{
+	if (!t)
+		return;
+	drop_paths(t);
+	cache_free(t->cache);
+	free(t->msize);
+	ss_close(t->s);
+	pthread_rwlock_destroy(&t->lock);
+	pthread_mutex_destroy(&t->mu);
+	free(t);
+}
+
+/* ---- branches ---- */
+
+static int branch_of_key(struct tree *t, uint32_t key)
+{
+	const struct br_set *bs = ss_branches(t->s);
+	int b;
+
+	if (!key)
+		return br_find(bs, "main");
+	b = br_of_node(bs, key);
+	return b >= 0 && br_get(bs, (uint32_t)b)->first_own == key ? b : -1;
+}
+
+static uint64_t branch_ino(const struct br_info *b)
+{
+	return TR_INO(TK_BRANCH, b->first_own);
+}
+
+/* The display path of branch b, built once per log state. */
+static const struct tpath *branch_path(struct tree *t, int b)
+{
+	const struct br_set *bs = ss_branches(t->s);
+	const struct tpath *p = NULL;
+
+	pthread_mutex_lock(&t->mu);
+	if (!t->paths && br_count(bs)) {
+		t->paths = calloc(br_count(bs), sizeof(*t->paths));
+		t->npaths = t->paths ? br_count(bs) : 0;
+	}
+	if ((uint32_t)b < t->npaths) {
+		struct tpath *tp = &t->paths[b];
+
+		if (tp->ids || !br_path(bs, (uint32_t)b, &tp->ids, &tp->n))
+			p = tp;
+	}
+	pthread_mutex_unlock(&t->mu);
+	return p;
+}
+
+/* ---- names ---- */
+
+static void rec_name(struct tree *t, uint32_t id, char *out)
+{
+	char uuid[IDX_UUID_MAX + 1], safe[NM_MAX + 1];
+	size_t n = idx_id_buf(ss_idx(t->s), id, uuid);
+
+	nm_safe(uuid, n, safe, sizeof(safe));
+	if (!strcmp(safe, uuid) && n <= REC_NAME_KEEP)
+		snprintf(out, NM_MAX + 1, "%.*s.json", REC_NAME_KEEP, uuid);
+	else
+		snprintf(out, NM_MAX + 1, "%.*s.%u.json", REC_NAME_KEEP, safe, id);
+}
+
+static uint32_t rec_lookup(struct tree *t, const char *name)
+{
+	size_t n = strlen(name);
+	const char *dot;
+	char check[NM_MAX + 1];
+	uint32_t id;
+
+	if (n < 6 || strcmp(name + n - 5, ".json"))
+		return 0;
+	id = idx_id_find(ss_idx(t->s), name, n - 5);
+	if (!gr_is_node(ss_graph(t->s), id)) {
+		/* An unsafe uuid's name: "<safe>.<id>.json". */
+		for (dot = name + n - 6; dot > name && *dot != '.'; dot--)
+			;
+		id = (uint32_t)strtoul(dot + 1, NULL, 10);
+		if (!gr_is_node(ss_graph(t->s), id))
+			return 0;
+	}
+	rec_name(t, id, check);
+	return strcmp(check, name) ? 0 : id;
+}
+
+/* ---- content ---- */
+
+static void readme(struct tree *t, struct sbuf *out)
+{
+	const struct session *s = t->s;
+	const struct br_set *bs = ss_branches(s);
+	const struct rs_chain *c = ss_chain(s);
+	int cur = ss_current_branch(s);
+	uint32_t i;
+
+	sb_adds(out, "# A Claude Code session, mounted by sessfs\n\n");
+	sb_addf(out, "Log: %s\n\n", lf_path(ss_logf(s)));
+	sb_adds(out, "This folder is a read-only view of the log. Nothing here changes it.\n\n"
+		     "- `branches/`: one folder per path a rewind left; `current` is the one a\n"
+		     "  resume continues. Each message is a file `<seq>-<kind>.md`, numbered by\n"
+		     "  its place on the path; the same record has the same name and bytes in\n"
+		     "  every branch, so `diff -r branches/A branches/B` shows where they part.\n"
+		     "- `context/`: what the model receives when the current branch is resumed.\n"
+		     "- `state/`: the work state a resume restores.\n"
+		     "- `records/<uuid>.json`: each message record's exact line.\n"
+		     "- `session.json`: the facts below, as JSON; `errors.txt`: the lines that\n"
+		     "  could not be used, and why.\n\n"
+		     "Message files carry extended attributes `user.sessfs.uuid`, `.parent`,\n"
+		     "`.timestamp` and `.line` (getfattr -d FILE).\n\n");
+	sb_addf(out, "## This session\n\n- branches: %u\n", br_count(bs));
+	for (i = 0; i < br_count(bs); i++)
+		sb_addf(out, "  - %s%s\n", br_get(bs, i)->name,
+			(int)i == cur ? " (current)" : "");
+	sb_addf(out, "- messages on the current branch: %u\n",
+		cur >= 0 && branch_path(t, cur) ? branch_path(t, cur)->n : 0);
+	sb_addf(out, "- resumed chain: %u records, starting %s\n", c->n,
+		c->window ? "at the last compaction" : "at the first record");
+	sb_addf(out, "- unusable lines: %u (see errors.txt)\n", ss_bad_lines(s));
+}
+
+static int render(struct tree *t, uint64_t ino, struct sbuf *out)
+{
+	const struct graph *g = ss_graph(t->s);
+	uint32_t key = TR_KEY(ino);
+	int rc;
+
+	switch (TR_KIND(ino)) {
+	case TK_MSG:
+		return gr_is_node(g, key) ? rd_message(g, ss_logf(t->s), key, out) : -ENOENT;
+	case TK_REC:
+		if (!gr_is_node(g, key))
+			return -ENOENT;
+		rc = lf_read(ss_logf(t->s), gr_node_rec(g, key), out);
+		if (!rc)
+			sb_addc(out, '\n');
+		return rc;
+	case TK_FIXED:
+		if (ino == TI_README)
+			readme(t, out);
+		else if (ino == TI_SESSION)
+			ss_facts_json(t->s, out);
+		else if (ino == TI_ERRORS)
+			ss_errors_text(t->s, out);
+		else
+			return -EISDIR;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int content_locked(struct tree *t, uint64_t ino, struct blob **out)
+{
+	struct blob *b = cache_get(t->cache, ino);
+	struct sbuf sb;
+	int rc;
+
+	if (b) {
+		*out = b;
+		return 0;
+	}
+	sb_init(&sb);
+	rc = render(t, ino, &sb);
+	if (!rc && !(b = blob_new(sb.buf, sb.len)))
+		rc = -ENOMEM;
+	sb_free(&sb);
+	if (rc)
+		return rc;
+	if (TR_KIND(ino) == TK_MSG && TR_KEY(ino) < t->nsize)
+		__atomic_store_n(&t->msize[TR_KEY(ino)], (uint32_t)(b->len + 1),
+				 __ATOMIC_RELAXED);
+	cache_put(t->cache, ino, b);
+	*out = b;
+	return 0;
+}
+
+int tr_content(struct tree *t, uint64_t ino, struct blob **out)
+{
+	int rc;
+
+	pthread_rwlock_rdlock(&t->lock);
+	rc = content_locked(t, ino, out);
+	pthread_rwlock_unlock(&t->lock);
+	return rc;
+}
+
+static int file_size(struct tree *t, uint64_t ino, uint64_t *size)
+{
+	struct blob *b;
+	uint32_t known = 0;
+	int rc;
+
+	if (TR_KIND(ino) == TK_MSG && TR_KEY(ino) < t->nsize)
+		known = __atomic_load_n(&t->msize[TR_KEY(ino)], __ATOMIC_RELAXED);
+	if (known) {
+		*size = known - 1;
+		return 0;
+	}
+	if (TR_KIND(ino) == TK_REC && gr_is_node(ss_graph(t->s), TR_KEY(ino))) {
+		*size = gr_node_rec(ss_graph(t->s), TR_KEY(ino))->len + 1u;
+		return 0;
+	}
+	rc = content_locked(t, ino, &b);
+	if (rc)
+		return rc;
+	*size = b->len;
+	blob_unref(b);
+	return 0;
+}
+
+/* ---- attributes ---- */
+
+static int current_target(struct tree *t, char *out)
+{
+	int cur = ss_current_branch(t->s);
+
+	if (cur < 0)
+		return -ENOENT;
+	snprintf(out, NM_MAX + 1, "%s", br_get(ss_branches(t->s), (uint32_t)cur)->name);
+	return 0;
+}
+
+static void fill_common(struct tree *t, uint64_t ino, struct tr_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->st.st_ino = ino;
+	a->st.st_uid = t->uid;
+	a->st.st_gid = t->gid;
+	a->st.st_mtim = a->st.st_ctim = a->st.st_atim = t->mtime;
+	a->st.st_blksize = 4096;
+}
+
+static void set_dir(struct tr_attr *a)
+{
+	a->st.st_mode = S_IFDIR | 0555;
+	a->st.st_nlink = 2;
+}
+
+static int set_file(struct tree *t, uint64_t ino, struct tr_attr *a)
+{
+	uint64_t size;
+	int rc = file_size(t, ino, &size);
+
+	if (rc)
+		return rc;
+	a->st.st_mode = S_IFREG | 0444;
+	a->st.st_nlink = 1;
+	a->st.st_size = (off_t)size;
+	a->st.st_blocks = (blkcnt_t)((size + 511) / 512);
+	return 0;
+}
+
+static int attr_fixed(struct tree *t, uint64_t ino, struct tr_attr *a)
+{
+	char target[NM_MAX + 1];
+
+	switch (ino) {
+	case TI_ROOT: case TI_BRANCHES: case TI_CONTEXT: case TI_STATE: case TI_RECORDS:
+		set_dir(a);
+		return 0;
+	case TI_CURRENT:
+		if (current_target(t, target))
+			return -ENOENT;
+		a->st.st_mode = S_IFLNK | 0777;
+		a->st.st_nlink = 1;
+		a->st.st_size = (off_t)strlen(target);
+		return 0;
+	case TI_README: case TI_SESSION: case TI_ERRORS:
+		return set_file(t, ino, a);
+	}
+	return -ENOENT;
+}
+
+static int attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
+{
+	const struct graph *g = ss_graph(t->s);
+	uint32_t key = TR_KEY(ino);
+	int rc;
+
+	fill_common(t, ino, a);
+	switch (TR_KIND(ino)) {
+	case TK_FIXED:
+		return attr_fixed(t, ino, a);
+	case TK_BRANCH:
+		if (branch_of_key(t, key) < 0)
+			return -ENOENT;
+		set_dir(a);
+		return 0;
+	case TK_MSG:
+	case TK_REC:
+		if (!gr_is_node(g, key))
+			return -ENOENT;
+		rc = set_file(t, ino, a);
+		if (!rc && gr_node_rec(g, key)->ts != IDX_NO_TS) {
+			int64_t ms = gr_node_rec(g, key)->ts;
+
+			a->st.st_mtim.tv_sec = (time_t)(ms / 1000);
+			a->st.st_mtim.tv_nsec = (long)(ms % 1000) * 1000000;
+		}
+		a->immutable = 1;
+		return rc;
+	}
+	return -ENOENT;
+}
+
+int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out)
+{
+	int rc;
+
+	if (TR_KIND(ino) != TK_MSG && TR_KIND(ino) != TK_REC)
+		tr_refresh(t, 0);
+	pthread_rwlock_rdlock(&t->lock);
+	rc = attr_locked(t, ino, out);
+	pthread_rwlock_unlock(&t->lock);
+	return rc;
+}
+
+/* ---- lookup ---- */
+
+static uint64_t lookup_branch_msg(struct tree *t, uint32_t key, const char *name)
+{
+	int b = branch_of_key(t, key);
+	const struct tpath *p;
+	char check[NM_MAX + 1];
+	uint32_t seq = nm_message_seq(name), id;
+
+	if (b < 0 || !seq || !(p = branch_path(t, b)) || seq > p->n)
+		return 0;
+	id = p->ids[seq - 1];
+	nm_message_file(ss_graph(t->s), id, seq, check);
+	return strcmp(check, name) ? 0 : TR_INO(TK_MSG, id);
+}
+
+static uint64_t lookup_locked(struct tree *t, uint64_t parent, const char *name)
+{
+	const struct br_set *bs = ss_branches(t->s);
+	size_t i;
+	int b;
+
+	if (parent == TI_ROOT) {
+		for (i = 0; i < NROOT; i++)
+			if (!strcmp(name, root_entries[i].name))
+				return root_entries[i].ino;
+		return 0;
+	}
+	if (parent == TI_BRANCHES) {
+		if (!strcmp(name, "current"))
+			return ss_current_branch(t->s) >= 0 ? TI_CURRENT : 0;
+		b = br_find(bs, name);
+		return b < 0 ? 0 : branch_ino(br_get(bs, (uint32_t)b));
+	}
+	if (parent == TI_RECORDS) {
+		uint32_t id = rec_lookup(t, name);
+
+		return id ? TR_INO(TK_REC, id) : 0;
+	}
+	if (TR_KIND(parent) == TK_BRANCH)
+		return lookup_branch_msg(t, TR_KEY(parent), name);
+	return 0;
+}
+
+int tr_lookup(struct tree *t, uint64_t parent, const char *name, struct tr_attr *out)
+{
+	uint64_t ino;
+	int rc = -ENOENT;
+
+	tr_refresh(t, 0);
+	pthread_rwlock_rdlock(&t->lock);
+	ino = lookup_locked(t, parent, name);
+	if (ino)
+		rc = attr_locked(t, ino, out);
+	pthread_rwlock_unlock(&t->lock);
+	return rc;
+}
+
+/* ---- directories ---- */
+
+static int is_dir_ino(struct tree *t, uint64_t ino)
+{
+	if (TR_KIND(ino) == TK_BRANCH)
+		return branch_of_key(t, TR_KEY(ino)) >= 0;
+	return ino == TI_ROOT || ino == TI_BRANCHES || ino == TI_CONTEXT ||
+	       ino == TI_STATE || ino == TI_RECORDS;
+}
+
+static int list_branches(struct tree *t, struct tr_dir *d)
+{
+	const struct br_set *bs = ss_branches(t->s);
+	uint32_t i, n = br_count(bs), k = 0;
+	int cur = ss_current_branch(t->s);
+
+	d->names = calloc(n + 1, sizeof(*d->names));
+	d->inos = calloc(n + 1, sizeof(*d->inos));
+	if (!d->names || !d->inos)
+		return -ENOMEM;
+	if (cur >= 0) {
+		strcpy(d->names[k], "current");
+		d->inos[k++] = TI_CURRENT;
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(d->names[k], NM_MAX + 1, "%s", br_get(bs, i)->name);
+		d->inos[k++] = branch_ino(br_get(bs, i));
+	}
+	d->n = k;
+	return 0;
+}
+
+static int copy_ids(struct tr_dir *d, const uint32_t *ids, uint32_t n)
+{
+	d->ids = malloc((n ? n : 1) * sizeof(*d->ids));
+	if (!d->ids)
+		return -ENOMEM;
+	memcpy(d->ids, ids, n * sizeof(*ids));
+	d->n = n;
+	return 0;
+}
+
+static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
+{
+	const struct tpath *p;
+	const uint32_t *order;
+	uint32_t n;
+
+	d->ino = ino;
+	d->parent = TR_KIND(ino) == TK_BRANCH ? TI_BRANCHES : TI_ROOT;
+	if (!is_dir_ino(t, ino))
+		return -ENOTDIR;
+	switch (ino) {
+	case TI_ROOT:
+		d->kind = DK_ROOT;
+		d->n = NROOT;
+		return 0;
+	case TI_BRANCHES:
+		d->kind = DK_BRANCHES;
+		return list_branches(t, d);
+	case TI_RECORDS:
+		d->kind = DK_RECORDS;
+		order = gr_nodes(ss_graph(t->s), &n);
+		return copy_ids(d, order, n);
+	case TI_CONTEXT:
+	case TI_STATE:
+		d->kind = DK_EMPTY;
+		return 0;
+	}
+	d->kind = DK_BRANCH;
+	p = branch_path(t, branch_of_key(t, TR_KEY(ino)));
+	return p ? copy_ids(d, p->ids, p->n) : -ENOMEM;
+}
+
+int tr_opendir(struct tree *t, uint64_t ino, struct tr_dir **out)
+{
+	struct tr_dir *d = calloc(1, sizeof(*d));
+	int rc;
+
+	*out = NULL;
+	if (!d)
+		return -ENOMEM;
+	tr_refresh(t, 0);
+	pthread_rwlock_rdlock(&t->lock);
+	rc = opendir_locked(t, ino, d);
+	pthread_rwlock_unlock(&t->lock);
+	if (rc) {
+		tr_closedir(d);
+		return rc;
+	}
+	*out = d;
+	return 0;
+}
+
+void tr_closedir(struct tr_dir *d)
+{
+	if (!d)
+		return;
+	free(d->ids);
+	free(d->names);
+	free(d->inos);
+	free(d);
+}
+
+/* Name and inode of item i (dots excluded); 0 when it is gone. */
+static uint64_t dir_item(struct tree *t, struct tr_dir *d, uint32_t i, char *name)
+{
+	const struct graph *g = ss_graph(t->s);
+
+	switch (d->kind) {
+	case DK_ROOT:
+		strcpy(name, root_entries[i].name);
+		return root_entries[i].ino;
+	case DK_BRANCHES:
+		strcpy(name, d->names[i]);
+		return d->inos[i];
+	case DK_BRANCH:
+		if (!gr_is_node(g, d->ids[i]))
+			return 0;
+		nm_message_file(g, d->ids[i], i + 1, name);
+		return TR_INO(TK_MSG, d->ids[i]);
+	case DK_RECORDS:
+		if (!gr_is_node(g, d->ids[i]))
+			return 0;
+		rec_name(t, d->ids[i], name);
+		return TR_INO(TK_REC, d->ids[i]);
+	case DK_EMPTY:
+		break;
+	}
+	return 0;
+}
+
+int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
+		 struct tr_attr *attr)
+{
+	uint64_t ino;
+	int rc = 1;
+
+	if (i >= (uint64_t)d->n + 2)
+		return 0;
+	pthread_rwlock_rdlock(&t->lock);
+	if (i < 2) {
+		strcpy(name, i ? ".." : ".");
+		ino = i ? d->parent : d->ino;
+		fill_common(t, ino, attr);
+		set_dir(attr);
+	} else {
+		ino = dir_item(t, d, (uint32_t)(i - 2), name);
+		if (!ino || attr_locked(t, ino, attr)) {
+			/* Gone since the listing was taken: shown as "." would
+			 * mislead; give a harmless placeholder instead. */
+			rc = -ENOENT;
+		}
+	}
+	pthread_rwlock_unlock(&t->lock);
+	return rc;
+}
+
+/* ---- links and extended attributes ---- */
+
+int tr_readlink(struct tree *t, uint64_t ino, char *out)
+{
+	int rc = -EINVAL;
+
+	pthread_rwlock_rdlock(&t->lock);
+	if (ino == TI_CURRENT)
+		rc = current_target(t, out);
+	pthread_rwlock_unlock(&t->lock);
+	return rc;
+}
+
+static const char *const xattr_names[] = {
+	"user.sessfs.uuid", "user.sessfs.parent", "user.sessfs.timestamp",
+	"user.sessfs.line",
+};
+
+static int xattr_locked(struct tree *t, uint64_t ino, const char *name,
+			struct sbuf *out)
+{
+	const struct graph *g = ss_graph(t->s);
+	uint32_t id = TR_KEY(ino);
+	const struct idx_rec *r;
+	char ts[32];
+
+	if (TR_KIND(ino) != TK_MSG || !gr_is_node(g, id))
+		return -ENODATA;
+	r = gr_node_rec(g, id);
+	if (!strcmp(name, xattr_names[0])) {
+		idx_id_str(ss_idx(t->s), id, out);
+	} else if (!strcmp(name, xattr_names[1])) {
+		idx_id_str(ss_idx(t->s), r->parent, out);
+	} else if (!strcmp(name, xattr_names[2]) && r->ts != IDX_NO_TS) {
+		js_time_fmt(r->ts, ts);
+		sb_adds(out, ts);
+	} else if (!strcmp(name, xattr_names[3])) {
+		sb_addf(out, "%u", r->line);
+	} else {
+		return -ENODATA;
+	}
+	return 0;
+}
+
+int tr_getxattr(struct tree *t, uint64_t ino, const char *name, struct sbuf *out)
+{
+	int rc;
+
+	pthread_rwlock_rdlock(&t->lock);
+	rc = xattr_locked(t, ino, name, out);
+	pthread_rwlock_unlock(&t->lock);
+	return rc;
+}
+
+int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out)
+{
+	size_t i;
+
+	if (TR_KIND(ino) != TK_MSG)
+		return 0;
+	(void)t;
+	for (i = 0; i < sizeof(xattr_names) / sizeof(xattr_names[0]); i++)
+		sb_add(out, xattr_names[i], strlen(xattr_names[i]) + 1);
+	return 0;
+}
+
+/* ---- growth ---- */
+
+static int keep_immutable(uint64_t key)
+{
+	return TR_KIND(key) == TK_MSG || TR_KIND(key) == TK_REC;
+}
+
+int tr_refresh(struct tree *t, int force)
+{
+	int64_t now = now_ms();
+	int rc;
+
+	if (!force && now - __atomic_load_n(&t->checked_ms, __ATOMIC_RELAXED) <
+			      TR_LIVE_CHECK_MS)
+		return 0;
+	pthread_rwlock_wrlock(&t->lock);
+	t->checked_ms = now;
+	rc = ss_refresh(t->s);
+	if (rc > 0) {
+		drop_paths(t);
+		size_table(t);
+		cache_prune(t->cache, keep_immutable);
+		note_mtime(t);
+	}
+	pthread_rwlock_unlock(&t->lock);
+	return rc;
+}

@@ -1,0 +1,89 @@
+/*
+ * tree: the mount's layout, mapped onto the replay core.
+ *
+ * Inode numbers are computed, not stored: the top byte says what a node is
+ * (TK_*), the rest which one (a record's id, a branch's first own record,
+ * a fixed file). So the same record has the same inode in every branch,
+ * inodes survive the log growing, and forget() has nothing to free.
+ *
+ *   /README.md /session.json /errors.txt
+ *   /branches/{current -> NAME, NAME/<seq>-<kind>.md ...}
+ *   /records/<uuid>.json    /context/    /state/
+ *
+ * A tree owns its session. Calls are thread-safe: each takes the tree's
+ * read lock; tr_refresh() takes the write lock to index appended bytes.
+ * Results are copied out (names, attributes) or reference-counted (blobs).
+ */
+#ifndef SESSFS_TREE_H
+#define SESSFS_TREE_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "../core/session.h"
+#include "cache.h"
+
+enum tr_kind {
+	TK_FIXED = 0,
+	TK_BRANCH = 1,		/* key: first own record id (0 = main) */
+	TK_MSG = 2,		/* key: record id */
+	TK_REC = 3,		/* key: record id */
+};
+
+enum tr_fixed {
+	TI_ROOT = 1,
+	TI_README,
+	TI_SESSION,
+	TI_ERRORS,
+	TI_BRANCHES,
+	TI_CONTEXT,
+	TI_STATE,
+	TI_RECORDS,
+	TI_CURRENT,
+};
+
+#define TR_INO(kind, key) (((uint64_t)(kind) << 56) | (uint64_t)(key))
+#define TR_KIND(ino) ((unsigned)((ino) >> 56))
+#define TR_KEY(ino) ((uint32_t)((ino) & 0xffffffffu))
+
+#define TR_CACHE_BYTES (64u << 20)	/* rendered text kept */
+#define TR_LIVE_CHECK_MS 1000		/* how often a growing log is looked at */
+
+struct tree;
+
+/* Takes ownership of s. Returns NULL on ENOMEM (s is then closed). */
+struct tree *tr_new(struct session *s);
+void tr_free(struct tree *t);
+
+/* Attributes of ino: 0, or -ENOENT. immutable tells whether the kernel may
+ * keep the node's attributes and data for long. */
+struct tr_attr {
+	struct stat st;
+	int immutable;
+};
+int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out);
+int tr_lookup(struct tree *t, uint64_t parent, const char *name,
+	      struct tr_attr *out);
+
+/* A directory's listing, taken when it is opened. */
+struct tr_dir;
+int tr_opendir(struct tree *t, uint64_t ino, struct tr_dir **out);
+/* Entry i of the listing ("." and ".." included): 1 and its name (NM_MAX
+ * + 1 bytes) and attributes, 0 past the end, -errno on error. */
+int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
+		 struct tr_attr *attr);
+void tr_closedir(struct tr_dir *d);
+
+/* The content of a file, with a reference for the caller. */
+int tr_content(struct tree *t, uint64_t ino, struct blob **out);
+/* The target of a symbolic link (NM_MAX + 1 bytes). */
+int tr_readlink(struct tree *t, uint64_t ino, char *out);
+/* Extended attributes: value of name into out, or the list of names. */
+int tr_getxattr(struct tree *t, uint64_t ino, const char *name, struct sbuf *out);
+int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out);
+
+/* Looks at the log and indexes what was appended (at most once per
+ * TR_LIVE_CHECK_MS unless force). 1 if the tree changed. */
+int tr_refresh(struct tree *t, int force);
+
+#endif
