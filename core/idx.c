@@ -8,16 +8,25 @@
 #include "jscan.h"
 #include "scan.h"
 
-/* uuids are random: a short FNV over the key spreads them well enough. */
+/*
+ * uthash takes a bucket from the hash's low bits, where FNV mixes poorly:
+ * FNV-1a over the key, then a 64-bit finaliser (murmur3's) to spread it.
+ */
 #define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = idx_keyhash(keyptr, keylen))
 static unsigned idx_keyhash(const void *k, unsigned n)
 {
 	const unsigned char *p = k;
-	unsigned h = 2166136261u, i;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	unsigned i;
 
 	for (i = 0; i < n; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return (unsigned)h;
 }
 #include <uthash.h>
 
@@ -386,7 +395,8 @@ static ssize_t pread_full(int fd, char *buf, size_t n, uint64_t off)
 /*
  * A line longer than the read buffer: find its end with the buffer, then
  * read it whole into memory of its own size. Returns 1 when indexed, 0 when
- * the file ends first (the line stays pending), -errno on error.
+ * the file ends first (the line stays pending; *next is then the end of
+ * the file), -errno on error.
  */
 static int long_line(struct idx *ix, int fd, char *buf, uint64_t start,
 		     uint64_t *next)
@@ -399,8 +409,10 @@ static int long_line(struct idx *ix, int fd, char *buf, uint64_t start,
 
 	for (;;) {
 		r = pread_full(fd, buf, IDX_CHUNK, at);
-		if (r <= 0)
+		if (r <= 0) {
+			*next = at;
 			return r < 0 ? (int)r : 0;
+		}
 		nl = memchr(buf, '\n', (size_t)r);
 		if (nl)
 			break;
@@ -445,6 +457,8 @@ int idx_feed(struct idx *ix, int fd)
 			uint64_t next = pos;
 
 			rc = long_line(ix, fd, buf, pos, &next);
+			if (rc == 0)
+				have = (size_t)(next - pos);
 			if (rc <= 0)
 				break;
 			rc = 0;

@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Nesting kept in a bit stack: 1 = object, 0 = array. */
 #define JS_STACK_WORDS 64
@@ -19,30 +22,56 @@ const char *js_ws(const char *p, const char *e)
 	return p;
 }
 
+/* The next '"' at or after p, or NULL. Sixteen bytes at a time. */
+static const char *next_quote(const char *p, const char *e)
+{
+#ifdef __SSE2__
+	const __m128i quote = _mm_set1_epi8('"');
+
+	while (e - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote));
+
+		if (m)
+			return p + __builtin_ctz(m);
+		p += 16;
+	}
+#endif
+	return memchr(p, '"', (size_t)(e - p));
+}
+
+/*
+ * The closing quote of a string whose body starts at start, or NULL: the
+ * first quote not escaped, i.e. preceded by an even run of backslashes.
+ * Most of a log's bytes are inside strings, so only quotes are looked for.
+ */
+static const char *string_end(const char *start, const char *e)
+{
+	const char *p = start, *q, *b;
+
+	while ((q = next_quote(p, e))) {
+		for (b = q; b > start && b[-1] == '\\'; b--)
+			;
+		if (((q - b) & 1) == 0)
+			return q;
+		p = q + 1;
+	}
+	return NULL;
+}
+
 const char *js_string(const char *p, const char *e, struct js_str *s)
 {
-	const char *start, *q = NULL, *b;
-	int escaped = 0;
+	const char *q;
 
 	if (p >= e || *p != '"')
 		return NULL;
-	start = ++p;
-	for (;;) {
-		q = memchr(p, '"', (size_t)(e - p));
-		if (!q)
-			return NULL;
-		for (b = q; b > start && b[-1] == '\\'; b--)
-			;
-		if (b != q)
-			escaped = 1;
-		if (((q - b) & 1) == 0)
-			break;
-		p = q + 1;
-	}
+	q = string_end(p + 1, e);
+	if (!q)
+		return NULL;
 	if (s) {
-		s->p = start;
-		s->n = (size_t)(q - start);
-		s->escaped = escaped || memchr(start, '\\', s->n) != NULL;
+		s->p = p + 1;
+		s->n = (size_t)(q - p - 1);
+		s->escaped = memchr(s->p, '\\', s->n) != NULL;
 	}
 	return q + 1;
 }
@@ -105,13 +134,39 @@ static int stack_pop(struct js_stack *st, int obj)
 	return (int)((st->w[d / 64] >> (d % 64)) & 1) == obj ? 0 : -1;
 }
 
+/* The next '"', '{', '}', '[' or ']' at or after p (e if none). */
+static const char *next_structural(const char *p, const char *e)
+{
+#ifdef __SSE2__
+	const __m128i q = _mm_set1_epi8('"'), ob = _mm_set1_epi8('{'),
+		      cb = _mm_set1_epi8('}'), os = _mm_set1_epi8('['),
+		      cs = _mm_set1_epi8(']');
+
+	while (e - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i m = _mm_or_si128(
+			_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, ob)),
+			_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, cb), _mm_cmpeq_epi8(v, os)),
+				     _mm_cmpeq_epi8(v, cs)));
+		unsigned bits = (unsigned)_mm_movemask_epi8(m);
+
+		if (bits)
+			return p + __builtin_ctz(bits);
+		p += 16;
+	}
+#endif
+	while (p < e && *p != '"' && *p != '{' && *p != '}' && *p != '[' && *p != ']')
+		p++;
+	return p;
+}
+
 static const char *skip_nested(const char *p, const char *e)
 {
 	struct js_stack st = { .cap = JS_STACK_WORDS * 64 };
 	const char *r = NULL;
 
 	st.w = st.local;
-	while (p < e) {
+	while ((p = next_structural(p, e)) < e) {
 		char c = *p;
 
 		if (c == '"') {
@@ -228,13 +283,6 @@ int js_arr_next(struct js_iter *it, const char **val)
 		return r;
 	*val = it->p;
 	return 1;
-}
-
-int js_eq(const struct js_str *s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return s->n == n && !memcmp(s->p, lit, n);
 }
 
 int js_blank(const struct js_str *s)

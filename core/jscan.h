@@ -51,8 +51,13 @@ int js_arr_begin(struct js_iter *it, const char *p, const char *e);
 int js_obj_next(struct js_iter *it, struct js_str *key, const char **val);
 int js_arr_next(struct js_iter *it, const char **val);
 
-/* Key equality against a C string literal. */
-int js_eq(const struct js_str *s, const char *lit);
+/* Key equality against a C string literal (inline: the length folds). */
+static inline int js_eq(const struct js_str *s, const char *lit)
+{
+	size_t n = __builtin_strlen(lit);
+
+	return s->n == n && !__builtin_memcmp(s->p, lit, n);
+}
 /* True when the raw string holds only JSON whitespace (escaped or not). */
 int js_blank(const struct js_str *s);
 /* Decodes a raw string, appending UTF-8 to out; lone surrogates and bad

@@ -11,6 +11,7 @@ struct scan {
 	struct idx_rec *r;
 	uint32_t logical, leaf, msg_id, snap_id, sent_as;
 	int bad_uuid;
+	int has_message;
 };
 
 static const struct {
@@ -301,8 +302,12 @@ static const char *scan_member(struct scan *sc, const struct js_str *k,
 			end = scan_str(v, e, &s);
 			if (end && s.p) {
 				*typed = 1;
-				r->type = type_of(&s);
 				r->type_atom = idx_intern_atom(sc->ix, &s);
+				if (s.escaped) {	/* classify the decoded name */
+					s.p = idx_atom(sc->ix, r->type_atom);
+					s.n = strlen(s.p);
+				}
+				r->type = type_of(&s);
 			}
 			return end;
 		}
@@ -314,8 +319,10 @@ static const char *scan_member(struct scan *sc, const struct js_str *k,
 			return scan_flag(v, e, r, IDX_F_META);
 		break;
 	case 7:
-		if (js_eq(k, "message"))
+		if (js_eq(k, "message")) {
+			sc->has_message = 1;
 			return scan_message(sc, v, e);
+		}
 		if (js_eq(k, "subtype")) {
 			end = scan_str(v, e, &s);
 			if (end && s.p)
@@ -425,6 +432,8 @@ static void scan_finish(struct scan *sc)
 	}
 	if (r->type != IDX_T_USER && r->type != IDX_T_ASSISTANT)
 		r->drop = IDX_D_KEEP;
+	else if (!sc->has_message)
+		r->drop = IDX_D_NO_MESSAGE;
 	else if (r->type == IDX_T_ASSISTANT && r->block == IDX_B_STRING &&
 		 (r->flags & IDX_F_BLANK_STR))
 		r->drop = IDX_D_BLANK;

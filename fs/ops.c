@@ -29,11 +29,21 @@ static void fill_entry(struct fuse_entry_param *e, const struct tr_attr *a)
 	e->entry_timeout = timeout_of(a);
 }
 
+/* Set at init: the kernel opens files without asking (zero-message open). */
+static int no_open;
+
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
 	(void)userdata;
 	/* ls -l and find get attributes with the listing, always. */
 	conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
+	/* Files are read by inode: an open needs no round trip, and the
+	 * kernel keeps their pages (a message never changes; what grows gets
+	 * a new size and mtime, which drops its pages). */
+	if (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) {
+		conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
+		no_open = 1;
+	}
 }
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -154,6 +164,10 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, EROFS);
 		return;
 	}
+	if (no_open) {
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
 	rc = tr_content(tree_of(req), ino, &b);
 	if (rc) {
 		fuse_reply_err(req, -rc);
@@ -169,15 +183,23 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	struct blob *b = (struct blob *)(uintptr_t)fi->fh;
+	int rc;
 
-	(void)ino;
-	if (off < 0 || (size_t)off >= b->len) {
-		fuse_reply_buf(req, NULL, 0);
-		return;
+	if (!b) {	/* opened without a round trip: find it by inode */
+		rc = tr_content(tree_of(req), ino, &b);
+		if (rc) {
+			fuse_reply_err(req, -rc);
+			return;
+		}
+	} else {
+		blob_ref(b);
 	}
-	if (size > b->len - (size_t)off)
+	if (off < 0 || (size_t)off >= b->len)
+		size = 0;
+	else if (size > b->len - (size_t)off)
 		size = b->len - (size_t)off;
-	fuse_reply_buf(req, b->data + off, size);
+	fuse_reply_buf(req, size ? b->data + off : NULL, size);
+	blob_unref(b);
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

@@ -5,7 +5,8 @@
  *
  * SIZE is a byte count with an optional binary suffix (64K, 100M, 1G). The
  * program appends whole turns until OUT holds at least SIZE bytes, then stops
- * at the end of a turn, so every line is complete. Records follow the shapes
+ * at the end of a turn, so every line is complete (a log holds at least one
+ * turn, so sizes below ~200K give one turn). Records follow the shapes
  * that Claude Code 2.1.328 writes (../shared/docs/session-format.md and the
  * logs in ../shared/corpus): queue operations, user prompts with their
  * attachment chains and a prompt_snapshot, api-request records, assistant
@@ -349,8 +350,7 @@ static const char *const SYSTEM_SECTIONS[] = {
 	"# Harness\n - Text you output outside of tool use is shown to the user as markdown.",
 	"# Doing tasks\nThe user will mostly ask for software engineering work.",
 	"# Tone and style\nBe direct. No preamble, no recap of what you just did.",
-	"# Memory\nYou have a persistent file-based memory at "
-	"`/home/user/.claude/projects/-home-user-src-todo-app/memory/`.",
+	"# Memory\nYou have a persistent file-based memory in the project's memory/ folder.",
 	"# Environment\n - The most recent Claude models are the Claude 5 family.",
 	"# Context management\nWhen the conversation grows long, older turns are summarized.",
 	"# Tool use\nCall independent tools in parallel, in a single response.",
@@ -890,18 +890,11 @@ static void make_prose(struct gen *g, struct buf *b, const char *const *bank,
 		       unsigned n, size_t size)
 {
 	size_t start = b->len;
-	bool in_para = false;
 
 	while (b->len - start < size) {
-		if (in_para && chance(g, 20)) {
-			buf_lit(b, "\n\n");
-			if (chance(g, 25))
-				buf_lit(b, "- ");
-		} else if (in_para) {
-			buf_ch(b, ' ');
-		}
+		if (b->len > start) /* a new paragraph, maybe a list item, or a space */
+			buf_str(b, chance(g, 20) ? (chance(g, 25) ? "\n\n- " : "\n\n") : " ");
 		expand(g, b, bank[rnd_below(g, n)]);
-		in_para = true;
 	}
 }
 

@@ -1,0 +1,112 @@
+#!/bin/bash
+# The benchmark: writes a 100 MB and a 1 GB log of realistic shape
+# (scripts/genlog.c) and prints, for each, in one run:
+#   - index time, MB/s, index bytes per record, peak RSS (tests/bench/idxbench.c)
+#   - ratios against a full cJSON parse of every line and against grep -c
+#   - the time from starting sessfs to the first answer of ls branches/
+#   - grep -r over branches/current, cold (first read after the mount) and
+#     warm, against grep -r over a copy of the same tree on tmpfs, and
+#     against grep over the raw log
+#   - the daemon's peak RSS
+# Times are the best of BENCH_RUNS runs (default 3); the log is read once
+# first so every tool starts with it in the page cache. Figures, not
+# pass/fail: the machine is shared.
+set -u
+cd "$(dirname "$0")/.."
+SIZES=${BENCH_SIZES:-100M 1G}
+RUNS=${BENCH_RUNS:-3}
+DIR=${BENCH_DIR:-/tmp/sessfs-bench}
+B=build/bench
+CC=${CC:-cc}
+CFLAGS="-std=c11 -O2 -Wall -Wextra -Werror -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE"
+CJSON=$(pkg-config --cflags --libs libcjson)
+mkdir -p "$B" "$DIR"
+MNT=$DIR/mnt
+PID=
+cleanup() {
+	mountpoint -q "$MNT" 2>/dev/null && fusermount3 -u -z "$MNT"
+	[ -n "$PID" ] && kill "$PID" 2>/dev/null
+	rm -rf "$DIR"/tree-* /dev/shm/sessfs-bench-*
+}
+trap cleanup EXIT
+
+$CC $CFLAGS -o $B/genlog scripts/genlog.c || exit 1
+$CC $CFLAGS -o $B/cjson_baseline scripts/cjson_baseline.c $CJSON || exit 1
+$CC $CFLAGS -o $B/idxbench tests/bench/idxbench.c core/*.c $CJSON || exit 1
+
+now() { date +%s.%N; }
+# best TIME_CMD...: the smallest wall time of RUNS runs, in seconds.
+best() {
+	local b= t0 t1 d i
+	for i in $(seq 1 "$RUNS"); do
+		t0=$(now); "$@" > /dev/null 2>&1; t1=$(now)
+		d=$(echo "$t1 - $t0" | bc -l)
+		if [ -z "$b" ] || [ "$(echo "$d < $b" | bc -l)" = 1 ]; then b=$d; fi
+	done
+	printf '%.3f' "$b"
+}
+kv() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+ratio() { printf '%.1f' "$(echo "$1 / $2" | bc -l)"; }
+
+wait_ls() {	# polls until ls MNT/branches answers; prints nothing
+	local i
+	for i in $(seq 1 6000); do
+		ls "$MNT/branches" > /dev/null 2>&1 && return 0
+		sleep 0.005
+	done
+	return 1
+}
+
+bench_mount() {
+	local log=$1 idx_s=$2 t0 t1 ready cold warm tmpfs raw rss copy
+	mkdir -p "$MNT"
+	t0=$(now)
+	build/sessfs -f "$log" "$MNT" 2>"$DIR/daemon.err" &
+	PID=$!
+	wait_ls || { echo "  mount did not come up: $(cat "$DIR/daemon.err")"; return; }
+	t1=$(now)
+	ready=$(echo "$t1 - $t0" | bc -l)
+	printf '  ready (start to first ls branches/): %.3f s = %.2f x index time\n' "$ready" "$(echo "$ready / $idx_s" | bc -l)"
+	t0=$(now); grep -r -c 'NO-SUCH-STRING-xyzzy' "$MNT/branches/current/" > /dev/null; t1=$(now)
+	cold=$(echo "$t1 - $t0" | bc -l)
+	warm=$(best grep -r -c 'NO-SUCH-STRING-xyzzy' "$MNT/branches/current/")
+	copy=/dev/shm/sessfs-bench-tree
+	rm -rf "$copy"; cp -r "$MNT/branches/current/" "$copy"
+	tmpfs=$(best grep -r -c 'NO-SUCH-STRING-xyzzy' "$copy")
+	raw=$(best grep -c 'NO-SUCH-STRING-xyzzy' "$log")
+	printf '  grep -r branches/current (%s files): cold %.3f s, warm %s s; tmpfs copy %s s; raw log %s s\n' \
+		"$(ls "$MNT/branches/current" | wc -l)" "$cold" "$warm" "$tmpfs" "$raw"
+	printf '  ratios: warm/tmpfs %s, cold/tmpfs %s, warm/raw-log %s\n' \
+		"$(ratio "$warm" "$tmpfs")" "$(ratio "$cold" "$tmpfs")" "$(ratio "$warm" "$raw")"
+	rss=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
+	printf '  daemon peak RSS: %.1f MB\n' "$(echo "$rss / 1024" | bc -l)"
+	rm -rf "$copy"
+	fusermount3 -u "$MNT"
+	wait "$PID"
+	PID=
+}
+
+echo "sessfs benchmark ($(nproc) cores; best of $RUNS runs; log in page cache)"
+for size in $SIZES; do
+	log=$DIR/bench-$size.jsonl
+	[ -f "$log" ] || $B/genlog "$size" "$log" 2>/dev/null || exit 1
+	cat "$log" > /dev/null
+	echo
+	echo "== $size log: $(stat -c %s "$log") bytes, $(wc -l < "$log") lines"
+	line=
+	for i in $(seq 1 "$RUNS"); do
+		l=$($B/idxbench "$log")
+		if [ -z "$line" ] || [ "$(echo "$(kv "$l" index_s) < $(kv "$line" index_s)" | bc -l)" = 1 ]; then line=$l; fi
+	done
+	idx=$(kv "$line" index_s)
+	cj=$(best $B/cjson_baseline "$log")
+	gr=$(best grep -c . "$log")
+	printf '  index: %s s, %s MB/s, %s bytes/record (%s records), peak RSS %s MB\n' \
+		"$idx" "$(kv "$line" index_MBps)" "$(kv "$line" idx_bytes_per_record)" \
+		"$(kv "$line" records)" "$(kv "$line" peak_rss_MB)"
+	printf '  then graph %s s, branches %s s (%s), resume chain %s s\n' \
+		"$(kv "$line" graph_s)" "$(kv "$line" branches_s)" "$(kv "$line" branches)" "$(kv "$line" resume_s)"
+	printf '  baselines: full cJSON parse %s s (sessfs is %sx faster), grep -c %s s (sessfs takes %sx)\n' \
+		"$cj" "$(ratio "$cj" "$idx")" "$gr" "$(ratio "$idx" "$gr")"
+	bench_mount "$log" "$idx"
+done
