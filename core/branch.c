@@ -194,7 +194,8 @@ static int name_branches(struct br_set *bs)
 		snprintf(b->name, sizeof(b->name), "fork-%06u-%s",
 			 gr_dpos(bs->g, b->first_own), u8);
 	}
-	qsort(bs->v, bs->n, sizeof(*bs->v), cmp_branch);
+	if (bs->n)		/* qsort(NULL, 0) is undefined */
+		qsort(bs->v, bs->n, sizeof(*bs->v), cmp_branch);
 	return index_names(bs);
 }
 

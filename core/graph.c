@@ -398,7 +398,8 @@ int gr_build(const struct idx *ix, struct graph **out)
 	    (rc = link_children(g)) || (rc = place(g)))
 		goto fail;
 	set_side(g);
-	qsort(g->errs, g->nerrs, sizeof(*g->errs), cmp_err);
+	if (g->nerrs)		/* qsort(NULL, 0) is undefined */
+		qsort(g->errs, g->nerrs, sizeof(*g->errs), cmp_err);
 	free(bridge);
 	*out = g;
 	return 0;

@@ -1,5 +1,7 @@
 #include "logf.h"
 
+#include "jscan.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -163,4 +165,66 @@ cJSON *lf_parse(const struct logf *lf, const struct idx_rec *r)
 		j = parse_owned(sb.buf, sb.len);
 	sb_free(&sb);
 	return j;
+}
+
+static int wanted(const struct js_str *k, const char *const *keys)
+{
+	for (; *keys; keys++)
+		if (js_eq(k, *keys))
+			return 1;
+	return 0;
+}
+
+/* Adds the member at [v, end) named k to obj, parsed alone. */
+static int add_member(cJSON *obj, const struct js_str *k, const char *v,
+		      const char *end)
+{
+	char name[64];
+	cJSON *item;
+
+	if (k->escaped || k->n >= sizeof(name))
+		return 0;
+	memcpy(name, k->p, k->n);
+	name[k->n] = '\0';
+	item = cJSON_ParseWithLength(v, (size_t)(end - v));
+	if (!item)
+		return -1;
+	cJSON_AddItemToObject(obj, name, item);
+	return 0;
+}
+
+cJSON *lf_parse_keys(const struct logf *lf, const struct idx_rec *r,
+		     const char *const *keys)
+{
+	struct sbuf sb;
+	struct js_iter it;
+	struct js_str k;
+	const char *v, *p, *e;
+	cJSON *obj = NULL;
+	int rc;
+
+	sb_init(&sb);
+	if (lf_read(lf, r, &sb))
+		goto out;
+	p = sb.buf;
+	e = sb.buf + sb.len;
+	while (p < e && *p == '\0')
+		p++;
+	fix_surrogates((char *)p, (size_t)(e - p));
+	if (js_obj_begin(&it, js_ws(p, e), e) || !(obj = cJSON_CreateObject()))
+		goto out;
+	while ((rc = js_obj_next(&it, &k, &v)) == 1) {
+		const char *end = js_value(v, e);
+
+		if (!end || (wanted(&k, keys) && add_member(obj, &k, v, end)))
+			break;
+		it.p = end;
+	}
+	if (rc != 0) {
+		cJSON_Delete(obj);
+		obj = NULL;
+	}
+out:
+	sb_free(&sb);
+	return obj;
 }

@@ -41,5 +41,13 @@ int lf_read(const struct logf *lf, const struct idx_rec *r, struct sbuf *out);
 cJSON *lf_parse(const struct logf *lf, const struct idx_rec *r);
 /* The same for bytes already in memory. */
 cJSON *lf_parse_mem(const char *p, size_t n);
+/*
+ * Parses only the top-level members named in keys (a NULL-terminated
+ * list) into a new object: rendering needs a few members, and a tool
+ * result carries its output twice (toolUseResult), so this parses half.
+ * NULL when the record's own text is not an object it can read.
+ */
+cJSON *lf_parse_keys(const struct logf *lf, const struct idx_rec *r,
+		     const char *const *keys);
 
 #endif

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "jarena.h"
 #include "jscan.h"
 
 static const cJSON *get(const cJSON *o, const char *key)
@@ -224,19 +225,25 @@ static void header(const struct graph *g, uint32_t id, const cJSON *rec,
 int rd_message(const struct graph *g, const struct logf *lf, uint32_t id,
 	       struct sbuf *out)
 {
-	cJSON *rec = lf_parse(lf, gr_node_rec(g, id));
-	size_t mark = out->len;
+	struct jarena arena;
+	cJSON *rec;
 
-	if (!rec) {
-		header(g, id, NULL, out);
+	static const char *const keys[] = {
+		"type", "message", "attachment", "rendered", "content",
+		"compactMetadata", NULL,
+	};
+
+	ja_install();
+	ja_begin(&arena);
+	rec = lf_parse_keys(lf, gr_node_rec(g, id), keys);
+	header(g, id, rec, out);
+	if (rec)
+		rd_content(rec, out);
+	else
 		sb_adds(out, "(this record cannot be shown as text: it is nested too deeply "
 			     "to parse; records/ holds its bytes)\n");
-		return 0;
-	}
-	header(g, id, rec, out);
-	rd_content(rec, out);
-	if (out->len > mark && out->buf[out->len - 1] != '\n')
+	if (out->len && out->buf[out->len - 1] != '\n')
 		sb_addc(out, '\n');
-	cJSON_Delete(rec);
+	ja_end(&arena);		/* frees the tree */
 	return 0;
 }

@@ -338,10 +338,13 @@ static uint32_t newest_descendant(struct work *w, uint32_t top)
 
 	if (ids_push(&stack, top))
 		return top;
+	w->gen++;		/* relinking can make cycles: visit once */
+	w->seen[top] = w->gen;
 	while (stack.n) {
 		for (c = w->child[stack.v[--stack.n]]; c; c = w->sib[c]) {
-			if (skip_row(w, c))
+			if (skip_row(w, c) || w->seen[c] == w->gen)
 				continue;
+			w->seen[c] = w->gen;
 			if (rec_of(w, c)->ts > rec_of(w, best)->ts)
 				best = c;
 			if (ids_push(&stack, c))
@@ -457,16 +460,38 @@ static uint32_t substitute(struct work *w, uint32_t child)
 	return 0;
 }
 
+/*
+ * The parent link the graph cut to break a cycle at id (0 if none). The
+ * loader's walk has no such cut: it follows the link and stops at the
+ * first repeated uuid, so the walk below does the same.
+ */
+static uint32_t cut_parent(const struct work *w, uint32_t id)
+{
+	uint32_t i;
+
+	for (i = 0; i < gr_nerrs(w->g); i++) {
+		const struct gr_err *e = gr_err(w->g, i);
+
+		if ((e->code == GR_E_CYCLE || e->code == GR_E_SELF_PARENT) &&
+		    e->id == id && rec_of(w, id)->parent)
+			return e->aux;
+	}
+	return 0;
+}
+
 static int walk_up(struct work *w, struct ids *chain)
 {
 	uint32_t id = w->c->leaf, i;
+	int rc = 0;
 
 	w->gen++;
 	while (id) {
-		uint32_t p = w->par[id];
+		uint32_t p = w->par[id] ? w->par[id] : cut_parent(w, id);
 
-		if (w->seen[id] == w->gen)
-			return note(w, RS_N_CYCLE, id, 0, 0);
+		if (w->seen[id] == w->gen) {
+			rc = note(w, RS_N_CYCLE, id, 0, 0);
+			break;
+		}
 		w->seen[id] = w->gen;
 		if (ids_push(chain, id))
 			return -ENOMEM;
@@ -480,17 +505,20 @@ static int walk_up(struct work *w, struct ids *chain)
 			id = s;
 			continue;
 		}
-		if (w->seen[p] == w->gen)
-			return note(w, RS_N_CYCLE, p, 0, 0);
+		if (w->seen[p] == w->gen) {
+			rc = note(w, RS_N_CYCLE, p, 0, 0);
+			break;
+		}
 		id = p;
 	}
+	/* root first, also when a cycle ended the walk */
 	for (i = 0; i < chain->n / 2; i++) {
 		uint32_t t = chain->v[i];
 
 		chain->v[i] = chain->v[chain->n - 1 - i];
 		chain->v[chain->n - 1 - i] = t;
 	}
-	return 0;
+	return rc;
 }
 
 /* The leaf's descendants through non-message rows, by time. */

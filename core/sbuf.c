@@ -1,6 +1,7 @@
 #include "sbuf.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,13 +108,35 @@ size_t utf8_seq_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* Bytes from p on that are ASCII, eight at a time. */
+static size_t ascii_run(const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + i, 8);
+		if (w & 0x8080808080808080ULL)
+			break;
+	}
+	while (i < n && p[i] < 0x80)
+		i++;
+	return i;
+}
+
 void sb_add_utf8(struct sbuf *sb, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, run = 0;
 
 	while (i < n) {
-		size_t l = utf8_seq_len(p + i, n - i);
+		size_t l;
+
+		i += ascii_run(p + i, n - i);
+		if (i >= n)
+			break;
+		l = utf8_seq_len(p + i, n - i);
 
 		if (l) {
 			i += l;

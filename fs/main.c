@@ -133,6 +133,7 @@ static int serve(struct tree *t, struct fuse_args *args,
 		goto out_session;
 	if (fuse_session_mount(se, opts->mountpoint))
 		goto out_signals;
+	ops_set_session(se);
 	fuse_daemonize(opts->foreground);
 	if (opts->singlethread) {
 		rc = fuse_session_loop(se);

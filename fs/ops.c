@@ -31,6 +31,39 @@ static void fill_entry(struct fuse_entry_param *e, const struct tr_attr *a)
 
 /* Set at init: the kernel opens files without asking (zero-message open). */
 static int no_open;
+static struct fuse_session *session;
+
+void ops_set_session(struct fuse_session *se)
+{
+	session = se;
+}
+
+/*
+ * A listing with attributes (ls -l, find, grep -r) renders each message
+ * file to learn its size. Hand the text to the kernel's page cache, once
+ * per file, so the reads that usually follow need no round trip. The
+ * kernel knows an entry's inode only once the reader has taken the batch,
+ * which is certain when it asks for the next one: so each call pushes the
+ * batch before it (the last, empty call pushes the last batch).
+ */
+static void push_pages(struct tree *t, const uint64_t *inos, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && session; i++) {
+		struct blob *b;
+		struct fuse_bufvec bv = FUSE_BUFVEC_INIT(0);
+
+		if (!tr_claim_push(t, inos[i]) || tr_content(t, inos[i], &b))
+			continue;
+		if (b->len && b->len <= OPS_PUSH_MAX) {
+			bv.buf[0].mem = b->data;
+			bv.buf[0].size = b->len;
+			fuse_lowlevel_notify_store(session, inos[i], 0, &bv, 0);
+		}
+		blob_unref(b);
+	}
+}
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
 {
@@ -40,6 +73,9 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	/* Files are read by inode: an open needs no round trip, and the
 	 * kernel keeps their pages (a message never changes; what grows gets
 	 * a new size and mtime, which drops its pages). */
+	/* branches/current is walked through on every path under it. */
+	if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
+		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
 	if (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) {
 		conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
 		no_open = 1;
@@ -83,38 +119,65 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 		fuse_reply_readlink(req, target);
 }
 
+/* An open directory: its listing, and the files listed but not pushed. */
+struct odir {
+	struct tr_dir *d;
+	uint64_t *pending;
+	size_t npending;
+};
+
+static void odir_free(struct odir *od)
+{
+	if (!od)
+		return;
+	tr_closedir(od->d);
+	free(od->pending);
+	free(od);
+}
+
 static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct tr_dir *d;
-	int rc = tr_opendir(tree_of(req), ino, &d);
+	struct odir *od = calloc(1, sizeof(*od));
+	int rc = od ? tr_opendir(tree_of(req), ino, &od->d) : -ENOMEM;
 
 	if (rc) {
+		free(od);
 		fuse_reply_err(req, -rc);
 		return;
 	}
-	fi->fh = (uintptr_t)d;
+	fi->fh = (uintptr_t)od;
 	if (fuse_reply_open(req, fi) == -ENOENT)
-		tr_closedir(d);
+		odir_free(od);
 }
 
 static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			   struct fuse_file_info *fi, int plus)
 {
-	struct tr_dir *d = (struct tr_dir *)(uintptr_t)fi->fh;
+	struct odir *od = (struct odir *)(uintptr_t)fi->fh;
+	struct tr_dir *d = od->d;
+	struct tree *t = tree_of(req);
 	char *buf = malloc(size), name[NM_MAX + 1];
-	size_t used = 0;
+	uint64_t *files = malloc((size / 32 + 1) * sizeof(*files));
+	size_t used = 0, nfiles = 0;
 	uint64_t i;
 
 	(void)ino;
-	if (!buf) {
+	if (!buf || !files) {
+		free(buf);
+		free(files);
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+	if (no_open && od->npending)
+		push_pages(t, od->pending, od->npending);
+	free(od->pending);
+	od->pending = NULL;
+	od->npending = 0;
 	for (i = (uint64_t)off;; i++) {
 		struct tr_attr a;
 		struct fuse_entry_param e;
 		size_t n;
-		int rc = tr_dir_entry(tree_of(req), d, i, name, &a);
+		int rc = tr_dir_entry(t, d, i, name, &a);
 
 		if (rc == 0)
 			break;
@@ -131,7 +194,12 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 		if (n > size - used)
 			break;
 		used += n;
+		if (plus && S_ISREG(a.st.st_mode) && nfiles <= size / 32)
+			files[nfiles++] = a.st.st_ino;
 	}
+	/* Once replied, the reader may close the directory: od is gone. */
+	od->pending = files;
+	od->npending = nfiles;
 	fuse_reply_buf(req, buf, used);
 	free(buf);
 }
@@ -151,7 +219,7 @@ static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	tr_closedir((struct tr_dir *)(uintptr_t)fi->fh);
+	odir_free((struct odir *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
 

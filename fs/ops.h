@@ -11,6 +11,11 @@
 #define OPS_TIMEOUT_IMMUTABLE 86400.0	/* a message never changes */
 #define OPS_TIMEOUT_LIVE 1.0		/* what grows with the log */
 
+#define OPS_PUSH_MAX (256u << 10)	/* largest file pushed to the page cache */
+
 extern const struct fuse_lowlevel_ops sessfs_ops;
+
+/* The session, for pushing rendered files into the kernel's page cache. */
+void ops_set_session(struct fuse_session *se);
 
 #endif

@@ -25,6 +25,7 @@ struct tree {
 	pthread_mutex_t mu;		/* paths and sizes */
 	struct cache *cache;
 	uint32_t *msize;		/* per record id: rendered size + 1 */
+	uint8_t *pushed;		/* per record id: handed to the kernel */
 	uint32_t nsize;
 	struct tpath *paths;		/* per branch index, built on demand */
 	uint32_t npaths;
@@ -80,14 +81,20 @@ static int size_table(struct tree *t)
 {
 	uint32_t n = idx_nids(ss_idx(t->s)) + 1;
 	uint32_t *p;
+	uint8_t *q;
 
 	if (n <= t->nsize)
 		return 0;
 	p = realloc(t->msize, n * sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	memset(p + t->nsize, 0, (n - t->nsize) * sizeof(*p));
 	t->msize = p;
+	q = realloc(t->pushed, n);
+	if (!q)
+		return -ENOMEM;
+	t->pushed = q;
+	memset(p + t->nsize, 0, (n - t->nsize) * sizeof(*p));
+	memset(q + t->nsize, 0, n - t->nsize);
 	t->nsize = n;
 	return 0;
 }
@@ -132,6 +139,7 @@ void tr_free(struct tree *t)
 	drop_paths(t);
 	cache_free(t->cache);
 	free(t->msize);
+	free(t->pushed);
 	ss_close(t->s);
 	pthread_rwlock_destroy(&t->lock);
 	pthread_mutex_destroy(&t->mu);
@@ -724,6 +732,20 @@ int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out)
 	for (i = 0; i < sizeof(xattr_names) / sizeof(xattr_names[0]); i++)
 		sb_add(out, xattr_names[i], strlen(xattr_names[i]) + 1);
 	return 0;
+}
+
+int tr_claim_push(struct tree *t, uint64_t ino)
+{
+	uint32_t id = TR_KEY(ino);
+	int first = 0;
+
+	if (TR_KIND(ino) != TK_MSG)
+		return 0;
+	pthread_rwlock_rdlock(&t->lock);
+	if (id < t->nsize)
+		first = !__atomic_exchange_n(&t->pushed[id], 1, __ATOMIC_RELAXED);
+	pthread_rwlock_unlock(&t->lock);
+	return first;
 }
 
 /* ---- growth ---- */

@@ -82,6 +82,10 @@ int tr_readlink(struct tree *t, uint64_t ino, char *out);
 int tr_getxattr(struct tree *t, uint64_t ino, const char *name, struct sbuf *out);
 int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out);
 
+/* True once per message file: the first caller may hand its content to
+ * the kernel's page cache (it never changes). */
+int tr_claim_push(struct tree *t, uint64_t ino);
+
 /* Looks at the log and indexes what was appended (at most once per
  * TR_LIVE_CHECK_MS unless force). 1 if the tree changed. */
 int tr_refresh(struct tree *t, int force);

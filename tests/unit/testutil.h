@@ -61,7 +61,9 @@ struct tu_log {
 
 static inline void tu_uuid(int n, char out[37])
 {
-	snprintf(out, 37, "%08d-0000-4000-8000-%012d", n, n);
+	unsigned u = (unsigned)n % 100000000u;
+
+	snprintf(out, 37, "%08u-0000-4000-8000-%012u", u, u);
 }
 
 static inline void tu_log_init(struct tu_log *l)

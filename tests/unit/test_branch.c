@@ -1,0 +1,461 @@
+/*
+ * branch: the terminal view's branches, their names and paths.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+
+#include "testutil.h"
+#include "branch.h"
+
+#define ID(n) tu_id(&f, (n))
+
+/* All branch names in listing order, space separated. */
+static const char *names(struct tu_fx *f)
+{
+	uint32_t i;
+
+	sb_reset(&f->seq);
+	for (i = 0; i < br_count(f->br); i++)
+		sb_addf(&f->seq, "%s%s", i ? " " : "", br_get(f->br, i)->name);
+	return f->seq.buf;
+}
+
+/* The path of the branch called name, as row numbers ("" if none). */
+static const char *path_of(struct tu_fx *f, const char *name)
+{
+	int i = br_find(f->br, name);
+
+	assert_true(i >= 0);
+	return tu_path(f, (uint32_t)i);
+}
+
+/* The branch a resume continues, as session.c computes it. */
+static const char *current(struct tu_fx *f)
+{
+	int i = f->c->attach ? br_of_node(f->br, f->c->attach) : -1;
+
+	if (i < 0 && f->c->leaf)
+		i = br_of_node(f->br, f->c->leaf);
+	return i < 0 ? "(none)" : br_get(f->br, (uint32_t)i)->name;
+}
+
+/* Appends the rows of l to the fixture's file and rebuilds. */
+static void append_and_rebuild(struct tu_fx *f, const struct tu_log *l)
+{
+	int fd = open(f->path, O_WRONLY | O_APPEND);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, l->sb.buf, l->sb.len), (ssize_t)l->sb.len);
+	close(fd);
+	assert_int_equal(idx_finish(f->ix, lf_fd(f->lf)), 0);
+	tu_build(f);
+}
+
+/* 1 user, 2 reply, 3 user, 4 reply; then 5 edits prompt 3, 6 answers it. */
+static void forked_log(struct tu_log *l)
+{
+	tu_log_init(l);
+	tu_user(l, 1, 0, "What is in this repo?");
+	tu_asst(l, 2, 1, "msg_1", "A todo app.");
+	tu_user(l, 3, 2, "Add a done command.");
+	tu_asst(l, 4, 3, "msg_2", "Added.");
+	tu_user(l, 5, 2, "Add a delete command instead.");
+	tu_asst(l, 6, 5, "msg_3", "Added delete.");
+}
+
+static void test_single_chain_is_main(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+	const struct br_info *b;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "hi");
+	tu_attach(&l, 2, 1, "date");
+	tu_asst(&l, 3, 2, "m1", "hello");
+	tu_attach(&l, 4, 3, "prompt_snapshot");
+	tu_load_log(&f, &l);
+
+	assert_int_equal(br_count(f.br), 1);
+	b = br_get(f.br, 0);
+	assert_string_equal(b->name, "main");
+	assert_int_equal(b->terminal, ID(4));
+	assert_int_equal(b->first_own, 0);
+	assert_int_equal(b->key, 0);
+	assert_string_equal(tu_path(&f, 0), "1 2 3 4");
+	assert_int_equal(br_find(f.br, "main"), 0);
+	assert_int_equal(br_find(f.br, "fork"), -1);
+	assert_int_equal(br_of_node(f.br, ID(1)), 0);
+	assert_int_equal(br_of_node(f.br, ID(4)), 0);
+	assert_int_equal(br_of_node(f.br, 0), -1);
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+static void test_fork_names_main_and_fork(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+	const struct br_info *b;
+
+	(void)state;
+	forked_log(&l);
+	tu_load_log(&f, &l);
+
+	assert_int_equal(br_count(f.br), 2);
+	assert_string_equal(names(&f), "main fork-000003-00000005");
+	assert_string_equal(path_of(&f, "main"), "1 2 3 4");
+	assert_string_equal(path_of(&f, "fork-000003-00000005"), "1 2 5 6");
+	b = br_get(f.br, 1);
+	assert_int_equal(b->terminal, ID(6));
+	assert_int_equal(b->first_own, ID(5));
+	assert_int_equal(br_of_node(f.br, ID(1)), 0);
+	assert_int_equal(br_of_node(f.br, ID(2)), 0);
+	assert_int_equal(br_of_node(f.br, ID(3)), 0);
+	assert_int_equal(br_of_node(f.br, ID(5)), 1);
+	assert_int_equal(br_of_node(f.br, ID(6)), 1);
+	/* no checkpoint: the last row decides, and it is on the fork */
+	assert_string_equal(current(&f), "fork-000003-00000005");
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+static void test_fork_current_follows_checkpoint(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+
+	(void)state;
+	forked_log(&l);
+	tu_last_prompt(&l, 4, 0);
+	tu_load_log(&f, &l);
+	assert_string_equal(current(&f), "main");
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+static void test_nested_forks(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+	int i;
+
+	(void)state;
+	tu_log_init(&l);
+	for (i = 1; i <= 6; i++)
+		if (i % 2)
+			tu_user(&l, i, i - 1, "prompt");
+		else
+			tu_asst(&l, i, i - 1, i == 2 ? "m2" : i == 4 ? "m4" : "m6", "reply");
+	tu_user(&l, 7, 2, "fork from 2");
+	tu_asst(&l, 8, 7, "m8", "reply");
+	tu_user(&l, 9, 8, "go on");
+	tu_asst(&l, 10, 9, "m10", "reply");
+	tu_user(&l, 11, 8, "fork from 8");
+	tu_asst(&l, 12, 11, "m12", "reply");
+	tu_user(&l, 13, 4, "late fork from 4");
+	tu_load_log(&f, &l);
+
+	assert_int_equal(br_count(f.br), 4);
+	assert_string_equal(names(&f),
+			    "main fork-000003-00000007 fork-000005-00000011 fork-000005-00000013");
+	assert_string_equal(path_of(&f, "main"), "1 2 3 4 5 6");
+	assert_string_equal(path_of(&f, "fork-000003-00000007"), "1 2 7 8 9 10");
+	assert_string_equal(path_of(&f, "fork-000005-00000011"), "1 2 7 8 11 12");
+	assert_string_equal(path_of(&f, "fork-000005-00000013"), "1 2 3 4 13");
+	assert_int_equal(br_of_node(f.br, ID(8)), br_find(f.br, "fork-000003-00000007"));
+	assert_int_equal(br_of_node(f.br, ID(12)), br_find(f.br, "fork-000005-00000011"));
+	assert_string_equal(current(&f), "fork-000005-00000013");
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+static void test_names_stay_the_same_after_appends(void **state)
+{
+	struct tu_log l, more;
+	struct tu_fx f;
+	char before[256];
+
+	(void)state;
+	forked_log(&l);
+	tu_load_log(&f, &l);
+	snprintf(before, sizeof(before), "%s", names(&f));
+	assert_string_equal(before, "main fork-000003-00000005");
+
+	/* the fork grows */
+	tu_log_init(&more);
+	tu_at(&more, l.ms);
+	tu_user(&more, 7, 6, "and tests");
+	tu_asst(&more, 8, 7, "msg_4", "Tests added.");
+	append_and_rebuild(&f, &more);
+	assert_string_equal(names(&f), before);
+	assert_string_equal(path_of(&f, "fork-000003-00000005"), "1 2 5 6 7 8");
+	assert_string_equal(path_of(&f, "main"), "1 2 3 4");
+	assert_string_equal(current(&f), "fork-000003-00000005");
+
+	/* main grows after the fork did */
+	tu_log_free(&more);
+	tu_log_init(&more);
+	tu_at(&more, l.ms + 10000);
+	tu_user(&more, 9, 4, "back on main");
+	tu_asst(&more, 10, 9, "msg_5", "OK.");
+	append_and_rebuild(&f, &more);
+	assert_string_equal(names(&f), before);
+	assert_string_equal(path_of(&f, "main"), "1 2 3 4 9 10");
+	assert_string_equal(current(&f), "main");
+
+	/* a new fork adds a name and renames nothing */
+	tu_log_free(&more);
+	tu_log_init(&more);
+	tu_at(&more, l.ms + 20000);
+	tu_user(&more, 11, 6, "fork of the fork");
+	append_and_rebuild(&f, &more);
+	assert_string_equal(names(&f),
+			    "main fork-000003-00000005 fork-000005-00000011");
+	assert_string_equal(path_of(&f, "fork-000003-00000005"), "1 2 5 6 7 8");
+	assert_string_equal(path_of(&f, "fork-000005-00000011"), "1 2 5 6 11");
+	tu_log_free(&more);
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+static void test_one_compaction_is_one_branch(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "a");
+	tu_asst(&l, 2, 1, "m1", "b");
+	tu_boundary(&l, 3, 2, 0, NULL, 0);
+	tu_summary(&l, 4, 3);
+	tu_user(&l, 5, 4, "c");
+	tu_asst(&l, 6, 5, "m2", "d");
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 1);
+	assert_string_equal(names(&f), "main");
+	assert_string_equal(tu_path(&f, 0), "1 2 3 4 5 6");
+	assert_int_equal(br_of_node(f.br, ID(1)), 0);
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+static void test_three_compactions_are_one_branch(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+	int k, u = 1;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, u, 0, "start");
+	u++;
+	tu_asst(&l, u, u - 1, "m0", "ok");
+	for (k = 0; k < 3; k++) {
+		char mid[16];
+
+		snprintf(mid, sizeof(mid), "m%d", k + 1);
+		tu_boundary(&l, u + 1, u, 0, NULL, 0);
+		tu_summary(&l, u + 2, u + 1);
+		tu_user(&l, u + 3, u + 2, "more");
+		tu_asst(&l, u + 4, u + 3, mid, "ok");
+		u += 4;
+	}
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 1);
+	assert_string_equal(tu_path(&f, 0), "1 2 3 4 5 6 7 8 9 10 11 12 13 14");
+	assert_int_equal(br_get(f.br, 0)->terminal, ID(14));
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+/* 1 prompt; response msg_1 = rows 2 (text), 3 (call a), 4 (call b); b's
+ * result 5 is written before a's result 6. */
+static void parallel_calls(struct tu_log *l)
+{
+	tu_log_init(l);
+	tu_user(l, 1, 0, "Check both files.");
+	tu_asst(l, 2, 1, "msg_1", "Reading both.");
+	tu_tool_use(l, 3, 2, "msg_1", "toolu_a");
+	tu_tool_use(l, 4, 3, "msg_1", "toolu_b");
+	tu_result(l, 5, 4, "toolu_b");
+	tu_result(l, 6, 3, "toolu_a");
+}
+
+static void test_parallel_tool_calls_are_one_branch(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+
+	(void)state;
+	parallel_calls(&l);
+	tu_asst(&l, 7, 6, "msg_2", "Both read.");	/* continues from a's result */
+	tu_user(&l, 8, 7, "Thanks.");
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 1);
+	assert_string_equal(names(&f), "main");
+	assert_string_equal(tu_path(&f, 0), "1 2 3 4 5 6 7 8");
+	assert_int_equal(br_of_node(f.br, ID(5)), 0);
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+static void test_parallel_continuing_from_first_result(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+
+	(void)state;
+	parallel_calls(&l);
+	tu_asst(&l, 7, 5, "msg_2", "Both read.");	/* continues from b's result */
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 1);
+	assert_string_equal(tu_path(&f, 0), "1 2 3 4 5 6 7");
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+static void test_killed_parallel_batch_counts_once(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+
+	(void)state;
+	parallel_calls(&l);	/* both results written, then killed */
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 1);
+	assert_string_equal(tu_path(&f, 0), "1 2 3 4 5 6");
+	tu_unload(&f);
+	tu_log_free(&l);
+
+	/* killed with only the first call answered */
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "Check both files.");
+	tu_tool_use(&l, 3, 1, "msg_1", "toolu_a");
+	tu_tool_use(&l, 4, 3, "msg_1", "toolu_b");
+	tu_result(&l, 6, 3, "toolu_a");
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 1);
+	assert_string_equal(tu_path(&f, 0), "1 3 4 6");
+	assert_int_equal(br_of_node(f.br, ID(4)), 0);
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+static void test_real_fork_inside_tool_turn_is_a_branch(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+
+	(void)state;
+	parallel_calls(&l);
+	tu_asst(&l, 7, 6, "msg_2", "Both read.");
+	tu_user(&l, 8, 2, "No, stop: do something else.");	/* rewind to 2 */
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 2);
+	assert_string_equal(path_of(&f, "main"), "1 2 3 4 5 6 7");
+	assert_int_equal(br_get(f.br, 1)->first_own, ID(8));
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+static void test_progress_rows_make_no_branch(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "a");
+	tu_progress(&l, 50, 1);
+	tu_asst(&l, 2, 50, "m1", "b");
+	tu_progress(&l, 51, 2);		/* a dead-end progress row */
+	tu_user(&l, 3, 2, "c");
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 1);
+	assert_string_equal(tu_path(&f, 0), "1 2 3");
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+static void test_sidechain_rows_make_no_branch(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "a");
+	tu_asst(&l, 2, 1, "m1", "b");
+	l.sidechain = 1;
+	tu_user(&l, 3, 2, "subagent");
+	tu_asst(&l, 4, 3, "m2", "subagent reply");
+	l.sidechain = 0;
+	tu_user(&l, 5, 2, "c");
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 1);
+	assert_string_equal(tu_path(&f, 0), "1 2 5");
+	assert_int_equal(br_of_node(f.br, ID(4)), -1);
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+static void test_second_root_is_its_own_branch(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "a");
+	tu_asst(&l, 2, 1, "m1", "b");
+	tu_user(&l, 3, 99, "parent missing");
+	tu_asst(&l, 4, 3, "m2", "d");
+	tu_load_log(&f, &l);
+	assert_string_equal(names(&f), "main fork-000001-00000003");
+	assert_string_equal(path_of(&f, "fork-000001-00000003"), "3 4");
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+static void test_metadata_only_log_has_no_branch(void **state)
+{
+	struct tu_fx f;
+
+	(void)state;
+	tu_load(&f, "{\"type\":\"custom-title\",\"customTitle\":\"x\",\"sessionId\":\"s\"}\n"
+		    "{\"type\":\"last-prompt\",\"leafUuid\":null,\"sessionId\":\"s\"}\n");
+	assert_int_equal(br_count(f.br), 0);
+	assert_int_equal(br_find(f.br, "main"), -1);
+	tu_unload(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_single_chain_is_main),
+		cmocka_unit_test(test_fork_names_main_and_fork),
+		cmocka_unit_test(test_fork_current_follows_checkpoint),
+		cmocka_unit_test(test_nested_forks),
+		cmocka_unit_test(test_names_stay_the_same_after_appends),
+		cmocka_unit_test(test_one_compaction_is_one_branch),
+		cmocka_unit_test(test_three_compactions_are_one_branch),
+		cmocka_unit_test(test_parallel_tool_calls_are_one_branch),
+		cmocka_unit_test(test_parallel_continuing_from_first_result),
+		cmocka_unit_test(test_killed_parallel_batch_counts_once),
+		cmocka_unit_test(test_real_fork_inside_tool_turn_is_a_branch),
+		cmocka_unit_test(test_progress_rows_make_no_branch),
+		cmocka_unit_test(test_sidechain_rows_make_no_branch),
+		cmocka_unit_test(test_second_root_is_its_own_branch),
+		cmocka_unit_test(test_metadata_only_log_has_no_branch),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

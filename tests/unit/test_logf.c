@@ -1,0 +1,190 @@
+/*
+ * logf: the log opened read-only, records read back and parsed.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <sys/stat.h>
+
+#include "testutil.h"
+#include "idx.h"
+#include "logf.h"
+
+/* The log text, indexed; f->lf and f->ix are usable. */
+struct lfx {
+	char *path;
+	struct logf *lf;
+	struct idx *ix;
+};
+
+static void lfx_open(struct lfx *f, const char *data, size_t n)
+{
+	f->path = tu_write(data, n);
+	f->ix = idx_new();
+	assert_int_equal(lf_open(f->path, &f->lf), 0);
+	assert_int_equal(idx_finish(f->ix, lf_fd(f->lf)), 0);
+}
+
+static void lfx_close(struct lfx *f)
+{
+	lf_close(f->lf);
+	idx_free(f->ix);
+	tu_remove(f->path);
+}
+
+static const char *content_of(const cJSON *j)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "message");
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "content");
+
+	return cJSON_IsString(c) ? c->valuestring : NULL;
+}
+
+static void test_read_gives_the_exact_line(void **state)
+{
+	static const char log[] = "{\"type\":\"mode\"}\r\n\0\0{\"type\":\"tag\",\"tag\":\"x\"}\n";
+	struct lfx f;
+	struct sbuf sb;
+
+	(void)state;
+	lfx_open(&f, log, sizeof(log) - 1);
+	assert_int_equal(idx_nrecs(f.ix), 2);
+	sb_init(&sb);
+	sb_adds(&sb, "prefix:");
+	assert_int_equal(lf_read(f.lf, idx_rec(f.ix, 0), &sb), 0);
+	assert_int_equal(sb.len, 7 + 16);
+	assert_memory_equal(sb.buf, "prefix:{\"type\":\"mode\"}\r", 23);
+	sb_reset(&sb);
+	assert_int_equal(lf_read(f.lf, idx_rec(f.ix, 1), &sb), 0);
+	assert_int_equal(sb.len, 2 + 24);
+	assert_memory_equal(sb.buf, "\0\0{\"type\":\"tag\",", 16);
+	sb_free(&sb);
+	lfx_close(&f);
+}
+
+static void test_parse_skips_leading_nuls(void **state)
+{
+	static const char log[] = "\0\0\0{\"type\":\"tag\",\"tag\":\"x\"}\n";
+	struct lfx f;
+	cJSON *j;
+
+	(void)state;
+	lfx_open(&f, log, sizeof(log) - 1);
+	j = lf_parse(f.lf, idx_rec(f.ix, 0));
+	assert_non_null(j);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "tag")->valuestring, "x");
+	cJSON_Delete(j);
+	lfx_close(&f);
+}
+
+static void test_parse_invalid_utf8(void **state)
+{
+	const char *log = "{\"type\":\"user\",\"message\":{\"content\":\"a\xff\xfe" "b\xed\xa0\x80\"}}\n";
+	struct lfx f;
+	cJSON *j;
+
+	(void)state;
+	lfx_open(&f, log, strlen(log));
+	j = lf_parse(f.lf, idx_rec(f.ix, 0));
+	assert_non_null(j);
+	assert_non_null(content_of(j));
+	assert_int_equal(content_of(j)[0], 'a');
+	cJSON_Delete(j);
+	lfx_close(&f);
+}
+
+static void test_parse_lone_surrogates_become_fffd(void **state)
+{
+	const char *log =
+		"{\"type\":\"user\",\"message\":{\"content\":\"x\\udc80y\"}}\n"
+		"{\"type\":\"user\",\"message\":{\"content\":\"\\ud800\"}}\n"
+		"{\"type\":\"user\",\"message\":{\"content\":\"\\ud83d\\ude00 \\\\udc80\"}}\n";
+	struct lfx f;
+	cJSON *j;
+
+	(void)state;
+	lfx_open(&f, log, strlen(log));
+	assert_int_equal(idx_nrecs(f.ix), 3);
+	j = lf_parse(f.lf, idx_rec(f.ix, 0));
+	assert_non_null(j);
+	assert_string_equal(content_of(j), "x\xef\xbf\xbdy");
+	cJSON_Delete(j);
+	j = lf_parse(f.lf, idx_rec(f.ix, 1));
+	assert_non_null(j);
+	assert_string_equal(content_of(j), "\xef\xbf\xbd");
+	cJSON_Delete(j);
+	/* a valid pair is kept; an escaped backslash before "udc80" is text */
+	j = lf_parse(f.lf, idx_rec(f.ix, 2));
+	assert_non_null(j);
+	assert_string_equal(content_of(j), "\xf0\x9f\x98\x80 \\udc80");
+	cJSON_Delete(j);
+	lfx_close(&f);
+}
+
+static void test_parse_too_deep_is_null_not_a_crash(void **state)
+{
+	struct sbuf sb;
+	struct lfx f;
+	int i;
+
+	(void)state;
+	sb_init(&sb);
+	sb_adds(&sb, "{\"type\":\"user\",\"x\":");
+	for (i = 0; i < 100000; i++)
+		sb_addc(&sb, '[');
+	for (i = 0; i < 100000; i++)
+		sb_addc(&sb, ']');
+	sb_adds(&sb, "}\n");
+	lfx_open(&f, sb.buf, sb.len);
+	assert_int_equal(idx_nrecs(f.ix), 1);
+	assert_null(lf_parse(f.lf, idx_rec(f.ix, 0)));
+	sb_free(&sb);
+	lfx_close(&f);
+}
+
+static void test_parse_mem(void **state)
+{
+	cJSON *j = lf_parse_mem("\0{\"a\":\"\\udfff\"}", 15);
+
+	(void)state;
+	assert_non_null(j);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "a")->valuestring, "\xef\xbf\xbd");
+	cJSON_Delete(j);
+	assert_null(lf_parse_mem("{\"a\":", 5));
+}
+
+static void test_open_refuses_what_is_not_a_log(void **state)
+{
+	struct logf *lf = (struct logf *)1;
+	char dir[] = "/tmp/sessfs-test-dir-XXXXXX", fifo[64];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(lf_open(dir, &lf), -EISDIR);
+	assert_null(lf);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(lf_open(fifo, &lf), -EINVAL);
+	assert_int_equal(lf_open("/nonexistent/sessfs/log.jsonl", &lf), -ENOENT);
+	unlink(fifo);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_gives_the_exact_line),
+		cmocka_unit_test(test_parse_skips_leading_nuls),
+		cmocka_unit_test(test_parse_invalid_utf8),
+		cmocka_unit_test(test_parse_lone_surrogates_become_fffd),
+		cmocka_unit_test(test_parse_too_deep_is_null_not_a_crash),
+		cmocka_unit_test(test_parse_mem),
+		cmocka_unit_test(test_open_refuses_what_is_not_a_log),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,153 @@
+/*
+ * sbuf: the growable buffer and its UTF-8 / JSON helpers.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "testutil.h"
+#include "sbuf.h"
+
+static void test_init_is_empty_and_terminated(void **state)
+{
+	struct sbuf sb;
+
+	(void)state;
+	sb_init(&sb);
+	assert_non_null(sb.buf);
+	assert_int_equal(sb.len, 0);
+	assert_string_equal(sb.buf, "");
+	sb_reset(&sb);
+	assert_string_equal(sb.buf, "");
+	sb_free(&sb);
+	assert_non_null(sb.buf);
+	assert_int_equal(sb.len, 0);
+}
+
+static void test_add_grows_and_terminates(void **state)
+{
+	struct sbuf sb;
+	int i;
+
+	(void)state;
+	sb_init(&sb);
+	sb_add(&sb, "", 0);
+	assert_int_equal(sb.len, 0);
+	for (i = 0; i < 1000; i++)
+		sb_adds(&sb, "abc");
+	sb_addc(&sb, '!');
+	assert_int_equal(sb.len, 3001);
+	assert_int_equal(sb.buf[sb.len], '\0');
+	assert_int_equal(sb.buf[3000], '!');
+	assert_true(sb.cap > sb.len);
+	sb_add(&sb, "x\0y", 3);
+	assert_int_equal(sb.len, 3004);
+	assert_memory_equal(sb.buf + 3001, "x\0y", 4);
+	sb_reset(&sb);
+	assert_int_equal(sb.len, 0);
+	assert_string_equal(sb.buf, "");
+	sb_free(&sb);
+}
+
+static void test_addf(void **state)
+{
+	struct sbuf sb;
+
+	(void)state;
+	sb_init(&sb);
+	sb_addf(&sb, "line %u: %s", 42u, "ok");
+	sb_addf(&sb, "%s", "");
+	sb_addf(&sb, " %05d", 7);
+	assert_string_equal(sb.buf, "line 42: ok 00007");
+	assert_int_equal(sb.len, strlen("line 42: ok 00007"));
+	sb_free(&sb);
+}
+
+static void test_detach(void **state)
+{
+	struct sbuf sb;
+	size_t n = 99;
+	char *p;
+
+	(void)state;
+	sb_init(&sb);
+	p = sb_detach(&sb, &n);	/* an empty buffer still gives memory to free */
+	assert_int_equal(n, 0);
+	assert_string_equal(p, "");
+	free(p);
+	sb_adds(&sb, "hello");
+	p = sb_detach(&sb, &n);
+	assert_int_equal(n, 5);
+	assert_string_equal(p, "hello");
+	assert_int_equal(sb.len, 0);
+	assert_string_equal(sb.buf, "");
+	free(p);
+	sb_free(&sb);
+}
+
+static void test_utf8_seq_len(void **state)
+{
+	(void)state;
+	assert_int_equal(utf8_seq_len((const unsigned char *)"A", 1), 1);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xc3\xa9", 2), 2);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xe2\x82\xac", 3), 3);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xf0\x9f\x98\x80", 4), 4);
+	/* truncated, bad continuation, overlong, surrogate, too large */
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xc3", 1), 0);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xc3(", 2), 0);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xc0\x80", 2), 0);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xe0\x80\x80", 3), 0);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xed\xa0\x80", 3), 0);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xf4\x90\x80\x80", 4), 0);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\xff", 1), 0);
+	assert_int_equal(utf8_seq_len((const unsigned char *)"\x80", 1), 0);
+}
+
+static void test_add_utf8_replaces_invalid_bytes(void **state)
+{
+	struct sbuf sb;
+
+	(void)state;
+	sb_init(&sb);
+	sb_add_utf8(&sb, "ok \xc3\xa9 \xff\xfe end \xe2\x82", 15);
+	assert_string_equal(sb.buf, "ok \xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd end "
+			    "\xef\xbf\xbd\xef\xbf\xbd");
+	sb_free(&sb);
+}
+
+static void test_add_json_str_escapes(void **state)
+{
+	struct sbuf sb;
+
+	(void)state;
+	sb_init(&sb);
+	sb_add_json_str(&sb, "a\"b\\c\nd\te\rf\bg\fh\x01i\x1f", 18);
+	assert_string_equal(sb.buf, "\"a\\\"b\\\\c\\nd\\te\\rf\\bg\\fh\\u0001i\\u001f\"");
+	sb_reset(&sb);
+	sb_add_json_str(&sb, "caf\xc3\xa9 \xff", 7);
+	assert_string_equal(sb.buf, "\"caf\xc3\xa9 \xef\xbf\xbd\"");
+	sb_reset(&sb);
+	sb_add_json_str(&sb, "x\0y", 3);
+	assert_string_equal(sb.buf, "\"x\\u0000y\"");
+	sb_reset(&sb);
+	sb_add_json_str(&sb, "", 0);
+	assert_string_equal(sb.buf, "\"\"");
+	sb_free(&sb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_init_is_empty_and_terminated),
+		cmocka_unit_test(test_add_grows_and_terminates),
+		cmocka_unit_test(test_addf),
+		cmocka_unit_test(test_detach),
+		cmocka_unit_test(test_utf8_seq_len),
+		cmocka_unit_test(test_add_utf8_replaces_invalid_bytes),
+		cmocka_unit_test(test_add_json_str_escapes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,463 @@
+/*
+ * session: opening a log, refreshing it, session.json and errors.txt.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "testutil.h"
+#include "session.h"
+
+static void append_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, s, strlen(s)), (ssize_t)strlen(s));
+	close(fd);
+}
+
+/* session.json of s, parsed. */
+static cJSON *facts(const struct session *s)
+{
+	struct sbuf sb;
+	cJSON *j;
+
+	sb_init(&sb);
+	ss_facts_json(s, &sb);
+	j = cJSON_Parse(sb.buf);
+	sb_free(&sb);
+	assert_non_null(j);
+	assert_true(cJSON_IsObject(j));
+	return j;
+}
+
+static const char *fstr(const cJSON *j, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	assert_non_null(v);
+	if (cJSON_IsNull(v))
+		return "(null)";
+	assert_true(cJSON_IsString(v));
+	return v->valuestring;
+}
+
+static double fnum(const cJSON *j, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	assert_non_null(v);
+	assert_true(cJSON_IsNumber(v));
+	return v->valuedouble;
+}
+
+static char *errors_text(const struct session *s)
+{
+	struct sbuf sb;
+
+	sb_init(&sb);
+	ss_errors_text(s, &sb);
+	return sb_detach(&sb, NULL);
+}
+
+static void test_facts_json_on_a_forked_log(void **state)
+{
+	struct tu_log l;
+	struct session *s;
+	char *path, real[PATH_MAX];
+	struct stat st;
+	cJSON *j;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_line(&l, "{\"type\":\"queue-operation\",\"operation\":\"enqueue\","
+		"\"timestamp\":\"2026-01-01T09:59:59.500Z\",\"sessionId\":\"" TU_SID "\"}");
+	tu_user(&l, 1, 0, "What is in this repo?");
+	tu_asst(&l, 2, 1, "msg_1", "A todo app.");
+	tu_user(&l, 3, 2, "Add a done command.");
+	tu_asst(&l, 4, 3, "msg_2", "Added.");
+	tu_line(&l, "garbage");
+	tu_user(&l, 5, 2, "Add a delete command instead.");
+	tu_asst(&l, 6, 5, "msg_3", "Added delete.");
+	tu_attach(&l, 7, 6, "prompt_snapshot");
+	tu_last_prompt(&l, 7, 0);
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	j = facts(s);
+
+	assert_string_equal(fstr(j, "sessionId"), TU_SID);
+	assert_string_equal(fstr(j, "cwd"), "/home/user/src/app");
+	assert_string_equal(fstr(j, "gitBranch"), "main");
+	assert_string_equal(fstr(j, "version"), "2.1.328");
+	assert_non_null(realpath(path, real));
+	assert_string_equal(fstr(j, "source"), real);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(fnum(j, "bytes") == (double)st.st_size);
+	assert_true(fnum(j, "lines") == 10);
+	assert_true(fnum(j, "records") == 9);
+	assert_true(fnum(j, "badLines") == 1);
+	assert_true(fnum(j, "messages") == 7);
+	assert_true(fnum(j, "branches") == 2);
+	assert_string_equal(fstr(j, "currentBranch"), "fork-000003-00000005");
+	assert_string_equal(fstr(j, "currentLeaf"), "00000007-0000-4000-8000-000000000007");
+	assert_string_equal(fstr(j, "leafMessage"), "00000006-0000-4000-8000-000000000006");
+	assert_true(fnum(j, "compactions") == 0);
+	assert_string_equal(fstr(j, "firstTimestamp"), "2026-01-01T09:59:59.500Z");
+	assert_string_equal(fstr(j, "lastTimestamp"), "2026-01-01T10:00:06.000Z");
+	assert_int_equal(ss_current_branch(s), br_find(ss_branches(s), "fork-000003-00000005"));
+	cJSON_Delete(j);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
+static void test_facts_json_counts_compactions(void **state)
+{
+	struct tu_log l;
+	struct session *s;
+	char *path;
+	cJSON *j;
+	int k, u = 2;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "start");
+	tu_asst(&l, 2, 1, "m0", "ok");
+	for (k = 0; k < 3; k++) {
+		tu_boundary(&l, u + 1, u, 0, NULL, 0);
+		tu_summary(&l, u + 2, u + 1);
+		u += 2;
+	}
+	l.sidechain = 1;
+	tu_boundary(&l, 90, 0, 0, NULL, 0);	/* a subagent's: not counted */
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	j = facts(s);
+	assert_true(fnum(j, "compactions") == 3);
+	assert_true(fnum(j, "branches") == 1);
+	assert_string_equal(fstr(j, "currentBranch"), "main");
+	assert_string_equal(fstr(j, "leafMessage"), "00000008-0000-4000-8000-000000000008");
+	cJSON_Delete(j);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
+static void test_errors_text_lists_lines_in_order(void **state)
+{
+	struct tu_log l;
+	struct session *s;
+	char *path, *text;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "a");					/* 1 */
+	tu_line(&l, "{\"type\":\"user\",\"uuid\":");		/* 2 */
+	tu_line(&l, "");					/* 3 */
+	tu_asst(&l, 2, 1, "m", "b");				/* 4 */
+	tu_asst(&l, 2, 1, "m", "b again");			/* 5 */
+	tu_user(&l, 3, 77, "lost");				/* 6 */
+	tu_row(&l, "assistant", 4, 3, "\"message\":[]");	/* 7 */
+	tu_user(&l, 5, 5, "self");				/* 8 */
+	tu_line(&l, "[1]");					/* 9 */
+	tu_row(&l, "user", 6, 2, "\"message\":{\"content\":\"x\"},\"sentAsUuid\":\"\"");
+	sb_adds(&l.sb, "{\"type\":\"user\",\"uu");		/* 11, torn */
+	path = tu_write_str(l.sb.buf);
+
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	text = errors_text(s);
+	assert_string_equal(text,
+		"line 2: not JSON (at byte 15)\n"
+		"line 3: blank line\n"
+		"line 5: duplicate uuid 00000002-0000-4000-8000-000000000002: this copy "
+		"replaces the one at line 4, which keeps its place\n"
+		"line 6: parent 00000077-0000-4000-8000-000000000077 not found; the record "
+		"starts a path of its own\n"
+		"line 7: record dropped by the loader's repair (no message object); its "
+		"children hang off its parent\n"
+		"line 8: record names itself as parent; treated as a root\n"
+		"line 9: JSON but not an object\n"
+		"line 10: a uuid field is empty, too long or holds NUL; ignored\n"
+		"line 11: torn last line (no newline, incomplete JSON) (at byte 15)\n");
+	assert_int_equal(ss_bad_lines(s), 4);
+	free(text);
+	ss_close(s);
+
+	/* a live log: the torn line waits */
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	text = errors_text(s);
+	assert_non_null(strstr(text, "line 10: a uuid field"));
+	assert_null(strstr(text, "line 11"));
+	assert_non_null(strstr(text, "note: 18 bytes after line 10 wait for a newline"));
+	assert_int_equal(ss_bad_lines(s), 3);
+	free(text);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
+static void test_errors_text_reports_cycles(void **state)
+{
+	struct tu_log l;
+	struct session *s;
+	char *path, *text;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 2, "a");
+	tu_asst(&l, 2, 1, "m", "b");
+	tu_boundary(&l, 3, 99, 0, NULL, 0);
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	text = errors_text(s);
+	assert_string_equal(text,
+		"line 2: cycle in parentUuid links; cut above this record\n"
+		"line 3: compact boundary's logicalParentUuid "
+		"00000099-0000-4000-8000-000000000099 not found\n");
+	free(text);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
+static void test_clean_log_has_no_errors(void **state)
+{
+	struct tu_log l;
+	struct session *s;
+	char *path, *text;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "a");
+	tu_asst(&l, 2, 1, "m", "b");
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	text = errors_text(s);
+	assert_string_equal(text, "");
+	assert_int_equal(ss_bad_lines(s), 0);
+	free(text);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
+static void test_empty_file_is_not_a_session(void **state)
+{
+	struct session *s = (struct session *)1;
+	char *path = tu_write_str("");
+
+	(void)state;
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), -ENOMSG);
+	assert_null(s);
+	tu_remove(path);
+	path = tu_write_str("garbage\n\n[1,2]\n{\"a\":1}\n");
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), -ENOMSG);
+	tu_remove(path);
+	/* an unknown type without a sessionId is not Claude Code's either */
+	path = tu_write_str("{\"type\":\"whatever\"}\n");
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), -ENOMSG);
+	tu_remove(path);
+}
+
+static void test_empty_live_file_opens_and_fills(void **state)
+{
+	struct tu_log l;
+	struct session *s;
+	char *path = tu_write_str("");
+
+	(void)state;
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	assert_int_equal(br_count(ss_branches(s)), 0);
+	assert_int_equal(ss_current_branch(s), -1);
+	assert_int_equal(ss_refresh(s), 0);
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "first prompt");
+	append_str(path, l.sb.buf);
+	assert_int_equal(ss_refresh(s), 1);
+	assert_int_equal(br_count(ss_branches(s)), 1);
+	assert_int_equal(ss_current_branch(s), 0);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
+static void test_metadata_only_file_opens_without_branches(void **state)
+{
+	struct session *s;
+	char *path = tu_write_str(
+		"{\"type\":\"queue-operation\",\"operation\":\"enqueue\",\"sessionId\":\"" TU_SID "\"}\n"
+		"{\"type\":\"custom-title\",\"customTitle\":\"Fix the build\",\"sessionId\":\"" TU_SID "\"}\n"
+		"{\"type\":\"last-prompt\",\"leafUuid\":null,\"sessionId\":\"" TU_SID "\"}\n");
+	cJSON *j;
+
+	(void)state;
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	assert_int_equal(br_count(ss_branches(s)), 0);
+	assert_int_equal(ss_current_branch(s), -1);
+	assert_int_equal(ss_chain(s)->leaf, 0);
+	assert_int_equal(ss_chain(s)->attach, 0);
+	j = facts(s);
+	assert_true(fnum(j, "branches") == 0);
+	assert_true(fnum(j, "messages") == 0);
+	assert_true(fnum(j, "records") == 3);
+	assert_string_equal(fstr(j, "sessionId"), TU_SID);
+	assert_string_equal(fstr(j, "currentBranch"), "(null)");
+	assert_string_equal(fstr(j, "currentLeaf"), "(null)");
+	assert_string_equal(fstr(j, "leafMessage"), "(null)");
+	assert_string_equal(fstr(j, "firstTimestamp"), "(null)");
+	cJSON_Delete(j);
+	ss_close(s);
+	tu_remove(path);
+}
+
+static void test_open_refuses_directories_and_missing_files(void **state)
+{
+	struct session *s;
+	char dir[] = "/tmp/sessfs-test-dir-XXXXXX";
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(ss_open(dir, SS_COMPLETE, &s), -EISDIR);
+	assert_null(s);
+	rmdir(dir);
+	assert_int_equal(ss_open("/nonexistent/sessfs.jsonl", SS_LIVE, &s), -ENOENT);
+}
+
+static void test_refresh_picks_up_a_completed_torn_line(void **state)
+{
+	struct tu_log l, tail;
+	struct session *s;
+	char *path, *text;
+	size_t cut;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "a");
+	tu_asst(&l, 2, 1, "m", "b");
+	cut = l.sb.len;
+	tu_user(&l, 3, 2, "c");
+	tu_log_init(&tail);
+	sb_adds(&tail.sb, l.sb.buf + cut + 20);
+	l.sb.len = cut + 20;
+	l.sb.buf[l.sb.len] = '\0';
+	path = tu_write_str(l.sb.buf);
+
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	assert_int_equal(idx_nrecs(ss_idx(s)), 2);
+	assert_int_equal(ss_bad_lines(s), 0);
+	text = errors_text(s);
+	assert_non_null(strstr(text, "note: 20 bytes after line 2 wait for a newline"));
+	free(text);
+	append_str(path, tail.sb.buf);
+	assert_int_equal(ss_refresh(s), 1);
+	assert_int_equal(idx_nrecs(ss_idx(s)), 3);
+	text = errors_text(s);
+	assert_string_equal(text, "");
+	free(text);
+	assert_int_equal(ss_refresh(s), 0);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+	tu_log_free(&tail);
+}
+
+static void test_refresh_moves_the_current_branch(void **state)
+{
+	struct tu_log l, more;
+	struct session *s;
+	char *path;
+	const struct br_set *bs;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "a");
+	tu_asst(&l, 2, 1, "m1", "b");
+	tu_user(&l, 3, 2, "c");
+	tu_asst(&l, 4, 3, "m2", "d");
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	assert_int_equal(br_count(ss_branches(s)), 1);
+
+	tu_log_init(&more);
+	tu_at(&more, l.ms);
+	tu_user(&more, 5, 2, "edited prompt");
+	tu_asst(&more, 6, 5, "m3", "e");
+	append_str(path, more.sb.buf);
+	assert_int_equal(ss_refresh(s), 1);
+	bs = ss_branches(s);
+	assert_int_equal(br_count(bs), 2);
+	assert_int_equal(ss_current_branch(s), br_find(bs, "fork-000003-00000005"));
+	assert_int_equal(br_find(bs, "main"), 0);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+	tu_log_free(&more);
+}
+
+static void test_deep_json_row_loses_nothing_else(void **state)
+{
+	struct tu_log l;
+	struct session *s;
+	char *path;
+	cJSON *j;
+	int i;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "a");
+	sb_adds(&l.sb, "{\"parentUuid\":\"00000001-0000-4000-8000-000000000001\","
+		"\"type\":\"assistant\",\"uuid\":\"00000002-0000-4000-8000-000000000002\","
+		"\"message\":{\"id\":\"m1\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t\","
+		"\"name\":\"Bash\",\"input\":");
+	for (i = 0; i < 100000; i++)
+		sb_addc(&l.sb, '[');
+	for (i = 0; i < 100000; i++)
+		sb_addc(&l.sb, ']');
+	sb_adds(&l.sb, "}]}}\n");
+	tu_at(&l, TU_T0 + 5000);
+	tu_result(&l, 3, 2, "t");
+	tu_asst(&l, 4, 3, "m2", "done");
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	assert_int_equal(ss_bad_lines(s), 0);
+	assert_int_equal(ss_chain(s)->n, 4);
+	j = facts(s);
+	assert_true(fnum(j, "messages") == 4);
+	assert_true(fnum(j, "branches") == 1);
+	assert_string_equal(fstr(j, "leafMessage"), "00000004-0000-4000-8000-000000000004");
+	assert_string_equal(fstr(j, "sessionId"), TU_SID);
+	cJSON_Delete(j);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_facts_json_on_a_forked_log),
+		cmocka_unit_test(test_facts_json_counts_compactions),
+		cmocka_unit_test(test_errors_text_lists_lines_in_order),
+		cmocka_unit_test(test_errors_text_reports_cycles),
+		cmocka_unit_test(test_clean_log_has_no_errors),
+		cmocka_unit_test(test_empty_file_is_not_a_session),
+		cmocka_unit_test(test_empty_live_file_opens_and_fills),
+		cmocka_unit_test(test_metadata_only_file_opens_without_branches),
+		cmocka_unit_test(test_open_refuses_directories_and_missing_files),
+		cmocka_unit_test(test_refresh_picks_up_a_completed_torn_line),
+		cmocka_unit_test(test_refresh_moves_the_current_branch),
+		cmocka_unit_test(test_deep_json_row_loses_nothing_else),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
