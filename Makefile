@@ -28,6 +28,7 @@ CORE_OBJ  = $(CORE_SRC:%.c=$(BUILD)/%.o)
 FS_OBJ    = $(FS_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN  = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 CORPUS_BIN = $(BUILD)/tests/corpus_check
+CONTEXT_BIN = $(BUILD)/tests/context_check
 
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -53,8 +54,12 @@ $(CORPUS_BIN): tests/corpus/corpus_check.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(PKG_LIBS) $(LDFLAGS_ALL)
 
+$(CONTEXT_BIN): tests/corpus/context_check.c $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Icore -o $@ $< $(CORE_OBJ) $(PKG_LIBS) $(LDFLAGS_ALL)
+
 # Everything one test run needs, for one build directory.
-check-build: $(BUILD)/sessfs $(UNIT_BIN) $(CORPUS_BIN)
+check-build: $(BUILD)/sessfs $(UNIT_BIN) $(CORPUS_BIN) $(CONTEXT_BIN)
 
 deps:
 	@sh scripts/deps.sh

@@ -1,10 +1,12 @@
 #include "session.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jscan.h"
 
@@ -18,10 +20,16 @@ struct session {
 	struct br_set *br;
 	struct rs_chain *chain;
 	int current;
+	pthread_mutex_t ctx_mu;	/* the context is built on first use */
+	struct ctx *ctx;
+	int ctx_rc;
 };
 
 static void drop_built(struct session *s)
 {
+	ctx_free(s->ctx);
+	s->ctx = NULL;
+	s->ctx_rc = 0;
 	rs_free(s->chain);
 	br_free(s->br);
 	gr_free(s->g);
@@ -75,6 +83,22 @@ static int has_session_record(const struct idx *ix)
 	return 0;
 }
 
+/*
+ * A live log with no record yet may still be one being written: accept
+ * an empty file, or one whose first line, unfinished, starts like JSON.
+ */
+static int may_become_log(const struct session *s)
+{
+	char c = 0;
+	uint64_t at = 0;
+
+	if (s->mode != SS_LIVE || idx_lines(s->ix) > 0)
+		return 0;
+	while (pread(lf_fd(s->lf), &c, 1, (off_t)at) == 1 && c == '\0')
+		at++;
+	return !idx_pending(s->ix) || c == '{';
+}
+
 int ss_open(const char *path, enum ss_mode mode, struct session **out)
 {
 	struct session *s = calloc(1, sizeof(*s));
@@ -86,6 +110,7 @@ int ss_open(const char *path, enum ss_mode mode, struct session **out)
 		return -ENOMEM;
 	s->mode = mode;
 	s->current = -1;
+	pthread_mutex_init(&s->ctx_mu, NULL);
 	rc = lf_open(path, &s->lf);
 	if (rc)
 		goto fail;
@@ -96,7 +121,7 @@ int ss_open(const char *path, enum ss_mode mode, struct session **out)
 		goto fail;
 	}
 	rc = index_all(s);
-	if (!rc && mode == SS_COMPLETE && !has_session_record(s->ix))
+	if (!rc && !has_session_record(s->ix) && !may_become_log(s))
 		rc = -ENOMSG;
 	if (!rc)
 		rc = build(s);
@@ -117,6 +142,7 @@ void ss_close(struct session *s)
 	idx_free(s->ix);
 	lf_close(s->lf);
 	free(s->source);
+	pthread_mutex_destroy(&s->ctx_mu);
 	free(s);
 }
 
@@ -139,6 +165,15 @@ const struct br_set *ss_branches(const struct session *s) { return s->br; }
 const struct rs_chain *ss_chain(const struct session *s) { return s->chain; }
 const struct logf *ss_logf(const struct session *s) { return s->lf; }
 int ss_current_branch(const struct session *s) { return s->current; }
+
+const struct ctx *ss_context(struct session *s)
+{
+	pthread_mutex_lock(&s->ctx_mu);
+	if (!s->ctx && !s->ctx_rc)
+		s->ctx_rc = ctx_build(s->g, s->chain, s->lf, &s->ctx);
+	pthread_mutex_unlock(&s->ctx_mu);
+	return s->ctx;
+}
 
 uint32_t ss_bad_lines(const struct session *s)
 {
@@ -246,9 +281,21 @@ static uint32_t count_compactions(const struct session *s)
 	return c;
 }
 
-void ss_facts_json(const struct session *s, struct sbuf *out)
+static void add_context(struct session *s, struct sbuf *out, int *first)
+{
+	const struct ctx *x = ss_context(s);
+	const struct ctx_window *w = x ? ctx_window(x) : NULL;
+
+	add_num(out, "contextMessages", x ? ctx_nmessages(x) : 0, first);
+	add_uuid(out, s->ix, "contextStart", w ? w->start : 0, first);
+	add_num(out, "contextStartPosition", w ? w->dpos : 0, first);
+	add_num(out, "contextTokens", x ? ctx_tokens(x) : 0, first);
+}
+
+void ss_facts_json(struct session *s, struct sbuf *out)
 {
 	const struct rs_chain *c = s->chain;
+	const struct ctx *x = ss_context(s);
 	uint32_t nodes;
 	int first = 1;
 
@@ -263,9 +310,10 @@ void ss_facts_json(const struct session *s, struct sbuf *out)
 	add_num(out, "branches", br_count(s->br), &first);
 	add_str(out, "currentBranch",
 		s->current >= 0 ? br_get(s->br, (uint32_t)s->current)->name : NULL, &first);
-	add_uuid(out, s->ix, "currentLeaf", c->attach, &first);
+	add_uuid(out, s->ix, "currentLeaf", x ? ctx_attach(x) : c->attach, &first);
 	add_uuid(out, s->ix, "leafMessage", c->leaf, &first);
 	add_num(out, "compactions", count_compactions(s), &first);
+	add_context(s, out, &first);
 	add_times(s, out, &first);
 	sb_adds(out, "\n}\n");
 }

@@ -5,9 +5,9 @@
  * and the resumed chain. ss_refresh() indexes what was appended since and
  * rebuilds what depends on it.
  *
- * Thread-safety: a session is not locked internally. Readers may share it;
- * the owner must keep them out while ss_refresh() runs (fs/ does this with
- * a read-write lock).
+ * Thread-safety: a session is not locked internally, but for the lazily
+ * built context (ss_context()). Readers may share it; the owner must keep
+ * them out while ss_refresh() runs (fs/ does this with a read-write lock).
  */
 #ifndef SESSFS_SESSION_H
 #define SESSFS_SESSION_H
@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "branch.h"
+#include "ctx.h"
 #include "graph.h"
 #include "idx.h"
 #include "logf.h"
@@ -31,7 +32,9 @@ enum ss_mode {
 /*
  * Opens and indexes path. Returns 0 and a new session in *out (free with
  * ss_close()), or -errno: the open's, -EISDIR/-EINVAL for what is not a
- * regular file, -ENOMSG for a file with no session record at all.
+ * regular file, -ENOMSG for a file with no session record at all (in
+ * SS_LIVE mode an empty file, or one whose unfinished first line starts
+ * with '{', is taken: it may be a log being written).
  */
 int ss_open(const char *path, enum ss_mode mode, struct session **out);
 void ss_close(struct session *s);
@@ -49,8 +52,17 @@ const struct logf *ss_logf(const struct session *s);
 /* Index of the branch a resume continues, or -1. */
 int ss_current_branch(const struct session *s);
 
-/* Appends the session's facts as one JSON object (session.json). */
-void ss_facts_json(const struct session *s, struct sbuf *out);
+/*
+ * The context window a resume sends (ctx.h), built on first use; NULL if
+ * it could not be built (out of memory). Thread-safe; valid until the
+ * next ss_refresh() or ss_close().
+ */
+const struct ctx *ss_context(struct session *s);
+
+/* Appends the session's facts as one JSON object (session.json). Builds
+ * the context if it is not built yet. contextTokens is ctx_tokens(): the
+ * compact JSON of the messages in bytes / 4. */
+void ss_facts_json(struct session *s, struct sbuf *out);
 /* Appends one line per unusable line or record (errors.txt). */
 void ss_errors_text(const struct session *s, struct sbuf *out);
 /* How many lines are not records. */

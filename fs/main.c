@@ -10,6 +10,7 @@
  * sent SIGINT/SIGTERM/SIGHUP, and unmount cleanly.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,22 @@ static const char *take_log(struct fuse_args *args)
 	return NULL;
 }
 
+/* The mountpoint: the first argument left that is not an option. */
+static const char *find_mountpoint(const struct fuse_args *args)
+{
+	int i;
+
+	for (i = 1; i < args->argc; i++) {
+		if (!strcmp(args->argv[i], "-o")) {
+			i++;
+			continue;
+		}
+		if (args->argv[i][0] != '-')
+			return args->argv[i];
+	}
+	return NULL;
+}
+
 static int check_mountpoint(const char *mnt)
 {
 	struct stat st;
@@ -129,6 +146,12 @@ static int serve(struct tree *t, struct fuse_args *args,
 	se = fuse_session_new(args, &sessfs_ops, sizeof(sessfs_ops), t);
 	if (!se)
 		return 1;
+	/* libfuse only takes signals left at their default; a job started in
+	 * the background of a script has SIGINT ignored. Ctrl-C, kill and a
+	 * hang-up should always unmount cleanly. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	if (fuse_set_signal_handlers(se))
 		goto out_session;
 	if (fuse_session_mount(se, opts->mountpoint))
@@ -144,7 +167,8 @@ static int serve(struct tree *t, struct fuse_args *args,
 		rc = fuse_session_loop_mt(se, cfg);
 		fuse_loop_cfg_destroy(cfg);
 	}
-	rc = rc ? 1 : 0;
+	/* A signal ends the loop with its number: that is a clean exit. */
+	rc = rc < 0 ? 1 : 0;
 	fuse_session_unmount(se);
 out_signals:
 	fuse_remove_signal_handlers(se);
@@ -159,9 +183,15 @@ static int mount_log(int argc, char **argv)
 	struct fuse_cmdline_opts opts;
 	struct session *s;
 	struct tree *t;
-	const char *log = take_log(&args);
+	const char *log = take_log(&args), *mnt = find_mountpoint(&args);
 	int rc = 2;
 
+	memset(&opts, 0, sizeof(opts));
+	/* Said before libfuse's own check, which would print usage too. */
+	if (log && mnt && check_mountpoint(mnt)) {
+		rc = 1;
+		goto out_args;
+	}
 	if (fuse_parse_cmdline(&args, &opts) != 0) {
 		usage(stderr);
 		goto out_args;
@@ -184,9 +214,6 @@ static int mount_log(int argc, char **argv)
 		usage(stderr);
 		goto out;
 	}
-	rc = 1;
-	if (check_mountpoint(opts.mountpoint))
-		goto out;
 	if ((rc = ss_open(log, SS_LIVE, &s))) {
 		say_open_error(log, rc);
 		rc = 1;

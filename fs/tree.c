@@ -11,6 +11,7 @@
 #include "../core/jscan.h"
 #include "../core/names.h"
 #include "../core/render.h"
+#include "ctxdir.h"
 
 #define REC_NAME_KEEP 200	/* bytes of an unsafe uuid kept in its name */
 
@@ -35,7 +36,7 @@ struct tree {
 	int64_t checked_ms;
 };
 
-enum dir_kind { DK_ROOT, DK_BRANCHES, DK_BRANCH, DK_RECORDS, DK_EMPTY };
+enum dir_kind { DK_ROOT, DK_BRANCHES, DK_BRANCH, DK_RECORDS, DK_CONTEXT, DK_EMPTY };
 
 struct tr_dir {
 	uint64_t ino, parent;
@@ -225,7 +226,8 @@ static uint32_t rec_lookup(struct tree *t, const char *name)
 
 static void readme(struct tree *t, struct sbuf *out)
 {
-	const struct session *s = t->s;
+	struct session *s = t->s;
+	const struct ctx *x = ss_context(s);
 	const struct br_set *bs = ss_branches(s);
 	const struct rs_chain *c = ss_chain(s);
 	int cur = ss_current_branch(s);
@@ -238,7 +240,10 @@ static void readme(struct tree *t, struct sbuf *out)
 		     "  resume continues. Each message is a file `<seq>-<kind>.md`, numbered by\n"
 		     "  its place on the path; the same record has the same name and bytes in\n"
 		     "  every branch, so `diff -r branches/A branches/B` shows where they part.\n"
-		     "- `context/`: what the model receives when the current branch is resumed.\n"
+		     "- `context/`: what the model receives when the current branch is resumed:\n"
+		     "  the rows it gets, numbered from the window's start, `messages.json`\n"
+		     "  (the API messages array) and `window.md` (where the window starts,\n"
+		     "  what was left out or repaired, and why).\n"
 		     "- `state/`: the work state a resume restores.\n"
 		     "- `records/<uuid>.json`: each message record's exact line.\n"
 		     "- `session.json`: the facts below, as JSON; `errors.txt`: the lines that\n"
@@ -253,6 +258,9 @@ static void readme(struct tree *t, struct sbuf *out)
 		cur >= 0 && branch_path(t, cur) ? branch_path(t, cur)->n : 0);
 	sb_addf(out, "- resumed chain: %u records, starting %s\n", c->n,
 		c->window ? "at the last compaction" : "at the first record");
+	if (x)
+		sb_addf(out, "- the model gets %u messages (about %llu tokens; see context/window.md)\n",
+			ctx_nmessages(x), (unsigned long long)ctx_tokens(x));
 	sb_addf(out, "- unusable lines: %u (see errors.txt)\n", ss_bad_lines(s));
 }
 
@@ -272,7 +280,11 @@ static int render(struct tree *t, uint64_t ino, struct sbuf *out)
 		if (!rc)
 			sb_addc(out, '\n');
 		return rc;
+	case TK_CTX:
+		return cd_render(t->s, ino, out);
 	case TK_FIXED:
+		if (ino == TI_CTX_MESSAGES || ino == TI_CTX_WINDOW)
+			return cd_render(t->s, ino, out);
 		if (ino == TI_README)
 			readme(t, out);
 		else if (ino == TI_SESSION)
@@ -403,6 +415,7 @@ static int attr_fixed(struct tree *t, uint64_t ino, struct tr_attr *a)
 		a->st.st_size = (off_t)strlen(target);
 		return 0;
 	case TI_README: case TI_SESSION: case TI_ERRORS:
+	case TI_CTX_MESSAGES: case TI_CTX_WINDOW:
 		return set_file(t, ino, a);
 	}
 	return -ENOENT;
@@ -423,6 +436,8 @@ static int attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
 			return -ENOENT;
 		set_dir(a);
 		return 0;
+	case TK_CTX:
+		return set_file(t, ino, a);
 	case TK_MSG:
 	case TK_REC:
 		if (!gr_is_node(g, key))
@@ -491,6 +506,8 @@ static uint64_t lookup_locked(struct tree *t, uint64_t parent, const char *name)
 
 		return id ? TR_INO(TK_REC, id) : 0;
 	}
+	if (parent == TI_CONTEXT)
+		return cd_lookup(t->s, name);
 	if (TR_KIND(parent) == TK_BRANCH)
 		return lookup_branch_msg(t, TR_KEY(parent), name);
 	return 0;
@@ -575,6 +592,9 @@ static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
 		order = gr_nodes(ss_graph(t->s), &n);
 		return copy_ids(d, order, n);
 	case TI_CONTEXT:
+		d->kind = DK_CONTEXT;
+		d->n = cd_count(t->s);
+		return 0;
 	case TI_STATE:
 		d->kind = DK_EMPTY;
 		return 0;
@@ -636,6 +656,11 @@ static uint64_t dir_item(struct tree *t, struct tr_dir *d, uint32_t i, char *nam
 			return 0;
 		rec_name(t, d->ids[i], name);
 		return TR_INO(TK_REC, d->ids[i]);
+	case DK_CONTEXT: {
+		uint64_t ino;
+
+		return cd_entry(t->s, i, name, &ino) ? 0 : ino;
+	}
 	case DK_EMPTY:
 		break;
 	}

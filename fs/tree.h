@@ -28,6 +28,7 @@ enum tr_kind {
 	TK_BRANCH = 1,		/* key: first own record id (0 = main) */
 	TK_MSG = 2,		/* key: record id */
 	TK_REC = 3,		/* key: record id */
+	TK_CTX = 4,		/* key: seq of a row the resume adds */
 };
 
 enum tr_fixed {
@@ -40,6 +41,8 @@ enum tr_fixed {
 	TI_STATE,
 	TI_RECORDS,
 	TI_CURRENT,
+	TI_CTX_MESSAGES,
+	TI_CTX_WINDOW,
 };
 
 #define TR_INO(kind, key) (((uint64_t)(kind) << 56) | (uint64_t)(key))

@@ -28,6 +28,8 @@ echo "== $label: corpus"
 if [ -d "$corpus" ]; then
 	"$build/tests/corpus_check" "$build/sessfs" "$corpus"
 	count $? corpus_check
+	"$build/tests/context_check" "$corpus"
+	count $? context_check
 elif [ "${CI:-}" = true ]; then
 	echo "corpus: $corpus is missing, and CI=true requires it"
 	count 1 corpus_missing

@@ -1,0 +1,746 @@
+/*
+ * ctx: the build, the notes on what was left out, the accessors and
+ * window.md. Phase 3 is in ctx_clean.c, phase 4 in ctx_render.c.
+ */
+#include "ctx.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctx_priv.h"
+
+/* ---- texts, notes, repairs ---- */
+
+/* Appends a formatted text and its NUL to the pool; returns its offset. */
+static uint32_t pool_vaddf(struct ctx *x, const char *fmt, va_list ap)
+{
+	uint32_t off = (uint32_t)x->pool.len;
+	va_list cp;
+	int n;
+
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n > 0) {
+		sb_grow(&x->pool, (size_t)n);
+		vsnprintf(x->pool.buf + x->pool.len, (size_t)n + 1, fmt, ap);
+		x->pool.len += (size_t)n;
+	}
+	sb_addc(&x->pool, '\0');
+	return off;
+}
+
+static int note_push(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
+		     uint32_t off)
+{
+	if (x->nnotes == x->capnotes) {
+		uint32_t cap = x->capnotes ? x->capnotes * 2 : 64;
+		struct ctx_nrec *p = realloc(x->nrec, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		x->nrec = p;
+		x->capnotes = cap;
+	}
+	x->nrec[x->nnotes] = (struct ctx_nrec){ line, id, off, x->nnotes, kind };
+	x->nnotes++;
+	return 0;
+}
+
+int ctx_note_add(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
+		 const char *fmt, ...)
+{
+	va_list ap;
+	uint32_t off;
+
+	va_start(ap, fmt);
+	off = pool_vaddf(x, fmt, ap);
+	va_end(ap);
+	return note_push(x, line, id, kind, off);
+}
+
+int ctx_repair_add(struct ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+	uint32_t off;
+
+	if (x->nrepairs == x->caprepairs) {
+		uint32_t cap = x->caprepairs ? x->caprepairs * 2 : 4;
+		uint32_t *p = realloc(x->repair_off, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		x->repair_off = p;
+		x->caprepairs = cap;
+	}
+	va_start(ap, fmt);
+	off = pool_vaddf(x, fmt, ap);
+	va_end(ap);
+	x->repair_off[x->nrepairs++] = off;
+	return 0;
+}
+
+int ctx_leave_out(struct ctx_work *w, struct ctx_wrow *r, const char *fmt, ...)
+{
+	va_list ap;
+	uint32_t off;
+
+	va_start(ap, fmt);
+	off = pool_vaddf(w->x, fmt, ap);
+	va_end(ap);
+	r->sent = 0;
+	r->why = off + 1;
+	return note_push(w->x, r->line, r->id, CTX_N_LEFT_OUT, off);
+}
+
+int ctx_rows_insert(struct ctx_work *w, uint32_t at, struct ctx_wrow *r)
+{
+	if (w->nrows == w->caprows) {
+		uint32_t cap = w->caprows ? w->caprows * 2 : 64;
+		struct ctx_wrow **p = realloc(w->rows, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		w->rows = p;
+		w->caprows = cap;
+	}
+	memmove(w->rows + at + 1, w->rows + at, (w->nrows - at) * sizeof(*w->rows));
+	w->rows[at] = r;
+	w->nrows++;
+	return 0;
+}
+
+/* ---- metadata: record counts, replacements (rule 20), effort (rule 23) ---- */
+
+static int count_meta(struct ctx *x, uint16_t atom)
+{
+	uint32_t i;
+
+	for (i = x->nmeta; i-- > 0;)
+		if (x->meta_atoms[i] == atom) {
+			x->meta_counts[i]++;
+			return 0;
+		}
+	if (x->nmeta == x->capmeta) {
+		uint32_t cap = x->capmeta ? x->capmeta * 2 : 16;
+		uint16_t *a = realloc(x->meta_atoms, cap * sizeof(*a));
+		uint32_t *c;
+
+		if (!a)
+			return -ENOMEM;
+		x->meta_atoms = a;
+		if (!(c = realloc(x->meta_counts, cap * sizeof(*c))))
+			return -ENOMEM;
+		x->meta_counts = c;
+		x->capmeta = cap;
+	}
+	x->meta_atoms[x->nmeta] = atom;
+	x->meta_counts[x->nmeta++] = 1;
+	return 0;
+}
+
+static int set_repl(struct ctx_work *w, const char *key, const cJSON *val)
+{
+	struct ctx_repl *rp;
+	cJSON *dup = cJSON_Duplicate(val, 1);
+
+	if (!dup)
+		return -ENOMEM;
+	HASH_FIND_STR(w->repl, key, rp);
+	if (rp) {
+		cJSON_Delete(rp->val);
+		rp->val = dup;
+		return 0;
+	}
+	rp = calloc(1, sizeof(*rp));
+	if (!rp || !(rp->key = strdup(key))) {
+		free(rp);
+		cJSON_Delete(dup);
+		return -ENOMEM;
+	}
+	rp->val = dup;
+	HASH_ADD_KEYPTR(hh, w->repl, rp->key, strlen(rp->key), rp);
+	return 0;
+}
+
+/* Rule 20: a content-replacement record of the main thread. */
+static int fold_replacements(struct ctx_work *w, const struct idx_rec *r)
+{
+	cJSON *j = lf_parse(w->lf, r);
+	const cJSON *e;
+	int rc = 0;
+
+	if (!j || ctx_truthy(ctx_jget(j, "agentId"))) {
+		cJSON_Delete(j);
+		return 0;
+	}
+	cJSON_ArrayForEach(e, ctx_jget(j, "replacements")) {
+		const cJSON *kind = ctx_jget(e, "kind");
+		const char *id = ctx_jstr(e, "toolUseId");
+		const cJSON *val = ctx_jget(e, "replacement");
+
+		if (rc || !id || !val ||
+		    (kind && !(cJSON_IsString(kind) && !strcmp(kind->valuestring, "tool-result"))))
+			continue;
+		rc = set_repl(w, id, val);
+	}
+	cJSON_Delete(j);
+	return rc;
+}
+
+/* Rule 23: params.output_config.effort of the newest api-request with one. */
+static int tail_effort(struct ctx_work *w)
+{
+	uint16_t atom = idx_atom_find(w->ix, "api-request");
+	uint32_t i = idx_nrecs(w->ix);
+
+	while (atom && i-- > 0) {
+		const struct idx_rec *r = idx_rec(w->ix, i);
+		const cJSON *e;
+		cJSON *j;
+
+		if (r->type != IDX_T_META || r->type_atom != atom)
+			continue;
+		j = lf_parse(w->lf, r);
+		e = ctx_jget(ctx_jget(ctx_jget(j, "params"), "output_config"), "effort");
+		if (ctx_truthy(e)) {
+			w->tail_effort = cJSON_Duplicate(e, 1);
+			cJSON_Delete(j);
+			return w->tail_effort ? 0 : -ENOMEM;
+		}
+		cJSON_Delete(j);
+	}
+	return 0;
+}
+
+static int is_row_type(uint8_t t)
+{
+	return t == IDX_T_USER || t == IDX_T_ASSISTANT || t == IDX_T_ATTACHMENT ||
+	       t == IDX_T_SYSTEM;
+}
+
+static int scan_meta(struct ctx_work *w)
+{
+	uint32_t i, n = idx_nrecs(w->ix);
+	int rc = 0;
+
+	for (i = 0; i < n && !rc; i++) {
+		const struct idx_rec *r = idx_rec(w->ix, i);
+
+		if (is_row_type(r->type) || r->type == IDX_T_PROGRESS)
+			continue;
+		rc = count_meta(w->x, r->type_atom);
+		if (!rc && r->type == IDX_T_CONTENT_REPL)
+			rc = fold_replacements(w, r);
+	}
+	return rc ? rc : tail_effort(w);
+}
+
+/* ---- notes on the rows outside the window ---- */
+
+static const char *drop_reason(uint8_t drop)
+{
+	switch (drop) {
+	case IDX_D_NO_MESSAGE: return "row without a message object";
+	case IDX_D_NO_CONTENT: return "row without content";
+	case IDX_D_BLANK: return "row with blank string content";
+	default: return "row with no valid content block";
+	}
+}
+
+/* Progress rows, rows the loader drops, message records without uuid. */
+static int notes_records(struct ctx_work *w)
+{
+	uint32_t i, n = idx_nrecs(w->ix);
+	int rc = 0;
+
+	for (i = 0; i < n && !rc; i++) {
+		const struct idx_rec *r = idx_rec(w->ix, i);
+
+		if (r->type == IDX_T_PROGRESS && r->uuid)
+			rc = ctx_note_add(w->x, r->line, r->uuid, CTX_N_LEFT_OUT,
+					  "progress row: not part of the conversation, its children hang off its parent");
+		else if (is_row_type(r->type) && !r->uuid)
+			rc = ctx_note_add(w->x, r->line, 0, CTX_N_LEFT_OUT,
+					  "%s record without a uuid: not loaded",
+					  idx_atom(w->ix, r->type_atom));
+		else if ((r->type == IDX_T_USER || r->type == IDX_T_ASSISTANT) && r->drop)
+			rc = ctx_note_add(w->x, r->line, r->uuid, CTX_N_LEFT_OUT, "dropped: %s %s",
+					  r->type == IDX_T_USER ? "user" : "assistant",
+					  drop_reason(r->drop));
+	}
+	return rc;
+}
+
+static void uuid8(const struct idx *ix, uint32_t id, char *buf)
+{
+	if (!id)
+		strcpy(buf, "?");
+	else if (idx_id_buf(ix, id, buf) > 8)
+		buf[8] = '\0';
+}
+
+/* Duplicates (from the graph) and rows re-parented past bridged rows. */
+static int notes_graph(struct ctx_work *w)
+{
+	char u[IDX_UUID_MAX + 1];
+	uint32_t i, nn;
+	const uint32_t *order = gr_nodes(w->g, &nn);
+	int rc = 0;
+
+	for (i = 0; i < gr_nerrs(w->g) && !rc; i++) {
+		const struct gr_err *e = gr_err(w->g, i);
+
+		if (e->code == GR_E_DUPLICATE)
+			rc = ctx_note_add(w->x, e->line, e->id, CTX_N_INFO,
+					  "duplicate uuid: this copy replaces line %u (position of the first copy kept)",
+					  e->aux);
+	}
+	for (i = 0; i < nn && !rc; i++) {
+		uint32_t id = order[i], to;
+		const struct idx_rec *r = gr_node_rec(w->g, id);
+
+		if (!r->parent || gr_is_node(w->g, r->parent))
+			continue;
+		to = gr_parent(w->g, id) ? gr_parent(w->g, id) : gr_dangling(w->g, id);
+		if (!to || to == r->parent)
+			continue;
+		uuid8(w->ix, to, u);
+		rc = ctx_note_add(w->x, r->line, id, CTX_N_INFO,
+				  "re-parented past a progress/dropped row to %s", u);
+	}
+	return rc;
+}
+
+static int chain_note(struct ctx_work *w, const struct rs_note *n)
+{
+	char a[IDX_UUID_MAX + 1], b[IDX_UUID_MAX + 1];
+	uint32_t line = gr_is_node(w->g, n->id) ? gr_node_rec(w->g, n->id)->line : 0;
+	uint8_t k = CTX_N_INFO;
+
+	uuid8(w->ix, n->aux, a);
+	uuid8(w->ix, n->aux2, b);
+	switch (n->code) {
+	case RS_N_CYCLE:
+		return ctx_note_add(w->x, line, n->id, k, "cycle in parentUuid chain: walk stopped");
+	case RS_N_SUBSTITUTE:
+		return ctx_note_add(w->x, line, n->id, k,
+				    "parent %s missing: continued from %s (nearest earlier record within 5 s)",
+				    a, b);
+	case RS_N_CHAIN_START:
+		return ctx_note_add(w->x, line, n->id, k, "parent %s missing: the chain starts here", a);
+	case RS_N_PRESERVED_MISSING:
+		return ctx_note_add(w->x, line, n->id, k,
+				    "preserved segment names a missing record: relinking skipped");
+	case RS_N_RECOVERED:
+		return ctx_note_add(w->x, line, n->id, k,
+				    "parallel tool call row off the parent chain: recovered into its response");
+	case RS_N_TERMINAL_SCAN:
+		return ctx_note_add(w->x, line, n->id, k,
+				    "no usable checkpoint or last row: the leaf is the newest end of a path");
+	}
+	return 0;
+}
+
+static void keep_id(struct ctx_work *w, const cJSON *s, uint8_t *keep)
+{
+	uint32_t id = cJSON_IsString(s) ? idx_id_find(w->ix, s->valuestring,
+						       strlen(s->valuestring)) : 0;
+
+	if (id)
+		keep[id] = 1;
+}
+
+/* Rule 5: the rows the last boundary's preserved list keeps (uuids and
+ * allUuids, or the preservedSegment path from its tail up to its head). */
+static void preserved_set(struct ctx_work *w, uint8_t *keep)
+{
+	cJSON *j = lf_parse(w->lf, gr_node_rec(w->g, w->c->boundary));
+	const cJSON *meta = ctx_jget(j, "compactMetadata"), *u;
+	const cJSON *pm = ctx_jget(meta, "preservedMessages");
+	const cJSON *ps = ctx_jget(meta, "preservedSegment");
+
+	if (cJSON_IsArray(ctx_jget(pm, "uuids"))) {
+		cJSON_ArrayForEach(u, ctx_jget(pm, "uuids"))
+			keep_id(w, u, keep);
+		cJSON_ArrayForEach(u, ctx_jget(pm, "allUuids"))
+			keep_id(w, u, keep);
+	} else if (ctx_jstr(ps, "headUuid") && ctx_jstr(ps, "tailUuid")) {
+		const char *h = ctx_jstr(ps, "headUuid"), *t = ctx_jstr(ps, "tailUuid");
+		uint32_t head = idx_id_find(w->ix, h, strlen(h));
+		uint32_t id = idx_id_find(w->ix, t, strlen(t)), steps = 0, nn;
+
+		gr_nodes(w->g, &nn);
+		for (; id && gr_is_node(w->g, id) && steps++ <= nn; id = gr_parent(w->g, id)) {
+			keep[id] = 1;
+			if (id == head)
+				break;
+		}
+	}
+	cJSON_Delete(j);
+}
+
+static const char *off_chain_reason(struct ctx_work *w, uint32_t id, const uint8_t *keep)
+{
+	uint32_t b = w->c->boundary;
+	int before = b && gr_pos(w->g, id) < gr_pos(w->g, b);
+
+	if (w->c->cleared)
+		return "an explicit rewind emptied the conversation: nothing is resumed";
+	if (w->c->relinked && before && !keep[id])
+		return "before the last compact boundary and not preserved: summarised away";
+	if (!gr_main_side(w->g, id))
+		return "sidechain (subagent) row: not part of the main conversation";
+	if (before)
+		return "before the last compact boundary: summarised away";
+	return "not on the resumed branch (abandoned fork or dead end)";
+}
+
+/* Rows that are not on the chain, and the chain's own notes. */
+static int notes_chain(struct ctx_work *w)
+{
+	uint32_t n = idx_nids(w->ix), i, nn;
+	const uint32_t *order = gr_nodes(w->g, &nn);
+	uint8_t *on = calloc(n + 1, 1), *keep = calloc(n + 1, 1);
+	int rc = on && keep ? 0 : -ENOMEM;
+
+	for (i = 0; !rc && i < w->c->nnotes; i++)
+		rc = chain_note(w, &w->c->notes[i]);
+	for (i = 0; !rc && i < w->c->n; i++)
+		on[w->c->ids[i]] = 1;
+	if (!rc && w->c->relinked && w->c->boundary)
+		preserved_set(w, keep);
+	for (i = 0; !rc && i < nn; i++)
+		if (!on[order[i]])
+			rc = ctx_note_add(w->x, gr_node_rec(w->g, order[i])->line, order[i],
+					  CTX_N_LEFT_OUT, "%s", off_chain_reason(w, order[i], keep));
+	free(on);
+	free(keep);
+	return rc;
+}
+
+/* ---- the build ---- */
+
+static void window_info(struct ctx_work *w)
+{
+	struct ctx_window *win = &w->x->win;
+	const struct rs_chain *c = w->c;
+	uint32_t i;
+
+	win->summarised = c->deleted;
+	if (!c->n)
+		return;
+	win->start = c->ids[c->window];
+	win->boundary = gr_is_boundary(w->g, win->start) ? win->start : 0;
+	win->dpos = gr_dpos(w->g, win->start);
+	win->before = c->window;
+	for (i = 0; i < c->window; i++)
+		win->before_msgs += gr_is_message(w->g, c->ids[i]);
+}
+
+static int cmp_note(const void *a, const void *b)
+{
+	const struct ctx_nrec *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Hands out the notes, repairs and rows (the pool no longer moves). */
+static int publish(struct ctx_work *w)
+{
+	struct ctx *x = w->x;
+	uint32_t i, seq = 0;
+
+	if (x->nnotes)
+		qsort(x->nrec, x->nnotes, sizeof(*x->nrec), cmp_note);
+	x->notes = calloc(x->nnotes + 1, sizeof(*x->notes));
+	x->repairs = calloc(x->nrepairs + 1, sizeof(*x->repairs));
+	x->rows = calloc(w->nrows + 1, sizeof(*x->rows));
+	x->msgv = calloc(x->nmessages + 1, sizeof(*x->msgv));
+	x->sent = calloc(w->nrows + 1, sizeof(*x->sent));
+	if (!x->notes || !x->repairs || !x->rows || !x->msgv || !x->sent)
+		return -ENOMEM;
+	for (i = 0; i < x->nnotes; i++)
+		x->notes[i] = (struct ctx_note){ x->nrec[i].line, x->nrec[i].id,
+						 x->nrec[i].kind, x->pool.buf + x->nrec[i].off };
+	for (i = 0; i < x->nrepairs; i++)
+		x->repairs[i] = x->pool.buf + x->repair_off[i];
+	for (i = 0; i < w->nrows; i++) {
+		const struct ctx_wrow *r = w->rows[i];
+
+		x->rows[i] = (struct ctx_row){ r->id, r->sent ? ++seq : 0, r->sent ? r->msg : -1,
+					       r->type, r->synth, r->sent,
+					       r->why ? x->pool.buf + r->why - 1 : NULL };
+		if (r->sent)
+			x->sent[x->nsent++] = i;
+	}
+	x->nrows = w->nrows;
+	x->msgv[0] = x->messages->child;
+	for (i = 1; i < x->nmessages; i++)
+		x->msgv[i] = x->msgv[i - 1]->next;
+	return 0;
+}
+
+static void measure(struct ctx *x)
+{
+	struct sbuf sb;
+
+	sb_init(&sb);
+	ctx_json_write(x->messages, -1, &sb);
+	x->bytes = sb.len;
+	x->tokens = (sb.len + CTX_BYTES_PER_TOKEN - 1) / CTX_BYTES_PER_TOKEN;
+	sb_free(&sb);
+}
+
+static int build_window(struct ctx_work *w)
+{
+	int rc;
+
+	window_info(w);
+	if (!w->c->leaf || !w->c->n)
+		return 0;
+	rc = ctx_load_window(w);
+	if (!rc)
+		rc = ctx_clean(w);
+	if (!rc) {
+		w->x->attach = w->holder ? w->holder : w->c->ids[w->c->n - 1];
+		rc = ctx_render(w);
+	}
+	return rc;
+}
+
+static void work_free(struct ctx_work *w)
+{
+	struct ctx_repl *rp, *t;
+	uint32_t i;
+
+	for (i = 0; i < w->nrows; i++) {
+		cJSON_Delete(w->rows[i]->rec);
+		free(w->rows[i]);
+	}
+	free(w->rows);
+	HASH_ITER(hh, w->repl, rp, t) {
+		HASH_DEL(w->repl, rp);
+		cJSON_Delete(rp->val);
+		free(rp->key);
+		free(rp);
+	}
+	cJSON_Delete(w->tail_effort);
+}
+
+int ctx_build(const struct graph *g, const struct rs_chain *c,
+	      const struct logf *lf, struct ctx **out)
+{
+	struct ctx *x = calloc(1, sizeof(*x));
+	struct ctx_work w = { .g = g, .ix = gr_idx(g), .lf = lf, .c = c, .x = x };
+	int rc;
+
+	*out = NULL;
+	if (!x)
+		return -ENOMEM;
+	sb_init(&x->pool);
+	x->messages = cJSON_CreateArray();
+	rc = x->messages ? scan_meta(&w) : -ENOMEM;
+	if (!rc)
+		rc = notes_records(&w);
+	if (!rc)
+		rc = notes_graph(&w);
+	if (!rc)
+		rc = notes_chain(&w);
+	if (!rc)
+		rc = build_window(&w);
+	if (!rc) {
+		measure(x);
+		rc = publish(&w);
+	}
+	work_free(&w);
+	if (rc) {
+		ctx_free(x);
+		return rc;
+	}
+	*out = x;
+	return 0;
+}
+
+void ctx_free(struct ctx *x)
+{
+	if (!x)
+		return;
+	cJSON_Delete(x->messages);
+	free(x->msgv);
+	free(x->rows);
+	free(x->sent);
+	free(x->nrec);
+	free(x->notes);
+	free(x->repair_off);
+	free(x->repairs);
+	free(x->meta_atoms);
+	free(x->meta_counts);
+	sb_free(&x->pool);
+	free(x);
+}
+
+/* ---- accessors ---- */
+
+const cJSON *ctx_messages(const struct ctx *x) { return x->messages; }
+uint32_t ctx_nmessages(const struct ctx *x) { return x->nmessages; }
+uint64_t ctx_tokens(const struct ctx *x) { return x->tokens; }
+uint64_t ctx_bytes(const struct ctx *x) { return x->bytes; }
+uint32_t ctx_nrows(const struct ctx *x) { return x->nrows; }
+const struct ctx_row *ctx_row(const struct ctx *x, uint32_t i) { return &x->rows[i]; }
+uint32_t ctx_nsent(const struct ctx *x) { return x->nsent; }
+
+const struct ctx_row *ctx_sent_row(const struct ctx *x, uint32_t seq)
+{
+	return seq && seq <= x->nsent ? &x->rows[x->sent[seq - 1]] : NULL;
+}
+const struct ctx_window *ctx_window(const struct ctx *x) { return &x->win; }
+uint32_t ctx_attach(const struct ctx *x) { return x->attach; }
+uint32_t ctx_nnotes(const struct ctx *x) { return x->nnotes; }
+const struct ctx_note *ctx_note(const struct ctx *x, uint32_t i) { return &x->notes[i]; }
+uint32_t ctx_nrepairs(const struct ctx *x) { return x->nrepairs; }
+const char *ctx_repair(const struct ctx *x, uint32_t i) { return x->repairs[i]; }
+
+uint32_t ctx_meta_types(const struct ctx *x, const uint16_t **atoms,
+			const uint32_t **counts)
+{
+	*atoms = x->meta_atoms;
+	*counts = x->meta_counts;
+	return x->nmeta;
+}
+
+void ctx_messages_json(const struct ctx *x, struct sbuf *out)
+{
+	ctx_json_write(x->messages, 0, out);
+	sb_addc(out, '\n');
+}
+
+void ctx_message_json(const struct ctx *x, uint32_t i, struct sbuf *out)
+{
+	ctx_json_write(x->msgv[i], 0, out);
+	sb_addc(out, '\n');
+}
+
+/* ---- window.md ---- */
+
+static void md_uuid(const struct graph *g, uint32_t id, struct sbuf *out)
+{
+	if (id)
+		idx_id_str(gr_idx(g), id, out);
+	else
+		sb_adds(out, "(synthetic)");
+}
+
+static void md_head(const struct ctx *x, const struct graph *g, struct sbuf *out)
+{
+	const struct ctx_window *win = &x->win;
+	uint32_t i, sent = 0, synth = 0;
+
+	for (i = 0; i < x->nrows; i++) {
+		sent += x->rows[i].sent;
+		synth += x->rows[i].synth != CTX_S_LOG;
+	}
+	sb_adds(out, "# Context window\n\n"
+		"What Claude Code sends the model when it resumes this session: the\n"
+		"`messages` of its first request, before the new prompt.\n\n");
+	if (!win->start) {
+		sb_adds(out, "The resumed conversation is empty: nothing is sent.\n");
+		return;
+	}
+	sb_adds(out, "- Window starts at: ");
+	md_uuid(g, win->start, out);
+	sb_addf(out, win->boundary ? " (compact boundary; record %u of its branch)\n"
+				   : " (first record of the chain, no compaction; record %u of its branch)\n",
+		win->dpos);
+	sb_addf(out, "- Before it: %u records of its branch; %u records (%u messages) of the resumed chain; %u records summarised away by the last compaction\n",
+		win->dpos ? win->dpos - 1 : 0, win->before, win->before_msgs, win->summarised);
+	sb_addf(out, "- Sent: %u of the %u rows of the window (%u synthetic), as %u messages\n",
+		sent, x->nrows, synth, x->nmessages);
+	sb_addf(out, "- Size: about %llu tokens (%llu bytes of JSON / %d)\n",
+		(unsigned long long)x->tokens, (unsigned long long)x->bytes,
+		CTX_BYTES_PER_TOKEN);
+	sb_adds(out, "- A resume appends after: ");
+	md_uuid(g, x->attach, out);
+	sb_addc(out, '\n');
+}
+
+static const char *type_word(uint8_t t)
+{
+	switch (t) {
+	case IDX_T_USER: return "user";
+	case IDX_T_ASSISTANT: return "assistant";
+	case IDX_T_ATTACHMENT: return "attachment";
+	default: return "system";
+	}
+}
+
+static void md_rows(const struct ctx *x, const struct graph *g, struct sbuf *out)
+{
+	static const char *const synth[] = { "", " (interrupted tool result)",
+					     " (\"No response requested.\")" };
+	uint32_t i;
+
+	if (!x->nrows)
+		return;
+	sb_adds(out, "\n## Rows of the window\n\n");
+	for (i = 0; i < x->nrows; i++) {
+		const struct ctx_row *r = &x->rows[i];
+
+		if (r->sent)
+			sb_addf(out, "- %06u ", r->seq);
+		else
+			sb_adds(out, "-   --   ");
+		md_uuid(g, r->id, out);
+		sb_addf(out, " %s%s: ", type_word(r->type), synth[r->synth]);
+		if (r->sent)
+			sb_addf(out, "message %d\n", r->msg);
+		else
+			sb_addf(out, "not sent: %s\n", r->why);
+	}
+}
+
+static void md_notes(const struct ctx *x, const struct graph *g, uint8_t kind,
+		     const char *title, struct sbuf *out)
+{
+	uint32_t i;
+	int any = 0;
+
+	for (i = 0; i < x->nnotes; i++) {
+		const struct ctx_note *n = &x->notes[i];
+
+		if (n->kind != kind)
+			continue;
+		if (!any++)
+			sb_addf(out, "\n## %s\n\n", title);
+		sb_addf(out, "- line %u, ", n->line);
+		if (n->id)
+			idx_id_str(gr_idx(g), n->id, out);
+		else
+			sb_adds(out, "no uuid");
+		sb_addf(out, ": %s\n", n->text);
+	}
+}
+
+void ctx_window_md(const struct ctx *x, const struct graph *g, struct sbuf *out)
+{
+	uint32_t i;
+
+	md_head(x, g, out);
+	md_rows(x, g, out);
+	if (x->nrepairs)
+		sb_adds(out, "\n## Repairs\n\n");
+	for (i = 0; i < x->nrepairs; i++)
+		sb_addf(out, "- %s\n", x->repairs[i]);
+	md_notes(x, g, CTX_N_LEFT_OUT, "Left out", out);
+	md_notes(x, g, CTX_N_INFO, "Moved or relinked", out);
+	if (x->nmeta)
+		sb_adds(out, "\n## Metadata records (never sent)\n\n");
+	for (i = 0; i < x->nmeta; i++)
+		sb_addf(out, "- %s: %u\n", idx_atom(gr_idx(g), x->meta_atoms[i]),
+			x->meta_counts[i]);
+}
