@@ -27,7 +27,7 @@ static void append_str(const char *path, const char *s)
 }
 
 /* session.json of s, parsed. */
-static cJSON *facts(const struct session *s)
+static cJSON *facts(struct session *s)
 {
 	struct sbuf sb;
 	cJSON *j;
