@@ -1,25 +1,23 @@
 #!/bin/sh
 # "Why did it forget?": what the terminal shows on the current branch that
-# the model no longer sees, because it lies before the last compaction.
+# the model does not get when the session is resumed.
 #   mnt-examples/forgotten.sh MOUNT
-# The terminal shows the whole path (branches/current); a resume sends the
-# model only what follows the last compact_boundary (context/ shows that
-# window exactly). Messages kept word for word by the compaction (a
-# preserved segment) are sent again; window.md in context/ names them.
+# The terminal shows the whole path (branches/current); the model gets
+# context/: the window from the last compaction on, with the messages the
+# compaction kept word for word. A message file carries its uuid in its
+# header, so the branch's files whose uuid is not in context/ are the ones
+# the model no longer sees.
 set -eu
 mnt=${1:?usage: forgotten.sh MOUNT}
-cur=$mnt/branches/current
-last=$(ls "$cur" | grep -- '-compact_boundary\.md$' | tail -1 || true)
-if [ -z "$last" ]; then
-	echo "no compaction on this branch: the model sees the whole path"
-	exit 0
-fi
-seq=$(echo "$last" | cut -c1-6)
-n=$(ls "$cur" | awk -v s="$seq" 'substr($0,1,6) < s' | wc -l)
-echo "last compaction: $last; $n messages before it are not sent to the model:"
-ls "$cur" | awk -v s="$seq" 'substr($0,1,6) < s'
-if [ -f "$mnt/context/window.md" ]; then
-	echo
-	echo "context/window.md says:"
-	sed -n '1,20p' "$mnt/context/window.md"
-fi
+seen=$(mktemp)
+trap 'rm -f "$seen"' EXIT
+awk 'FNR == 1 && /^uuid: / { print $2 }' "$mnt"/context/*.md | sort -u > "$seen"
+n=0
+for f in "$mnt"/branches/current/*.md; do
+	u=$(sed -n '1s/^uuid: //p' "$f")
+	if ! grep -qxF "$u" "$seen"; then
+		echo "$(basename "$f")"
+		n=$((n + 1))
+	fi
+done
+echo "-- $n messages of branches/current are not sent to the model (context/window.md says why)"

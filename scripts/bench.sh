@@ -7,6 +7,7 @@
 #   - grep -r over branches/current, cold (first read after the mount) and
 #     warm, against grep -r over a copy of the same tree on tmpfs, and
 #     against grep over the raw log
+#   - the time of the first read of context/messages.json
 #   - the daemon's peak RSS
 # Times are the best of BENCH_RUNS runs (default 3); the log is read once
 # first so every tool starts with it in the page cache. Figures, not
@@ -67,6 +68,9 @@ bench_mount() {
 	t1=$(now)
 	ready=$(echo "$t1 - $t0" | bc -l)
 	printf '  ready (start to first ls branches/): %.3f s = %.2f x index time\n' "$ready" "$(echo "$ready / $idx_s" | bc -l)"
+	t0=$(now); cat "$MNT/context/messages.json" > /dev/null; t1=$(now)
+	printf '  context/messages.json, cold first read: %.3f s (%s messages)\n' \
+		"$(echo "$t1 - $t0" | bc -l)" "$(grep -c '^    "role"' "$MNT/context/messages.json")"
 	t0=$(now); grep -r -c 'NO-SUCH-STRING-xyzzy' "$MNT/branches/current/" > /dev/null; t1=$(now)
 	cold=$(echo "$t1 - $t0" | bc -l)
 	warm=$(best grep -r -c 'NO-SUCH-STRING-xyzzy' "$MNT/branches/current/")
