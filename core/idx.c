@@ -548,8 +548,10 @@ size_t idx_mem(const struct idx *ix)
 {
 	size_t blocks = (ix->nids + ID_CHUNK - 1) / ID_CHUNK;
 
-	return (size_t)ix->caprecs * sizeof(struct idx_rec) +
-	       (size_t)ix->caperrs * sizeof(struct idx_err) +
+	/* Arrays count what is used: the rest of their capacity is address
+	 * space the kernel has not backed (large reallocs are mmaps). */
+	return (size_t)ix->nrecs * sizeof(struct idx_rec) +
+	       (size_t)ix->nerrs * sizeof(struct idx_err) +
 	       blocks * ID_CHUNK * sizeof(struct idx_id) +
 	       (ix->ids ? HASH_OVERHEAD(hh, ix->ids) : 0) +
 	       (ix->atoms ? HASH_OVERHEAD(hh, ix->atoms) : 0) +

@@ -174,7 +174,7 @@ struct js_str;
 uint32_t idx_intern_id(struct idx *ix, const char *s, size_t n);
 uint16_t idx_intern_atom(struct idx *ix, const struct js_str *raw);
 
-/* Memory held by the index, for the benchmark. */
+/* Memory the index uses, for the benchmark (arrays by their used part). */
 size_t idx_mem(const struct idx *ix);
 
 #endif
