@@ -15,7 +15,8 @@ bad() { failed=$((failed + 1)); echo "FAIL $*"; }
 
 cleanup() {
 	for m in $MOUNTS; do
-		mountpoint -q "$m" 2>/dev/null && fusermount3 -u -z "$m" 2>/dev/null
+		# also when the daemon died: mountpoint fails on a dead mount
+		fusermount3 -u -z "$m" 2>/dev/null
 	done
 	for p in $DAEMONS; do
 		kill "$p" 2>/dev/null
