@@ -25,7 +25,7 @@ mkdir -p "$B" "$DIR"
 MNT=$DIR/mnt
 PID=
 cleanup() {
-	mountpoint -q "$MNT" 2>/dev/null && fusermount3 -u -z "$MNT"
+	fusermount3 -u -z "$MNT" 2>/dev/null
 	[ -n "$PID" ] && kill "$PID" 2>/dev/null
 	rm -rf "$DIR"/tree-* /dev/shm/sessfs-bench-*
 }
