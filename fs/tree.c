@@ -684,8 +684,8 @@ int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
 	} else {
 		ino = dir_item(t, d, (uint32_t)(i - 2), name);
 		if (!ino || attr_locked(t, ino, attr)) {
-			/* Gone since the listing was taken: shown as "." would
-			 * mislead; give a harmless placeholder instead. */
+			/* Gone since the listing was taken (the log was
+			 * replaced): the caller skips the entry. */
 			rc = -ENOENT;
 		}
 	}
