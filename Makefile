@@ -50,11 +50,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJ) tests/unit/testutil.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Icore -o $@ $< $(CORE_OBJ) $(PKG_LIBS) $(CMOCKA) $(LDFLAGS_ALL)
 
-$(CORPUS_BIN): tests/corpus/corpus_check.c
+$(CORPUS_BIN): tests/corpus/corpus_check.c tests/corpus/corpus_util.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(PKG_LIBS) $(LDFLAGS_ALL)
 
-$(CONTEXT_BIN): tests/corpus/context_check.c $(CORE_OBJ)
+$(CONTEXT_BIN): tests/corpus/context_check.c tests/corpus/corpus_util.h $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Icore -o $@ $< $(CORE_OBJ) $(PKG_LIBS) $(LDFLAGS_ALL)
 

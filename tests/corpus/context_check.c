@@ -16,92 +16,11 @@
  * record with a uuid in the appended file. Prints one line per log and a
  * summary; fails unless every log agrees.
  */
-#include <glob.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cjson/cJSON.h>
-
+#include "corpus_util.h"
 #include "ctx.h"
 #include "session.h"
 
 #define CLIP 160
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 16, len = 0, n;
-	char *buf = f ? malloc(cap) : NULL;
-
-	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += n;
-		if (len + 1 == cap) {
-			char *p = realloc(buf, cap *= 2);
-
-			if (!p) {
-				free(buf);
-				buf = NULL;
-			}
-			buf = p;
-		}
-	}
-	if (buf)
-		buf[len] = '\0';
-	if (f)
-		fclose(f);
-	return buf;
-}
-
-/* The first string value of key among the records of a JSONL file. */
-static char *first_of(const char *path, const char *key, int need_uuid)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL, *out = NULL;
-	size_t cap = 0;
-	int done = 0;
-
-	while (f && !done && getline(&line, &cap, f) > 0) {
-		cJSON *j = cJSON_Parse(line);
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
-
-		if (need_uuid ? cJSON_IsString(cJSON_GetObjectItemCaseSensitive(j, "uuid"))
-			      : cJSON_IsString(v)) {
-			done = 1;
-			if (cJSON_IsString(v))
-				out = strdup(v->valuestring);
-		}
-		cJSON_Delete(j);
-	}
-	free(line);
-	if (f)
-		fclose(f);
-	return out;
-}
-
-/* The appended file of the log's session in dir, or NULL. */
-static char *appended_for(const char *log, const char *dir)
-{
-	char *sid = first_of(log, "sessionId", 0), *out = NULL, pat[4200];
-	glob_t g;
-	size_t i;
-
-	snprintf(pat, sizeof(pat), "%s/resume-appended*.jsonl", dir);
-	if (!sid || glob(pat, 0, NULL, &g)) {
-		free(sid);
-		return NULL;
-	}
-	for (i = 0; i < g.gl_pathc && !out; i++) {
-		char *s2 = first_of(g.gl_pathv[i], "sessionId", 0);
-
-		if (s2 && !strcmp(s2, sid))
-			out = strdup(g.gl_pathv[i]);
-		free(s2);
-	}
-	globfree(&g);
-	free(sid);
-	return out;
-}
 
 /* resume-appended<X>.jsonl -> resume-request<X>.json */
 static char *request_for(const char *appended)
@@ -349,21 +268,22 @@ static int rebuild(const char *log, cJSON **msgs, char **attach, int *n)
 	return *msgs ? 0 : -1;
 }
 
-static int check_log(const char *log, const char *dir)
+static int check_log(const char *log, const char *dir, void *arg)
 {
-	char *app = appended_for(log, dir), *req = app ? request_for(app) : NULL;
-	char *text = req ? slurp(req) : NULL, *attach = NULL, *want_at = NULL;
+	char *app = cu_appended_for(log, dir), *req = app ? request_for(app) : NULL;
+	char *text = req ? cu_slurp_path(req) : NULL, *attach = NULL, *want_at = NULL;
 	cJSON *want = text ? cJSON_Parse(text) : NULL, *got = NULL;
 	char why[4096] = "";
 	int n = 0, ok = 0, rc;
 
+	(void)arg;
 	if (!want) {
 		free(app);
 		free(req);
 		free(text);
 		return -1;	/* no resume request for this log */
 	}
-	want_at = first_of(app, "parentUuid", 1);
+	want_at = cu_first_of(app, "parentUuid", 1);
 	rc = rebuild(log, &got, &attach, &n);
 	if (rc)
 		snprintf(why, sizeof(why), "the core could not build it (%d)", rc);
@@ -390,35 +310,13 @@ static int check_log(const char *log, const char *dir)
 
 int main(int argc, char **argv)
 {
-	const char *pats[] = { "%s/*/projects/*/*.jsonl", "%s/*/stage*/session.jsonl" };
 	int pass = 0, fail = 0;
-	size_t k, i;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: context_check CORPUS_DIR\n");
 		return 2;
 	}
-	for (k = 0; k < 2; k++) {
-		char pat[4096];
-		glob_t g;
-
-		snprintf(pat, sizeof(pat), pats[k], argv[1]);
-		if (glob(pat, 0, NULL, &g))
-			continue;
-		for (i = 0; i < g.gl_pathc; i++) {
-			char dir[4096], *cut;
-			int r;
-
-			snprintf(dir, sizeof(dir), "%s", g.gl_pathv[i]);
-			cut = strstr(dir, k == 0 ? "/projects/" : "/session.jsonl");
-			if (cut)
-				*cut = '\0';
-			r = check_log(g.gl_pathv[i], dir);
-			pass += r == 1;
-			fail += r == 0;
-		}
-		globfree(&g);
-	}
+	cu_each_log(argv[1], check_log, NULL, &pass, &fail);
 	printf("context: %d passed, %d failed\n", pass, fail);
 	return fail || !pass ? 1 : 0;
 }

@@ -10,13 +10,7 @@
  * a uuid in the resume-appended*.jsonl of the same session (the record the
  * resume really appended after). Prints one line per log and a summary.
  */
-#include <dirent.h>
-#include <glob.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cjson/cJSON.h>
+#include "corpus_util.h"
 
 /* Branch counts as corpus/README.md states them ("Branches a correct
  * reader shows"), keyed by the log's folder and session id suffix. */
@@ -32,97 +26,14 @@ static const struct {
 	{ "/agent/", 1 }, { "/big/", 1 },
 };
 
-static char *slurp(FILE *f)
-{
-	size_t cap = 4096, len = 0, n;
-	char *buf = malloc(cap);
-
-	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += n;
-		if (len + 1 == cap) {
-			char *p = realloc(buf, cap *= 2);
-
-			if (!p) {
-				free(buf);
-				return NULL;
-			}
-			buf = p;
-		}
-	}
-	if (buf)
-		buf[len] = '\0';
-	return buf;
-}
-
-/* The sessionId of the first record of a JSONL file that has one. */
-static char *first_session_id(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL, *sid = NULL;
-	size_t cap = 0;
-
-	while (f && !sid && getline(&line, &cap, f) > 0) {
-		cJSON *j = cJSON_Parse(line);
-		cJSON *s = cJSON_GetObjectItemCaseSensitive(j, "sessionId");
-
-		if (cJSON_IsString(s))
-			sid = strdup(s->valuestring);
-		cJSON_Delete(j);
-	}
-	free(line);
-	if (f)
-		fclose(f);
-	return sid;
-}
-
-/* parentUuid of the first record with a uuid in an appended file. */
-static char *attach_of(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL, *out = NULL;
-	size_t cap = 0;
-	int done = 0;
-
-	while (f && !done && getline(&line, &cap, f) > 0) {
-		cJSON *j = cJSON_Parse(line);
-		cJSON *u = cJSON_GetObjectItemCaseSensitive(j, "uuid");
-		cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "parentUuid");
-
-		if (cJSON_IsString(u)) {
-			done = 1;
-			if (cJSON_IsString(p))
-				out = strdup(p->valuestring);
-		}
-		cJSON_Delete(j);
-	}
-	free(line);
-	if (f)
-		fclose(f);
-	return out;
-}
-
-/* The expected attach point: from the appended file of the same session,
- * in the log's own folder or its scenario folder. */
+/* The expected attach point: the parentUuid of the first record with a
+ * uuid in the appended file of the same session. */
 static char *expected_attach(const char *log, const char *scenario)
 {
-	char *sid = first_session_id(log), *out = NULL, pat[4200];
-	glob_t g;
-	size_t i;
+	char *app = cu_appended_for(log, scenario);
+	char *out = app ? cu_first_of(app, "parentUuid", 1) : NULL;
 
-	snprintf(pat, sizeof(pat), "%s/resume-appended*.jsonl", scenario);
-	if (!sid || glob(pat, 0, NULL, &g)) {
-		free(sid);
-		return NULL;
-	}
-	for (i = 0; i < g.gl_pathc && !out; i++) {
-		char *s2 = first_session_id(g.gl_pathv[i]);
-
-		if (s2 && !strcmp(s2, sid))
-			out = attach_of(g.gl_pathv[i]);
-		free(s2);
-	}
-	globfree(&g);
-	free(sid);
+	free(app);
 	return out;
 }
 
@@ -137,7 +48,7 @@ static cJSON *run_check(const char *sessfs, const char *log)
 	p = popen(cmd, "r");
 	if (!p)
 		return NULL;
-	out = slurp(p);
+	out = cu_slurp(p);
 	if (pclose(p) != 0) {
 		free(out);
 		return NULL;
@@ -157,8 +68,9 @@ static int expected_branches(const char *log)
 	return -1;
 }
 
-static int check_log(const char *sessfs, const char *log, const char *scenario)
+static int check_log(const char *log, const char *scenario, void *arg)
 {
+	const char *sessfs = arg;
 	cJSON *j = run_check(sessfs, log);
 	const cJSON *b = cJSON_GetObjectItemCaseSensitive(j, "branches");
 	const cJSON *l = cJSON_GetObjectItemCaseSensitive(j, "currentLeaf");
@@ -187,35 +99,13 @@ static int check_log(const char *sessfs, const char *log, const char *scenario)
 
 int main(int argc, char **argv)
 {
-	const char *pats[] = { "%s/*/projects/*/*.jsonl", "%s/*/stage*/session.jsonl" };
 	int pass = 0, fail = 0;
-	size_t k, i;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: corpus_check SESSFS CORPUS_DIR\n");
 		return 2;
 	}
-	for (k = 0; k < 2; k++) {
-		char pat[4096];
-		glob_t g;
-
-		snprintf(pat, sizeof(pat), pats[k], argv[2]);
-		if (glob(pat, 0, NULL, &g))
-			continue;
-		for (i = 0; i < g.gl_pathc; i++) {
-			char scen[4096], *cut;
-
-			snprintf(scen, sizeof(scen), "%s", g.gl_pathv[i]);
-			cut = strstr(scen, k == 0 ? "/projects/" : "/session.jsonl");
-			if (cut)
-				*cut = '\0';
-			if (check_log(argv[1], g.gl_pathv[i], scen))
-				pass++;
-			else
-				fail++;
-		}
-		globfree(&g);
-	}
+	cu_each_log(argv[2], check_log, argv[1], &pass, &fail);
 	printf("corpus: %d passed, %d failed\n", pass, fail);
 	return fail || !pass ? 1 : 0;
 }
