@@ -1,5 +1,7 @@
 #include "names.h"
 
+#include <errno.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,4 +118,52 @@ uint32_t nm_message_seq(const char *name)
 	if (*end != '-' || end - name < NM_SEQ_DIGITS || v == 0 || v > UINT32_MAX)
 		return 0;
 	return (uint32_t)v;
+}
+
+/* Appends the parts of p[0..n) to out as "/part"...; 0 or a reason. */
+static const char *add_parts(const char *p, size_t n, struct sbuf *out)
+{
+	const char *e = p + n;
+
+	if (memchr(p, '\0', n))
+		return "a NUL byte";
+	while (p < e) {
+		const char *q = memchr(p, '/', (size_t)(e - p));
+		size_t len = (size_t)((q ? q : e) - p);
+
+		if (len == 2 && p[0] == '.' && p[1] == '.')
+			return "a '..' part";
+		if (len > NM_MAX)
+			return "a part longer than 255 bytes";
+		if (len && !(len == 1 && p[0] == '.')) {
+			sb_addc(out, '/');
+			sb_add(out, p, len);
+			if (out->len > NM_PATH_MAX)
+				return "longer than 4096 bytes";
+		}
+		p = q ? q + 1 : e;
+	}
+	return NULL;
+}
+
+int nm_path(const char *path, size_t n, const char *base, size_t bn,
+	    struct sbuf *out, const char **why)
+{
+	const char *w = NULL;
+
+	sb_reset(out);
+	if (!n || path[0] != '/') {
+		if (!base || !bn || base[0] != '/')
+			w = "relative, with no folder to resolve it against";
+		else
+			w = add_parts(base, bn, out);
+	}
+	if (!w)
+		w = add_parts(path, n, out);
+	if (!w && !out->len)
+		w = "no file name in it";
+	*why = w;
+	if (w)
+		sb_reset(out);
+	return w ? -EINVAL : 0;
 }

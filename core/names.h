@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "graph.h"
+#include "sbuf.h"
 
 #define NM_MAX 255		/* longest file name */
 #define NM_KIND_MAX 128		/* longest <kind> in a message file name */
@@ -38,5 +39,22 @@ void nm_message_file(const struct graph *g, uint32_t id, uint32_t seq, char *out
 
 /* Parses the seq of a message file name; 0 if the name is not one. */
 uint32_t nm_message_seq(const char *name);
+
+/* Longest path nm_path() gives. */
+#define NM_PATH_MAX 4096
+
+/*
+ * Normalises a file path taken from the log (a Read's file_path, a
+ * tracked file of the file history) so it can become folders and a file:
+ * a relative path is joined to base (itself normalised; NULL or "" when
+ * there is none); empty and "." parts go; what is left is "/part/part"
+ * with at least one part. Refused, with *why set to a fixed reason:
+ * a NUL byte, a ".." part (never resolved: a log must not steer a path),
+ * a part longer than NM_MAX bytes, a result longer than NM_PATH_MAX, a
+ * relative path with no absolute base, nothing left. Writes the result
+ * to out (reset first). Returns 0 or -EINVAL. Pure, thread-safe.
+ */
+int nm_path(const char *path, size_t n, const char *base, size_t bn,
+	    struct sbuf *out, const char **why);
 
 #endif

@@ -23,6 +23,10 @@ struct session {
 	pthread_mutex_t ctx_mu;	/* the context is built on first use */
 	struct ctx *ctx;
 	int ctx_rc;
+	pthread_mutex_t st_mu;	/* so is the state */
+	struct st_state *st;
+	int st_rc;
+	char *fh_dir;		/* -o file_history, or NULL */
 };
 
 static void drop_built(struct session *s)
@@ -30,6 +34,9 @@ static void drop_built(struct session *s)
 	ctx_free(s->ctx);
 	s->ctx = NULL;
 	s->ctx_rc = 0;
+	st_free(s->st);
+	s->st = NULL;
+	s->st_rc = 0;
 	rs_free(s->chain);
 	br_free(s->br);
 	gr_free(s->g);
@@ -111,6 +118,7 @@ int ss_open(const char *path, enum ss_mode mode, struct session **out)
 	s->mode = mode;
 	s->current = -1;
 	pthread_mutex_init(&s->ctx_mu, NULL);
+	pthread_mutex_init(&s->st_mu, NULL);
 	rc = lf_open(path, &s->lf);
 	if (rc)
 		goto fail;
@@ -142,7 +150,9 @@ void ss_close(struct session *s)
 	idx_free(s->ix);
 	lf_close(s->lf);
 	free(s->source);
+	free(s->fh_dir);
 	pthread_mutex_destroy(&s->ctx_mu);
+	pthread_mutex_destroy(&s->st_mu);
 	free(s);
 }
 
@@ -173,6 +183,41 @@ const struct ctx *ss_context(struct session *s)
 		s->ctx_rc = ctx_build(s->g, s->chain, s->lf, &s->ctx);
 	pthread_mutex_unlock(&s->ctx_mu);
 	return s->ctx;
+}
+
+int ss_set_file_history(struct session *s, const char *dir)
+{
+	char *copy = dir ? strdup(dir) : NULL;
+
+	if (dir && !copy)
+		return -ENOMEM;
+	pthread_mutex_lock(&s->st_mu);
+	free(s->fh_dir);
+	s->fh_dir = copy;
+	pthread_mutex_unlock(&s->st_mu);
+	return 0;
+}
+
+static int build_state(struct session *s)
+{
+	struct st_opts o = { s->source, s->fh_dir };
+	uint32_t *path = NULL, n = 0;
+	int rc;
+
+	if (s->current >= 0 && br_path(s->br, (uint32_t)s->current, &path, &n))
+		return -ENOMEM;
+	rc = st_build(s->g, s->chain, path, n, s->lf, &o, &s->st);
+	free(path);
+	return rc;
+}
+
+const struct st_state *ss_state(struct session *s)
+{
+	pthread_mutex_lock(&s->st_mu);
+	if (!s->st && !s->st_rc)
+		s->st_rc = build_state(s);
+	pthread_mutex_unlock(&s->st_mu);
+	return s->st;
 }
 
 uint32_t ss_bad_lines(const struct session *s)
@@ -292,6 +337,20 @@ static void add_context(struct session *s, struct sbuf *out, int *first)
 	add_num(out, "contextTokens", x ? ctx_tokens(x) : 0, first);
 }
 
+static void add_state(struct session *s, struct sbuf *out, int *first)
+{
+	const struct st_state *st = ss_state(s);
+	struct st_counts n = { 0, 0, 0, 0 };
+
+	if (st)
+		st_counts(st, &n);
+	add_num(out, "stateReadCache", n.reads, first);
+	add_num(out, "stateSnapshots", n.snapshots, first);
+	add_num(out, "stateBackups", n.backups, first);
+	add_num(out, "stateMissingBackups", n.missing, first);
+	add_str(out, "fileHistoryFolder", st ? st_fh_dir(st) : NULL, first);
+}
+
 void ss_facts_json(struct session *s, struct sbuf *out)
 {
 	const struct rs_chain *c = s->chain;
@@ -314,6 +373,7 @@ void ss_facts_json(struct session *s, struct sbuf *out)
 	add_uuid(out, s->ix, "leafMessage", c->leaf, &first);
 	add_num(out, "compactions", count_compactions(s), &first);
 	add_context(s, out, &first);
+	add_state(s, out, &first);
 	add_times(s, out, &first);
 	sb_adds(out, "\n}\n");
 }
@@ -370,6 +430,7 @@ static void graph_error(const struct session *s, const struct gr_err *e,
 void ss_errors_text(const struct session *s, struct sbuf *out)
 {
 	uint32_t i, j = 0, ni = idx_nerrs(s->ix), ng = gr_nerrs(s->g);
+	const struct st_state *st;
 
 	/* Both lists are in line order: merge them. */
 	for (i = 0; i < ni || j < ng;) {
@@ -390,4 +451,9 @@ void ss_errors_text(const struct session *s, struct sbuf *out)
 	if (idx_pending(s->ix))
 		sb_addf(out, "note: %llu bytes after line %u wait for a newline (the log is being written)\n",
 			(unsigned long long)idx_pending(s->ix), idx_lines(s->ix));
+	/* The state is built lazily under its own lock; the session itself
+	 * is never a const object, so this cast only hides the laziness. */
+	st = ss_state((struct session *)s);
+	if (st)
+		st_errors_text(st, out);
 }

@@ -6,7 +6,7 @@
  * rebuilds what depends on it.
  *
  * Thread-safety: a session is not locked internally, but for the lazily
- * built context (ss_context()). Readers may share it; the owner must keep
+ * built context (ss_context()) and state (ss_state()). Readers may share it; the owner must keep
  * them out while ss_refresh() runs (fs/ does this with a read-write lock).
  */
 #ifndef SESSFS_SESSION_H
@@ -21,6 +21,7 @@
 #include "logf.h"
 #include "resume.h"
 #include "sbuf.h"
+#include "state.h"
 
 struct session;
 
@@ -59,11 +60,27 @@ int ss_current_branch(const struct session *s);
  */
 const struct ctx *ss_context(struct session *s);
 
+/*
+ * The folder holding the session's file-history backups (state.h), used
+ * instead of <log folder>/../../file-history/<sessionId>; NULL for the
+ * default. Copied. Call before the state is first built; 0 or -ENOMEM.
+ */
+int ss_set_file_history(struct session *s, const char *dir);
+
+/*
+ * The work state a resume restores (state.h), built on first use from the
+ * resumed chain and the current branch; NULL if it could not be built
+ * (out of memory). Thread-safe; valid until the next ss_refresh() or
+ * ss_close().
+ */
+const struct st_state *ss_state(struct session *s);
+
 /* Appends the session's facts as one JSON object (session.json). Builds
  * the context if it is not built yet. contextTokens is ctx_tokens(): the
  * compact JSON of the messages in bytes / 4. */
 void ss_facts_json(struct session *s, struct sbuf *out);
-/* Appends one line per unusable line or record (errors.txt). */
+/* Appends one line per unusable line or record (errors.txt), then the
+ * state's problems (building the state if it is not built yet). */
 void ss_errors_text(const struct session *s, struct sbuf *out);
 /* How many lines are not records. */
 uint32_t ss_bad_lines(const struct session *s);

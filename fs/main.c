@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,12 @@ static void usage(FILE *f)
 		"    -f               stay in the foreground\n"
 		"    -d               debug output (implies -f)\n"
 		"    -s               single-threaded\n"
-		"    -o OPT[,OPT...]  mount options (e.g. allow_other)\n");
+		"    -o OPT[,OPT...]  mount options (e.g. allow_other)\n"
+		"    -o file_history=DIR\n"
+		"                     the folder of the session's file-history backups\n"
+		"                     for state/file-history/ (default: LOG's folder\n"
+		"                     /../../file-history/<sessionId>, as Claude Code\n"
+		"                     lays it out; a DIR holding <sessionId>/ is fine too)\n");
 }
 
 /* One line on stderr naming the path and the reason. */
@@ -136,6 +142,16 @@ static int check_mountpoint(const char *mnt)
 	return 0;
 }
 
+/* sessfs's own -o options; libfuse gets the rest. */
+struct sessfs_conf {
+	char *file_history;
+};
+
+static const struct fuse_opt sessfs_opts[] = {
+	{ "file_history=%s", offsetof(struct sessfs_conf, file_history), 0 },
+	FUSE_OPT_END
+};
+
 static int serve(struct tree *t, struct fuse_args *args,
 		 const struct fuse_cmdline_opts *opts)
 {
@@ -181,6 +197,7 @@ static int mount_log(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts opts;
+	struct sessfs_conf conf = { NULL };
 	struct session *s;
 	struct tree *t;
 	const char *log = take_log(&args), *mnt = find_mountpoint(&args);
@@ -192,7 +209,8 @@ static int mount_log(int argc, char **argv)
 		rc = 1;
 		goto out_args;
 	}
-	if (fuse_parse_cmdline(&args, &opts) != 0) {
+	if (fuse_opt_parse(&args, &conf, sessfs_opts, NULL) != 0 ||
+	    fuse_parse_cmdline(&args, &opts) != 0) {
 		usage(stderr);
 		goto out_args;
 	}
@@ -219,6 +237,12 @@ static int mount_log(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	if (conf.file_history && ss_set_file_history(s, conf.file_history)) {
+		fprintf(stderr, "sessfs: out of memory\n");
+		ss_close(s);
+		rc = 1;
+		goto out;
+	}
 	t = tr_new(s);
 	if (!t || fuse_opt_add_arg(&args, DEFAULT_OPTS)) {
 		fprintf(stderr, "sessfs: out of memory\n");
@@ -231,6 +255,7 @@ static int mount_log(int argc, char **argv)
 out:
 	free(opts.mountpoint);
 out_args:
+	free(conf.file_history);
 	fuse_opt_free_args(&args);
 	return rc;
 }

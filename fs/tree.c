@@ -12,6 +12,7 @@
 #include "../core/names.h"
 #include "../core/render.h"
 #include "ctxdir.h"
+#include "statedir.h"
 
 #define REC_NAME_KEEP 200	/* bytes of an unsafe uuid kept in its name */
 
@@ -36,13 +37,13 @@ struct tree {
 	int64_t checked_ms;
 };
 
-enum dir_kind { DK_ROOT, DK_BRANCHES, DK_BRANCH, DK_RECORDS, DK_CONTEXT, DK_EMPTY };
+enum dir_kind { DK_ROOT, DK_BRANCHES, DK_BRANCH, DK_RECORDS, DK_CONTEXT, DK_STATE };
 
 struct tr_dir {
 	uint64_t ino, parent;
 	enum dir_kind kind;
 	uint32_t n;
-	uint32_t *ids;			/* DK_BRANCH, DK_RECORDS */
+	uint32_t *ids;			/* DK_BRANCH, DK_RECORDS, DK_STATE */
 	char (*names)[NM_MAX + 1];	/* DK_BRANCHES */
 	uint64_t *inos;			/* DK_BRANCHES */
 };
@@ -282,6 +283,8 @@ static int render(struct tree *t, uint64_t ino, struct sbuf *out)
 		return rc;
 	case TK_CTX:
 		return cd_render(t->s, ino, out);
+	case TK_STATE:
+		return sd_render(t->s, ino, out);
 	case TK_FIXED:
 		if (ino == TI_CTX_MESSAGES || ino == TI_CTX_WINDOW)
 			return cd_render(t->s, ino, out);
@@ -438,6 +441,12 @@ static int attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
 		return 0;
 	case TK_CTX:
 		return set_file(t, ino, a);
+	case TK_STATE:
+		if (sd_is_dir(t->s, ino)) {
+			set_dir(a);
+			return 0;
+		}
+		return sd_is_file(t->s, ino) ? set_file(t, ino, a) : -ENOENT;
 	case TK_MSG:
 	case TK_REC:
 		if (!gr_is_node(g, key))
@@ -508,6 +517,8 @@ static uint64_t lookup_locked(struct tree *t, uint64_t parent, const char *name)
 	}
 	if (parent == TI_CONTEXT)
 		return cd_lookup(t->s, name);
+	if (parent == TI_STATE || TR_KIND(parent) == TK_STATE)
+		return sd_lookup(t->s, parent, name);
 	if (TR_KIND(parent) == TK_BRANCH)
 		return lookup_branch_msg(t, TR_KEY(parent), name);
 	return 0;
@@ -533,6 +544,8 @@ static int is_dir_ino(struct tree *t, uint64_t ino)
 {
 	if (TR_KIND(ino) == TK_BRANCH)
 		return branch_of_key(t, TR_KEY(ino)) >= 0;
+	if (TR_KIND(ino) == TK_STATE)
+		return sd_is_dir(t->s, ino);
 	return ino == TI_ROOT || ino == TI_BRANCHES || ino == TI_CONTEXT ||
 	       ino == TI_STATE || ino == TI_RECORDS;
 }
@@ -595,9 +608,11 @@ static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
 		d->kind = DK_CONTEXT;
 		d->n = cd_count(t->s);
 		return 0;
-	case TI_STATE:
-		d->kind = DK_EMPTY;
-		return 0;
+	}
+	if (ino == TI_STATE || TR_KIND(ino) == TK_STATE) {
+		d->kind = DK_STATE;
+		d->parent = sd_parent(t->s, ino);
+		return sd_list(t->s, ino, &d->ids, &d->n);
 	}
 	d->kind = DK_BRANCH;
 	p = branch_path(t, branch_of_key(t, TR_KEY(ino)));
@@ -661,8 +676,11 @@ static uint64_t dir_item(struct tree *t, struct tr_dir *d, uint32_t i, char *nam
 
 		return cd_entry(t->s, i, name, &ino) ? 0 : ino;
 	}
-	case DK_EMPTY:
-		break;
+	case DK_STATE: {
+		uint64_t ino;
+
+		return sd_entry(t->s, d->ids[i], name, &ino) ? 0 : ino;
+	}
 	}
 	return 0;
 }
@@ -719,6 +737,8 @@ static int xattr_locked(struct tree *t, uint64_t ino, const char *name,
 	const struct idx_rec *r;
 	char ts[32];
 
+	if (TR_KIND(ino) == TK_STATE)
+		return sd_getxattr(t->s, ino, name, out);
 	if (TR_KIND(ino) != TK_MSG || !gr_is_node(g, id))
 		return -ENODATA;
 	r = gr_node_rec(g, id);
@@ -751,9 +771,14 @@ int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out)
 {
 	size_t i;
 
+	if (TR_KIND(ino) == TK_STATE) {
+		pthread_rwlock_rdlock(&t->lock);
+		sd_listxattr(t->s, ino, out);
+		pthread_rwlock_unlock(&t->lock);
+		return 0;
+	}
 	if (TR_KIND(ino) != TK_MSG)
 		return 0;
-	(void)t;
 	for (i = 0; i < sizeof(xattr_names) / sizeof(xattr_names[0]); i++)
 		sb_add(out, xattr_names[i], strlen(xattr_names[i]) + 1);
 	return 0;

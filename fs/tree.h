@@ -29,6 +29,7 @@ enum tr_kind {
 	TK_MSG = 2,		/* key: record id */
 	TK_REC = 3,		/* key: record id */
 	TK_CTX = 4,		/* key: seq of a row the resume adds */
+	TK_STATE = 5,		/* key: node of the state (statedir.h) */
 };
 
 enum tr_fixed {
