@@ -152,7 +152,9 @@ int nm_path(const char *path, size_t n, const char *base, size_t bn,
 	const char *w = NULL;
 
 	sb_reset(out);
-	if (!n || path[0] != '/') {
+	if (!n)
+		w = "empty";
+	else if (path[0] != '/') {
 		if (!base || !bn || base[0] != '/')
 			w = "relative, with no folder to resolve it against";
 		else

@@ -50,8 +50,8 @@ uint32_t nm_message_seq(const char *name);
  * there is none); empty and "." parts go; what is left is "/part/part"
  * with at least one part. Refused, with *why set to a fixed reason:
  * a NUL byte, a ".." part (never resolved: a log must not steer a path),
- * a part longer than NM_MAX bytes, a result longer than NM_PATH_MAX, a
- * relative path with no absolute base, nothing left. Writes the result
+ * a part longer than NM_MAX bytes, a result longer than NM_PATH_MAX, an
+ * empty path, a relative path with no absolute base, nothing left. Writes the result
  * to out (reset first). Returns 0 or -EINVAL. Pure, thread-safe.
  */
 int nm_path(const char *path, size_t n, const char *base, size_t bn,

@@ -77,6 +77,10 @@ char *stj_dup(const char *v, const char *e)
 		sb_free(&sb);
 		return NULL;
 	}
+	if (memchr(sb.buf, '\0', sb.len)) {
+		sb_free(&sb);
+		return NULL;
+	}
 	s = sb_detach(&sb, NULL);
 	return s;
 }

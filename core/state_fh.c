@@ -41,12 +41,14 @@ static void file_free(struct st_fh_file *f)
 static int file_copy(struct st_fh_file *to, const struct st_fh_file *from)
 {
 	*to = *from;
-	to->tracking = from->tracking ? strdup(from->tracking) : NULL;
+	to->tracking = malloc(from->tracking_len + 1);
+	if (to->tracking)
+		memcpy(to->tracking, from->tracking, from->tracking_len + 1);
 	to->backup = from->backup ? strdup(from->backup) : NULL;
 	to->backup_time = from->backup_time ? strdup(from->backup_time) : NULL;
 	to->parent_dir = from->parent_dir ? strdup(from->parent_dir) : NULL;
 	to->path = NULL;
-	if ((from->tracking && !to->tracking) || (from->backup && !to->backup) ||
+	if (!to->tracking || (from->backup && !to->backup) ||
 	    (from->backup_time && !to->backup_time) || (from->parent_dir && !to->parent_dir)) {
 		file_free(to);
 		memset(to, 0, sizeof(*to));
@@ -56,14 +58,18 @@ static int file_copy(struct st_fh_file *to, const struct st_fh_file *from)
 }
 
 /* A backup entry ({backupFileName, version, backupTime, realParentDir})
- * of the tracked file named tracking (taken; not NULL). */
-static int parse_backup(char *tracking, const char *v, const char *e, uint32_t line,
-			struct st_fh_file *f)
+ * of the tracked file named tracking (taken from sb). */
+static int parse_backup(struct sbuf *tracking, const char *v, const char *e,
+			uint32_t line, struct st_fh_file *f)
 {
+	const char *name = stj_get(v, e, "backupFileName");
+
 	memset(f, 0, sizeof(*f));
-	f->tracking = tracking;
+	f->tracking = sb_detach(tracking, &f->tracking_len);
 	f->line = line;
-	f->backup = stj_dup(stj_get(v, e, "backupFileName"), e);
+	f->backup = stj_dup(name, e);
+	if (!f->backup && name && *name == '"')
+		f->backup = strdup("(a name with a NUL)");	/* refused below */
 	f->backup_time = stj_dup(stj_get(v, e, "backupTime"), e);
 	f->parent_dir = stj_dup(stj_get(v, e, "realParentDir"), e);
 	f->has_version = !stj_num(stj_get(v, e, "version"), e, &f->version);
@@ -90,7 +96,8 @@ static int snap_put(struct st_snap *s, struct st_fh_file *f)
 	uint32_t i;
 
 	for (i = 0; i < s->nfiles; i++)
-		if (!strcmp(s->files[i].tracking, f->tracking)) {
+		if (s->files[i].tracking_len == f->tracking_len &&
+		    !memcmp(s->files[i].tracking, f->tracking, f->tracking_len)) {
 			file_free(&s->files[i]);
 			s->files[i] = *f;
 			return 0;
@@ -151,7 +158,7 @@ static int parse_snapshot(struct st_state *st, struct fbuild *b, uint32_t rec,
 		sb_init(&name);
 		js_unescape(&k, &name);
 		if (*v == '{') {
-			rc = parse_backup(sb_detach(&name, NULL), v, l.e, line, &f);
+			rc = parse_backup(&name, v, l.e, line, &f);
 			if (!rc)
 				rc = snap_put(s, &f);
 		}
@@ -206,10 +213,10 @@ static int take_snapshot(struct st_state *st, struct fbuild *b, uint32_t rec)
 		snap_clear(&s);
 		return rc;
 	}
+	s.update = (uint8_t)update;
 	if (update && (old = find_snap(st, s.msg))) {
 		snap_clear(old);
 		*old = s;
-		old->update = 1;
 		return 0;
 	}
 	return push_snap(st, &s);
@@ -248,15 +255,17 @@ static int apply_delta(struct st_state *st, uint32_t rec)
 	struct st_fh_file f;
 	const char *backup;
 	uint32_t target;
-	char *ts = NULL, *tracking = NULL;
+	char *ts = NULL;
+	struct sbuf tracking;
 	int rc = 0;
 
+	sb_init(&tracking);
 	if (stl_read(st, rec, &l))
 		goto out;
 	target = idx_rec(st->ix, rec)->aux;
-	tracking = stj_dup(stj_get(l.p, l.e, "trackingPath"), l.e);
 	backup = stj_get(l.p, l.e, "backup");
-	if (!target || !tracking || !backup || *backup != '{') {
+	if (!target || stj_str(stj_get(l.p, l.e, "trackingPath"), l.e, &tracking) ||
+	    !backup || *backup != '{') {
 		st_err(st, idx_rec(st->ix, rec)->line,
 		       "file-history: delta without a snapshot, trackingPath or backup; ignored");
 		goto out;
@@ -267,13 +276,12 @@ static int apply_delta(struct st_state *st, uint32_t rec)
 			goto out;
 		s = &st->snaps[st->nsnaps - 1];
 	}
-	rc = parse_backup(tracking, backup, l.e, idx_rec(st->ix, rec)->line, &f);
-	tracking = NULL;
+	rc = parse_backup(&tracking, backup, l.e, idx_rec(st->ix, rec)->line, &f);
 	if (!rc)
 		rc = snap_put(s, &f);
 	s->deltas++;
 out:
-	free(tracking);
+	sb_free(&tracking);
 	free(ts);
 	stl_free(&l);
 	return rc;
@@ -436,7 +444,7 @@ static void refuse(struct st_state *st, struct fbuild *b, struct st_fh_file *f,
 
 	sb_init(&t);
 	sb_addf(&t, "file-history: %s ", what);
-	st_quote(&t, f->tracking, strlen(f->tracking));
+	st_quote(&t, f->tracking, f->tracking_len);
 	sb_addf(&t, " left out: %s", why);
 	say_once(st, b, f->line, t.buf);
 	sb_free(&t);
@@ -492,7 +500,7 @@ static int place_file(struct st_state *st, struct fbuild *b, uint32_t si, uint32
 		refuse(st, b, f, "backup name of", "not a name Claude Code writes");
 		return 0;
 	}
-	if (nm_path(f->tracking, strlen(f->tracking), base, base ? strlen(base) : 0,
+	if (nm_path(f->tracking, f->tracking_len, base, base ? strlen(base) : 0,
 		    &b->tmp, &why)) {
 		refuse(st, b, f, "path", why);
 		return 0;
@@ -634,7 +642,7 @@ static void index_file(const struct st_snap *s, const struct st_fh_file *f,
 	sb_adds(out, "{\"path\": ");
 	add_opt_str(out, f->path);
 	sb_adds(out, ", \"trackingPath\": ");
-	add_opt_str(out, f->tracking);
+	sb_add_json_str(out, f->tracking, f->tracking_len);
 	sb_adds(out, ", \"backupFileName\": ");
 	add_opt_str(out, f->backup);
 	sb_adds(out, ", \"version\": ");

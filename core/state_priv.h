@@ -69,7 +69,8 @@ enum st_ff {
 };
 
 struct st_fh_file {
-	char *tracking;		/* trackingPath as logged */
+	char *tracking;		/* trackingPath as logged (may hold NULs) */
+	size_t tracking_len;
 	char *path;		/* normalised, or NULL */
 	char *backup;		/* backupFileName, or NULL for null */
 	char *backup_time;
@@ -140,7 +141,8 @@ const char *stj_get(const char *v, const char *e, const char *key);
 /* Decodes the string at v into out (reset first); 0, or -1 if v is not
  * a string. */
 int stj_str(const char *v, const char *e, struct sbuf *out);
-/* A new decoded copy of the string at v, or NULL. */
+/* A new decoded copy of the string at v, or NULL (also for a string that
+ * holds a NUL: such a value is never used as a C string). */
 char *stj_dup(const char *v, const char *e);
 int stj_num(const char *v, const char *e, double *out);
 int stj_true(const char *v, const char *e);
