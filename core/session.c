@@ -185,9 +185,23 @@ const struct ctx *ss_context(struct session *s)
 	return s->ctx;
 }
 
+/* dir made absolute now: the daemon later changes to "/". */
+static char *absolute(const char *dir)
+{
+	char cwd[PATH_MAX], *real = realpath(dir, NULL), *p;
+	size_t n;
+
+	if (real || dir[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return real ? real : strdup(dir);
+	n = strlen(cwd) + strlen(dir) + 2;
+	if ((p = malloc(n)))
+		snprintf(p, n, "%s/%s", cwd, dir);
+	return p;
+}
+
 int ss_set_file_history(struct session *s, const char *dir)
 {
-	char *copy = dir ? strdup(dir) : NULL;
+	char *copy = dir ? absolute(dir) : NULL;
 
 	if (dir && !copy)
 		return -ENOMEM;

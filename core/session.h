@@ -63,7 +63,8 @@ const struct ctx *ss_context(struct session *s);
 /*
  * The folder holding the session's file-history backups (state.h), used
  * instead of <log folder>/../../file-history/<sessionId>; NULL for the
- * default. Copied. Call before the state is first built; 0 or -ENOMEM.
+ * default. Copied, made absolute against the current folder. Call before
+ * the state is first built; 0 or -ENOMEM.
  */
 int ss_set_file_history(struct session *s, const char *dir);
 
