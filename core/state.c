@@ -174,8 +174,11 @@ uint32_t st_add(struct st_state *st, uint32_t dir, const char *name, size_t n,
 	struct st_node *nd;
 	uint32_t i = st->nnodes;
 
-	if (!n || n > NM_MAX || memchr(name, '/', n) || memchr(name, '\0', n))
+	if (!n || n > NM_MAX || memchr(name, '/', n) || memchr(name, '\0', n) ||
+	    (n <= 2 && !memcmp(name, "..", n)))
 		return ST_NONE;
+	if (dir != ST_NONE && sth_find(st->names, key, name_key(dir, name, n, key)))
+		return ST_NONE;	/* taken */
 	if (st->nnodes == st->cap) {
 		uint32_t cap = st->cap ? st->cap * 2 : 16;
 		struct st_node *p = realloc(st->nodes, cap * sizeof(*p));
