@@ -146,8 +146,9 @@ struct call {
 	struct sbuf fp;		/* file_path, decoded */
 };
 
-/* The result row answering the call, read into l; its block in *block.
- * 1 if found, 0 if not. */
+/* The result row answering the call, read into l (free it in any case);
+ * its block in *block, the row in *which. 1 if found and the row holds
+ * only that result, 2 if it holds others too, 0 if not found. */
 static int find_result(const struct st_state *st, const struct rbuild *b,
 		       const struct call *c, struct st_line *l, const char **block,
 		       const struct res **which)
@@ -304,7 +305,10 @@ static int take_call(struct st_state *st, struct rbuild *b, struct call *c)
 		stl_free(&res);
 		return -ENOMEM;
 	}
-	r->tool_id = strndup(c->id, c->idn);
+	if (!(r->tool_id = strndup(c->id, c->idn))) {
+		stl_free(&res);
+		return -ENOMEM;
+	}
 	r->tool_id_len = c->idn;
 	r->use_rec = c->use_rec;
 	r->use_id = c->use_id;

@@ -8,6 +8,7 @@
 #     warm, against grep -r over a copy of the same tree on tmpfs, and
 #     against grep over the raw log
 #   - the time of the first read of context/messages.json
+#   - the time of the first find over state/
 #   - the daemon's peak RSS
 # Times are the best of BENCH_RUNS runs (default 3); the log is read once
 # first so every tool starts with it in the page cache. Figures, not
@@ -71,6 +72,9 @@ bench_mount() {
 	t0=$(now); cat "$MNT/context/messages.json" > /dev/null; t1=$(now)
 	printf '  context/messages.json, cold first read: %.3f s (%s messages)\n' \
 		"$(echo "$t1 - $t0" | bc -l)" "$(grep -c '^    "role"' "$MNT/context/messages.json")"
+	t0=$(now); find "$MNT/state" > "$DIR/state.find"; t1=$(now)
+	printf '  state/, cold first find: %.3f s (%s entries)\n' \
+		"$(echo "$t1 - $t0" | bc -l)" "$(wc -l < "$DIR/state.find")"
 	t0=$(now); grep -r -c 'NO-SUCH-STRING-xyzzy' "$MNT/branches/current/" > /dev/null; t1=$(now)
 	cold=$(echo "$t1 - $t0" | bc -l)
 	warm=$(best grep -r -c 'NO-SUCH-STRING-xyzzy' "$MNT/branches/current/")
