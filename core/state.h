@@ -11,7 +11,9 @@
  *   cost.json         the last cost-state record
  *   read-cache/<path> for each file read (Read) or written (Write) on the
  *                     current branch, the newest successful content as
- *                     the model saw it; partial reads carry the xattr
+ *                     the model saw it (the Read's structured text, an
+ *                     image's decoded bytes, else the tool result's text;
+ *                     a Write's content); partial reads carry the xattr
  *                     user.sessfs.partial ("offset=N limit=M")
  *   read-cache.json   the index of read-cache/
  *   file-history/<NNN>-<uuid8>/<path>

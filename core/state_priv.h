@@ -45,6 +45,7 @@ enum st_src {
 	SRC_FILE,		/* toolUseResult.file.content of the result row */
 	SRC_RESULT,		/* the tool_result block's content */
 	SRC_WRITE,		/* input.content of the tool_use block */
+	SRC_IMAGE,		/* toolUseResult.file.base64, decoded */
 };
 
 struct st_read {

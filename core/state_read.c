@@ -109,6 +109,51 @@ static int add_str(const char *v, const char *e, struct sbuf *out)
 	return 0;
 }
 
+static int b64_value(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Appends the bytes of the base64 string at v (padding and whitespace
+ * allowed); 0, or -1 if it is not base64. */
+static int add_base64(const char *v, const char *e, struct sbuf *out)
+{
+	struct sbuf txt;
+	unsigned acc = 0;
+	int bits = 0, rc = 0;
+	size_t i;
+
+	sb_init(&txt);
+	if (add_str(v, e, &txt)) {
+		sb_free(&txt);
+		return -1;
+	}
+	sb_grow(out, txt.len / 4 * 3 + 3);
+	for (i = 0; i < txt.len && txt.buf[i] != '='; i++) {
+		int d = b64_value((unsigned char)txt.buf[i]);
+
+		if (d < 0) {
+			if (txt.buf[i] == '\n' || txt.buf[i] == '\r' || txt.buf[i] == ' ')
+				continue;
+			rc = -1;
+			break;
+		}
+		acc = (acc << 6 | (unsigned)d) & 0xffffff;
+		if ((bits += 6) >= 8) {
+			bits -= 8;
+			sb_addc(out, (char)(acc >> bits & 0xff));
+		}
+	}
+	sb_free(&txt);
+	return rc;
+}
+
 /* A tool result's content as the model saw it: the string, or the text
  * of its text blocks, one after the other, joined by newlines. */
 static int add_result_text(const char *block, const char *e, struct sbuf *out)
@@ -240,6 +285,13 @@ static int read_source(const struct st_line *res, int single, const char **file)
 
 		if (c && *c == '"')
 			return SRC_FILE;
+	}
+	if (js_eq(&s, "image") && *file && **file == '{') {
+		const char *c = stj_get(*file, res->e, "base64");
+
+		*file = NULL;	/* no lines: never partial */
+		if (c && *c == '"')
+			return SRC_IMAGE;
 	}
 	return SRC_RESULT;
 }
@@ -450,6 +502,10 @@ int st_read_render(const struct st_state *st, const struct st_read *r,
 		block = find_block(&l, "tool_result", "tool_use_id", r->tool_id,
 				   r->tool_id_len, &count);
 		rc = block ? add_result_text(block, l.e, out) : -1;
+		break;
+	case SRC_IMAGE:
+		rc = add_base64(stj_get(stj_get(stj_get(l.p, l.e, "toolUseResult"), l.e, "file"),
+					l.e, "base64"), l.e, out);
 		break;
 	case SRC_WRITE:
 		block = find_block(&l, "tool_use", "id", r->tool_id, r->tool_id_len, &count);

@@ -369,10 +369,18 @@ static void test_partial_reads(void **state)
 	result(&l, 7, 6, "toolu_6", "\"...\"", 0, "{\"type\":\"text\",\"file\":{\"filePath\":"
 	       "\"/repo/long.c\",\"content\":\"x\",\"numLines\":2000,\"startLine\":1,"
 	       "\"totalLines\":3000}}");
-	tu_asst(&l, 8, 7, "m8", "done");
+	/* An image: its bytes, decoded. */
+	use(&l, 8, 7, "Read", "toolu_8", "{\"file_path\":\"/repo/i.png\"}");
+	result(&l, 9, 8, "toolu_8", "[{\"type\":\"image\",\"source\":{}}]", 0,
+	       "{\"type\":\"image\",\"file\":{\"base64\":\"iVBORw0KGgo=\",\"type\":\"image/png\"}}");
+	tu_asst(&l, 10, 9, "m10", "done");
 	build(&x, &l);
 
 	sb_init(&sb);
+	assert_int_equal(st_render(x.st, at(x.st, "read-cache/repo/i.png"), &sb), 0);
+	assert_int_equal(sb.len, 8);
+	assert_memory_equal(sb.buf, "\x89PNG\r\n\x1a\n", 8);
+	sb_reset(&sb);
 	node = at(x.st, "read-cache/repo/big.c");
 	assert_int_equal(st_getxattr(x.st, node, "user.sessfs.partial", &sb), 0);
 	assert_string_equal(sb.buf, "offset=10 limit=5");
