@@ -10,7 +10,9 @@
  *   context/window.md         where the window starts, what was left out
  *                             or repaired, and why
  *
- * Callers hold the tree's read lock (tree.h); the functions only read.
+ * Inodes here are local to the session's view (tree.h TR_LOCAL): the tree
+ * adds the view. Callers hold the tree's read lock (tree.h); the functions
+ * only read.
  */
 #ifndef SESSFS_CTXDIR_H
 #define SESSFS_CTXDIR_H

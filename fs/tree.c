@@ -21,19 +21,26 @@ struct tpath {
 	uint32_t n;
 };
 
-struct tree {
+/* One session shown in the tree, with its own tables. */
+struct view {
 	struct session *s;
-	pthread_rwlock_t lock;
-	pthread_mutex_t mu;		/* paths and sizes */
-	struct cache *cache;
+	uint32_t no;			/* its number in inodes */
 	uint32_t *msize;		/* per record id: rendered size + 1 */
 	uint8_t *pushed;		/* per record id: handed to the kernel */
 	uint32_t nsize;
 	struct tpath *paths;		/* per branch index, built on demand */
 	uint32_t npaths;
+	struct timespec mtime;		/* the log's, when last looked at */
+};
+
+struct tree {
+	pthread_rwlock_t lock;
+	pthread_mutex_t mu;		/* paths */
+	struct cache *cache;
+	struct view **views;		/* [0]: the mounted session */
+	uint32_t nviews;
 	uid_t uid;
 	gid_t gid;
-	struct timespec mtime;		/* the log's, when last looked at */
 	int64_t checked_ms;
 };
 
@@ -41,6 +48,7 @@ enum dir_kind { DK_ROOT, DK_BRANCHES, DK_BRANCH, DK_RECORDS, DK_CONTEXT, DK_STAT
 
 struct tr_dir {
 	uint64_t ino, parent;
+	uint32_t view;
 	enum dir_kind kind;
 	uint32_t n;
 	uint32_t *ids;			/* DK_BRANCH, DK_RECORDS, DK_STATE */
@@ -71,78 +79,127 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void note_mtime(struct tree *t)
+static void note_mtime(struct view *v)
 {
 	struct stat st;
 
-	if (!lf_stat(ss_logf(t->s), &st))
-		t->mtime = st.st_mtim;
+	if (!lf_stat(ss_logf(v->s), &st))
+		v->mtime = st.st_mtim;
 }
 
-static int size_table(struct tree *t)
+static int size_table(struct view *v)
 {
-	uint32_t n = idx_nids(ss_idx(t->s)) + 1;
+	uint32_t n = idx_nids(ss_idx(v->s)) + 1;
 	uint32_t *p;
 	uint8_t *q;
 
-	if (n <= t->nsize)
+	if (n <= v->nsize)
 		return 0;
-	p = realloc(t->msize, n * sizeof(*p));
+	p = realloc(v->msize, n * sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	t->msize = p;
-	q = realloc(t->pushed, n);
+	v->msize = p;
+	q = realloc(v->pushed, n);
 	if (!q)
 		return -ENOMEM;
-	t->pushed = q;
-	memset(p + t->nsize, 0, (n - t->nsize) * sizeof(*p));
-	memset(q + t->nsize, 0, n - t->nsize);
-	t->nsize = n;
+	v->pushed = q;
+	memset(p + v->nsize, 0, (n - v->nsize) * sizeof(*p));
+	memset(q + v->nsize, 0, n - v->nsize);
+	v->nsize = n;
 	return 0;
 }
 
-static void drop_paths(struct tree *t)
+static void drop_paths(struct view *v)
 {
 	uint32_t i;
 
-	for (i = 0; i < t->npaths; i++)
-		free(t->paths[i].ids);
-	free(t->paths);
-	t->paths = NULL;
-	t->npaths = 0;
+	for (i = 0; i < v->npaths; i++)
+		free(v->paths[i].ids);
+	free(v->paths);
+	v->paths = NULL;
+	v->npaths = 0;
+}
+
+static void view_free(struct view *v)
+{
+	if (!v)
+		return;
+	drop_paths(v);
+	free(v->msize);
+	free(v->pushed);
+	ss_close(v->s);
+	free(v);
+}
+
+/* A new view of s numbered no (takes ownership of s), or NULL (s closed). */
+static struct view *view_new(struct session *s, uint32_t no)
+{
+	struct view *v = calloc(1, sizeof(*v));
+
+	if (!v) {
+		ss_close(s);
+		return NULL;
+	}
+	v->s = s;
+	v->no = no;
+	if (size_table(v)) {
+		view_free(v);
+		return NULL;
+	}
+	note_mtime(v);
+	return v;
+}
+
+/* Appends v to the tree's views (write lock held, or not shared yet). */
+static int add_view(struct tree *t, struct view *v)
+{
+	struct view **p = realloc(t->views, (t->nviews + 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	t->views = p;
+	t->views[t->nviews++] = v;
+	return 0;
+}
+
+/* The view ino belongs to, or NULL. */
+static struct view *view_of(struct tree *t, uint64_t ino)
+{
+	uint32_t k = TR_VIEW(ino);
+
+	return k < t->nviews ? t->views[k] : NULL;
 }
 
 struct tree *tr_new(struct session *s)
 {
 	struct tree *t = calloc(1, sizeof(*t));
+	struct view *v = view_new(s, 0);
 
-	if (t)
-		t->s = s;
-	if (!t || !(t->cache = cache_new(TR_CACHE_BYTES)) || size_table(t)) {
+	if (!t || !v || !(t->cache = cache_new(TR_CACHE_BYTES)) || add_view(t, v)) {
 		if (t)
 			cache_free(t->cache);
 		free(t);
-		ss_close(s);
+		view_free(v);
 		return NULL;
 	}
 	pthread_rwlock_init(&t->lock, NULL);
 	pthread_mutex_init(&t->mu, NULL);
 	t->uid = getuid();
 	t->gid = getgid();
-	note_mtime(t);
 	t->checked_ms = now_ms();
 	return t;
 }
 
 void tr_free(struct tree *t)
 {
+	uint32_t i;
+
 	if (!t)
 		return;
-	drop_paths(t);
+	for (i = 0; i < t->nviews; i++)
+		view_free(t->views[i]);
+	free(t->views);
 	cache_free(t->cache);
-	free(t->msize);
-	free(t->pushed);
-	ss_close(t->s);
 	pthread_rwlock_destroy(&t->lock);
 	pthread_mutex_destroy(&t->mu);
 	free(t);
@@ -150,9 +207,9 @@ void tr_free(struct tree *t)
 
 /* ---- branches ---- */
 
-static int branch_of_key(struct tree *t, uint32_t key)
+static int branch_of_key(struct view *v, uint32_t key)
 {
-	const struct br_set *bs = ss_branches(t->s);
+	const struct br_set *bs = ss_branches(v->s);
 	int b;
 
 	if (!key)
@@ -161,24 +218,24 @@ static int branch_of_key(struct tree *t, uint32_t key)
 	return b >= 0 && br_get(bs, (uint32_t)b)->first_own == key ? b : -1;
 }
 
-static uint64_t branch_ino(const struct br_info *b)
+static uint64_t branch_ino(const struct view *v, const struct br_info *b)
 {
-	return TR_INO(TK_BRANCH, b->first_own);
+	return TR_VINO(TK_BRANCH, v->no, b->first_own);
 }
 
 /* The display path of branch b, built once per log state. */
-static const struct tpath *branch_path(struct tree *t, int b)
+static const struct tpath *branch_path(struct tree *t, struct view *v, int b)
 {
-	const struct br_set *bs = ss_branches(t->s);
+	const struct br_set *bs = ss_branches(v->s);
 	const struct tpath *p = NULL;
 
 	pthread_mutex_lock(&t->mu);
-	if (!t->paths && br_count(bs)) {
-		t->paths = calloc(br_count(bs), sizeof(*t->paths));
-		t->npaths = t->paths ? br_count(bs) : 0;
+	if (!v->paths && br_count(bs)) {
+		v->paths = calloc(br_count(bs), sizeof(*v->paths));
+		v->npaths = v->paths ? br_count(bs) : 0;
 	}
-	if ((uint32_t)b < t->npaths) {
-		struct tpath *tp = &t->paths[b];
+	if ((uint32_t)b < v->npaths) {
+		struct tpath *tp = &v->paths[b];
 
 		if (tp->ids || !br_path(bs, (uint32_t)b, &tp->ids, &tp->n))
 			p = tp;
@@ -189,10 +246,10 @@ static const struct tpath *branch_path(struct tree *t, int b)
 
 /* ---- names ---- */
 
-static void rec_name(struct tree *t, uint32_t id, char *out)
+static void rec_name(struct view *v, uint32_t id, char *out)
 {
 	char uuid[IDX_UUID_MAX + 1], safe[NM_MAX + 1];
-	size_t n = idx_id_buf(ss_idx(t->s), id, uuid);
+	size_t n = idx_id_buf(ss_idx(v->s), id, uuid);
 
 	nm_safe(uuid, n, safe, sizeof(safe));
 	if (!strcmp(safe, uuid) && n <= REC_NAME_KEEP)
@@ -201,7 +258,7 @@ static void rec_name(struct tree *t, uint32_t id, char *out)
 		snprintf(out, NM_MAX + 1, "%.*s.%u.json", REC_NAME_KEEP, safe, id);
 }
 
-static uint32_t rec_lookup(struct tree *t, const char *name)
+static uint32_t rec_lookup(struct view *v, const char *name)
 {
 	size_t n = strlen(name);
 	const char *dot;
@@ -210,24 +267,24 @@ static uint32_t rec_lookup(struct tree *t, const char *name)
 
 	if (n < 6 || strcmp(name + n - 5, ".json"))
 		return 0;
-	id = idx_id_find(ss_idx(t->s), name, n - 5);
-	if (!gr_is_node(ss_graph(t->s), id)) {
+	id = idx_id_find(ss_idx(v->s), name, n - 5);
+	if (!gr_is_node(ss_graph(v->s), id)) {
 		/* An unsafe uuid's name: "<safe>.<id>.json". */
 		for (dot = name + n - 6; dot > name && *dot != '.'; dot--)
 			;
 		id = (uint32_t)strtoul(dot + 1, NULL, 10);
-		if (!gr_is_node(ss_graph(t->s), id))
+		if (!gr_is_node(ss_graph(v->s), id))
 			return 0;
 	}
-	rec_name(t, id, check);
+	rec_name(v, id, check);
 	return strcmp(check, name) ? 0 : id;
 }
 
 /* ---- content ---- */
 
-static void readme(struct tree *t, struct sbuf *out)
+static void readme(struct tree *t, struct view *v, struct sbuf *out)
 {
-	struct session *s = t->s;
+	struct session *s = v->s;
 	const struct ctx *x = ss_context(s);
 	const struct br_set *bs = ss_branches(s);
 	const struct rs_chain *c = ss_chain(s);
@@ -258,7 +315,7 @@ static void readme(struct tree *t, struct sbuf *out)
 		sb_addf(out, "  - %s%s\n", br_get(bs, i)->name,
 			(int)i == cur ? " (current)" : "");
 	sb_addf(out, "- messages on the current branch: %u\n",
-		cur >= 0 && branch_path(t, cur) ? branch_path(t, cur)->n : 0);
+		cur >= 0 && branch_path(t, v, cur) ? branch_path(t, v, cur)->n : 0);
 	sb_addf(out, "- resumed chain: %u records, starting %s\n", c->n,
 		c->window ? "at the last compaction" : "at the first record");
 	if (x)
@@ -267,35 +324,35 @@ static void readme(struct tree *t, struct sbuf *out)
 	sb_addf(out, "- unusable lines: %u (see errors.txt)\n", ss_bad_lines(s));
 }
 
-static int render(struct tree *t, uint64_t ino, struct sbuf *out)
+static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *out)
 {
-	const struct graph *g = ss_graph(t->s);
-	uint32_t key = TR_KEY(ino);
+	const struct graph *g = ss_graph(v->s);
+	uint32_t key = TR_KEY(lino);
 	int rc;
 
-	switch (TR_KIND(ino)) {
+	switch (TR_KIND(lino)) {
 	case TK_MSG:
-		return gr_is_node(g, key) ? rd_message(g, ss_logf(t->s), key, out) : -ENOENT;
+		return gr_is_node(g, key) ? rd_message(g, ss_logf(v->s), key, out) : -ENOENT;
 	case TK_REC:
 		if (!gr_is_node(g, key))
 			return -ENOENT;
-		rc = lf_read(ss_logf(t->s), gr_node_rec(g, key), out);
+		rc = lf_read(ss_logf(v->s), gr_node_rec(g, key), out);
 		if (!rc)
 			sb_addc(out, '\n');
 		return rc;
 	case TK_CTX:
-		return cd_render(t->s, ino, out);
+		return cd_render(v->s, lino, out);
 	case TK_STATE:
-		return sd_render(t->s, ino, out);
+		return v->no ? -ENOENT : sd_render(v->s, lino, out);
 	case TK_FIXED:
-		if (ino == TI_CTX_MESSAGES || ino == TI_CTX_WINDOW)
-			return cd_render(t->s, ino, out);
-		if (ino == TI_README)
-			readme(t, out);
-		else if (ino == TI_SESSION)
-			ss_facts_json(t->s, out);
-		else if (ino == TI_ERRORS)
-			ss_errors_text(t->s, out);
+		if (lino == TI_CTX_MESSAGES || lino == TI_CTX_WINDOW)
+			return cd_render(v->s, lino, out);
+		if (lino == TI_README)
+			readme(t, v, out);
+		else if (lino == TI_SESSION)
+			ss_facts_json(v->s, out);
+		else if (lino == TI_ERRORS)
+			ss_errors_text(v->s, out);
 		else
 			return -EISDIR;
 		return 0;
@@ -306,6 +363,7 @@ static int render(struct tree *t, uint64_t ino, struct sbuf *out)
 static int content_locked(struct tree *t, uint64_t ino, struct blob **out)
 {
 	struct blob *b = cache_get(t->cache, ino);
+	struct view *v = view_of(t, ino);
 	struct sbuf sb;
 	int rc;
 
@@ -313,15 +371,17 @@ static int content_locked(struct tree *t, uint64_t ino, struct blob **out)
 		*out = b;
 		return 0;
 	}
+	if (!v)
+		return -ENOENT;
 	sb_init(&sb);
-	rc = render(t, ino, &sb);
+	rc = render(t, v, TR_LOCAL(ino), &sb);
 	if (!rc && !(b = blob_new(sb.buf, sb.len)))
 		rc = -ENOMEM;
 	sb_free(&sb);
 	if (rc)
 		return rc;
-	if (TR_KIND(ino) == TK_MSG && TR_KEY(ino) < t->nsize)
-		__atomic_store_n(&t->msize[TR_KEY(ino)], (uint32_t)(b->len + 1),
+	if (TR_KIND(ino) == TK_MSG && TR_KEY(ino) < v->nsize)
+		__atomic_store_n(&v->msize[TR_KEY(ino)], (uint32_t)(b->len + 1),
 				 __ATOMIC_RELAXED);
 	cache_put(t->cache, ino, b);
 	*out = b;
@@ -338,20 +398,20 @@ int tr_content(struct tree *t, uint64_t ino, struct blob **out)
 	return rc;
 }
 
-static int file_size(struct tree *t, uint64_t ino, uint64_t *size)
+static int file_size(struct tree *t, struct view *v, uint64_t ino, uint64_t *size)
 {
 	struct blob *b;
 	uint32_t known = 0;
 	int rc;
 
-	if (TR_KIND(ino) == TK_MSG && TR_KEY(ino) < t->nsize)
-		known = __atomic_load_n(&t->msize[TR_KEY(ino)], __ATOMIC_RELAXED);
+	if (TR_KIND(ino) == TK_MSG && TR_KEY(ino) < v->nsize)
+		known = __atomic_load_n(&v->msize[TR_KEY(ino)], __ATOMIC_RELAXED);
 	if (known) {
 		*size = known - 1;
 		return 0;
 	}
-	if (TR_KIND(ino) == TK_REC && gr_is_node(ss_graph(t->s), TR_KEY(ino))) {
-		*size = gr_node_rec(ss_graph(t->s), TR_KEY(ino))->len + 1u;
+	if (TR_KIND(ino) == TK_REC && gr_is_node(ss_graph(v->s), TR_KEY(ino))) {
+		*size = gr_node_rec(ss_graph(v->s), TR_KEY(ino))->len + 1u;
 		return 0;
 	}
 	rc = content_locked(t, ino, &b);
@@ -364,23 +424,23 @@ static int file_size(struct tree *t, uint64_t ino, uint64_t *size)
 
 /* ---- attributes ---- */
 
-static int current_target(struct tree *t, char *out)
+static int current_target(struct view *v, char *out)
 {
-	int cur = ss_current_branch(t->s);
+	int cur = ss_current_branch(v->s);
 
 	if (cur < 0)
 		return -ENOENT;
-	snprintf(out, NM_MAX + 1, "%s", br_get(ss_branches(t->s), (uint32_t)cur)->name);
+	snprintf(out, NM_MAX + 1, "%s", br_get(ss_branches(v->s), (uint32_t)cur)->name);
 	return 0;
 }
 
-static void fill_common(struct tree *t, uint64_t ino, struct tr_attr *a)
+static void fill_common(struct tree *t, struct view *v, uint64_t ino, struct tr_attr *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->st.st_ino = ino;
 	a->st.st_uid = t->uid;
 	a->st.st_gid = t->gid;
-	a->st.st_mtim = a->st.st_ctim = a->st.st_atim = t->mtime;
+	a->st.st_mtim = a->st.st_ctim = a->st.st_atim = v->mtime;
 	a->st.st_blksize = 4096;
 }
 
@@ -390,10 +450,10 @@ static void set_dir(struct tr_attr *a)
 	a->st.st_nlink = 2;
 }
 
-static int set_file(struct tree *t, uint64_t ino, struct tr_attr *a)
+static int set_file(struct tree *t, struct view *v, uint64_t ino, struct tr_attr *a)
 {
 	uint64_t size;
-	int rc = file_size(t, ino, &size);
+	int rc = file_size(t, v, ino, &size);
 
 	if (rc)
 		return rc;
@@ -404,16 +464,16 @@ static int set_file(struct tree *t, uint64_t ino, struct tr_attr *a)
 	return 0;
 }
 
-static int attr_fixed(struct tree *t, uint64_t ino, struct tr_attr *a)
+static int attr_fixed(struct tree *t, struct view *v, uint64_t ino, struct tr_attr *a)
 {
 	char target[NM_MAX + 1];
 
-	switch (ino) {
+	switch (TR_LOCAL(ino)) {
 	case TI_ROOT: case TI_BRANCHES: case TI_CONTEXT: case TI_STATE: case TI_RECORDS:
 		set_dir(a);
 		return 0;
 	case TI_CURRENT:
-		if (current_target(t, target))
+		if (current_target(v, target))
 			return -ENOENT;
 		a->st.st_mode = S_IFLNK | 0777;
 		a->st.st_nlink = 1;
@@ -421,39 +481,45 @@ static int attr_fixed(struct tree *t, uint64_t ino, struct tr_attr *a)
 		return 0;
 	case TI_README: case TI_SESSION: case TI_ERRORS:
 	case TI_CTX_MESSAGES: case TI_CTX_WINDOW:
-		return set_file(t, ino, a);
+		return set_file(t, v, ino, a);
 	}
 	return -ENOENT;
 }
 
 static int attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
 {
-	const struct graph *g = ss_graph(t->s);
+	struct view *v = view_of(t, ino);
+	const struct graph *g;
 	uint32_t key = TR_KEY(ino);
 	int rc;
 
-	fill_common(t, ino, a);
+	if (!v)
+		return -ENOENT;
+	g = ss_graph(v->s);
+	fill_common(t, v, ino, a);
 	switch (TR_KIND(ino)) {
 	case TK_FIXED:
-		return attr_fixed(t, ino, a);
+		return attr_fixed(t, v, ino, a);
 	case TK_BRANCH:
-		if (branch_of_key(t, key) < 0)
+		if (branch_of_key(v, key) < 0)
 			return -ENOENT;
 		set_dir(a);
 		return 0;
 	case TK_CTX:
-		return set_file(t, ino, a);
+		return set_file(t, v, ino, a);
 	case TK_STATE:
-		if (sd_is_dir(t->s, ino)) {
+		if (v->no)
+			return -ENOENT;
+		if (sd_is_dir(v->s, ino)) {
 			set_dir(a);
 			return 0;
 		}
-		return sd_is_file(t->s, ino) ? set_file(t, ino, a) : -ENOENT;
+		return sd_is_file(v->s, ino) ? set_file(t, v, ino, a) : -ENOENT;
 	case TK_MSG:
 	case TK_REC:
 		if (!gr_is_node(g, key))
 			return -ENOENT;
-		rc = set_file(t, ino, a);
+		rc = set_file(t, v, ino, a);
 		if (!rc && gr_node_rec(g, key)->ts != IDX_NO_TS) {
 			int64_t ms = gr_node_rec(g, key)->ts;
 
@@ -480,50 +546,63 @@ int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out)
 
 /* ---- lookup ---- */
 
-static uint64_t lookup_branch_msg(struct tree *t, uint32_t key, const char *name)
+static uint64_t lookup_branch_msg(struct tree *t, struct view *v, uint32_t key,
+				  const char *name)
 {
-	int b = branch_of_key(t, key);
+	int b = branch_of_key(v, key);
 	const struct tpath *p;
 	char check[NM_MAX + 1];
 	uint32_t seq = nm_message_seq(name), id;
 
-	if (b < 0 || !seq || !(p = branch_path(t, b)) || seq > p->n)
+	if (b < 0 || !seq || !(p = branch_path(t, v, b)) || seq > p->n)
 		return 0;
 	id = p->ids[seq - 1];
-	nm_message_file(ss_graph(t->s), id, seq, check);
-	return strcmp(check, name) ? 0 : TR_INO(TK_MSG, id);
+	nm_message_file(ss_graph(v->s), id, seq, check);
+	return strcmp(check, name) ? 0 : TR_VINO(TK_MSG, v->no, id);
 }
 
-static uint64_t lookup_locked(struct tree *t, uint64_t parent, const char *name)
+/* The local inode of name in the local folder lparent of v, or 0. */
+static uint64_t lookup_view(struct view *v, uint64_t lparent, const char *name)
 {
-	const struct br_set *bs = ss_branches(t->s);
+	const struct br_set *bs = ss_branches(v->s);
 	size_t i;
 	int b;
 
-	if (parent == TI_ROOT) {
+	if (lparent == TI_ROOT) {
 		for (i = 0; i < NROOT; i++)
 			if (!strcmp(name, root_entries[i].name))
 				return root_entries[i].ino;
 		return 0;
 	}
-	if (parent == TI_BRANCHES) {
+	if (lparent == TI_BRANCHES) {
 		if (!strcmp(name, "current"))
-			return ss_current_branch(t->s) >= 0 ? TI_CURRENT : 0;
+			return ss_current_branch(v->s) >= 0 ? TI_CURRENT : 0;
 		b = br_find(bs, name);
-		return b < 0 ? 0 : branch_ino(br_get(bs, (uint32_t)b));
+		return b < 0 ? 0 : TR_LOCAL(branch_ino(v, br_get(bs, (uint32_t)b)));
 	}
-	if (parent == TI_RECORDS) {
-		uint32_t id = rec_lookup(t, name);
+	if (lparent == TI_RECORDS) {
+		uint32_t id = rec_lookup(v, name);
 
 		return id ? TR_INO(TK_REC, id) : 0;
 	}
-	if (parent == TI_CONTEXT)
-		return cd_lookup(t->s, name);
-	if (parent == TI_STATE || TR_KIND(parent) == TK_STATE)
-		return sd_lookup(t->s, parent, name);
-	if (TR_KIND(parent) == TK_BRANCH)
-		return lookup_branch_msg(t, TR_KEY(parent), name);
+	if (lparent == TI_CONTEXT)
+		return cd_lookup(v->s, name);
 	return 0;
+}
+
+static uint64_t lookup_locked(struct tree *t, uint64_t parent, const char *name)
+{
+	struct view *v = view_of(t, parent);
+	uint64_t lino;
+
+	if (!v)
+		return 0;
+	if (parent == TI_STATE || TR_KIND(parent) == TK_STATE)
+		return v->no ? 0 : sd_lookup(v->s, parent, name);
+	if (TR_KIND(parent) == TK_BRANCH)
+		return lookup_branch_msg(t, v, TR_KEY(parent), name);
+	lino = lookup_view(v, TR_LOCAL(parent), name);
+	return lino ? TR_IN_VIEW(lino, v->no) : 0;
 }
 
 int tr_lookup(struct tree *t, uint64_t parent, const char *name, struct tr_attr *out)
@@ -542,21 +621,23 @@ int tr_lookup(struct tree *t, uint64_t parent, const char *name, struct tr_attr 
 
 /* ---- directories ---- */
 
-static int is_dir_ino(struct tree *t, uint64_t ino)
+static int is_dir_ino(struct view *v, uint64_t ino)
 {
+	uint64_t l = TR_LOCAL(ino);
+
 	if (TR_KIND(ino) == TK_BRANCH)
-		return branch_of_key(t, TR_KEY(ino)) >= 0;
+		return branch_of_key(v, TR_KEY(ino)) >= 0;
 	if (TR_KIND(ino) == TK_STATE)
-		return sd_is_dir(t->s, ino);
-	return ino == TI_ROOT || ino == TI_BRANCHES || ino == TI_CONTEXT ||
-	       ino == TI_STATE || ino == TI_RECORDS;
+		return v->no == 0 && sd_is_dir(v->s, ino);
+	return l == TI_ROOT || l == TI_BRANCHES || l == TI_CONTEXT ||
+	       l == TI_STATE || l == TI_RECORDS;
 }
 
-static int list_branches(struct tree *t, struct tr_dir *d)
+static int list_branches(struct view *v, struct tr_dir *d)
 {
-	const struct br_set *bs = ss_branches(t->s);
+	const struct br_set *bs = ss_branches(v->s);
 	uint32_t i, n = br_count(bs), k = 0;
-	int cur = ss_current_branch(t->s);
+	int cur = ss_current_branch(v->s);
 
 	d->names = calloc(n + 1, sizeof(*d->names));
 	d->inos = calloc(n + 1, sizeof(*d->inos));
@@ -564,11 +645,11 @@ static int list_branches(struct tree *t, struct tr_dir *d)
 		return -ENOMEM;
 	if (cur >= 0) {
 		strcpy(d->names[k], "current");
-		d->inos[k++] = TI_CURRENT;
+		d->inos[k++] = TR_IN_VIEW(TI_CURRENT, v->no);
 	}
 	for (i = 0; i < n; i++) {
 		snprintf(d->names[k], NM_MAX + 1, "%s", br_get(bs, i)->name);
-		d->inos[k++] = branch_ino(br_get(bs, i));
+		d->inos[k++] = branch_ino(v, br_get(bs, i));
 	}
 	d->n = k;
 	return 0;
@@ -584,40 +665,52 @@ static int copy_ids(struct tr_dir *d, const uint32_t *ids, uint32_t n)
 	return 0;
 }
 
+/* The folder holding a folder of view v (for ".."). */
+static uint64_t dir_parent(struct view *v, uint64_t ino)
+{
+	if (TR_KIND(ino) == TK_BRANCH)
+		return TR_IN_VIEW(TI_BRANCHES, v->no);
+	return TR_IN_VIEW(TI_ROOT, v->no);
+}
+
 static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
 {
+	struct view *v = view_of(t, ino);
 	const struct tpath *p;
 	const uint32_t *order;
 	uint32_t n;
 
+	if (!v)
+		return -ENOENT;
 	d->ino = ino;
-	d->parent = TR_KIND(ino) == TK_BRANCH ? TI_BRANCHES : TI_ROOT;
-	if (!is_dir_ino(t, ino))
+	d->view = v->no;
+	d->parent = dir_parent(v, ino);
+	if (!is_dir_ino(v, ino))
 		return -ENOTDIR;
-	switch (ino) {
+	switch (TR_LOCAL(ino)) {
 	case TI_ROOT:
 		d->kind = DK_ROOT;
 		d->n = NROOT;
 		return 0;
 	case TI_BRANCHES:
 		d->kind = DK_BRANCHES;
-		return list_branches(t, d);
+		return list_branches(v, d);
 	case TI_RECORDS:
 		d->kind = DK_RECORDS;
-		order = gr_nodes(ss_graph(t->s), &n);
+		order = gr_nodes(ss_graph(v->s), &n);
 		return copy_ids(d, order, n);
 	case TI_CONTEXT:
 		d->kind = DK_CONTEXT;
-		d->n = cd_count(t->s);
+		d->n = cd_count(v->s);
 		return 0;
 	}
-	if (ino == TI_STATE || TR_KIND(ino) == TK_STATE) {
+	if (ino == TI_STATE || TR_KIND(ino) == TK_STATE) {	/* view 0 only */
 		d->kind = DK_STATE;
-		d->parent = sd_parent(t->s, ino);
-		return sd_list(t->s, ino, &d->ids, &d->n);
+		d->parent = sd_parent(v->s, ino);
+		return sd_list(v->s, ino, &d->ids, &d->n);
 	}
 	d->kind = DK_BRANCH;
-	p = branch_path(t, branch_of_key(t, TR_KEY(ino)));
+	p = branch_path(t, v, branch_of_key(v, TR_KEY(ino)));
 	return p ? copy_ids(d, p->ids, p->n) : -ENOMEM;
 }
 
@@ -652,14 +745,15 @@ void tr_closedir(struct tr_dir *d)
 }
 
 /* Name and inode of item i (dots excluded); 0 when it is gone. */
-static uint64_t dir_item(struct tree *t, struct tr_dir *d, uint32_t i, char *name)
+static uint64_t dir_item(struct view *v, struct tr_dir *d, uint32_t i, char *name)
 {
-	const struct graph *g = ss_graph(t->s);
+	const struct graph *g = ss_graph(v->s);
+	uint64_t lino;
 
 	switch (d->kind) {
 	case DK_ROOT:
 		strcpy(name, root_entries[i].name);
-		return root_entries[i].ino;
+		return TR_IN_VIEW(root_entries[i].ino, v->no);
 	case DK_BRANCHES:
 		strcpy(name, d->names[i]);
 		return d->inos[i];
@@ -667,22 +761,16 @@ static uint64_t dir_item(struct tree *t, struct tr_dir *d, uint32_t i, char *nam
 		if (!gr_is_node(g, d->ids[i]))
 			return 0;
 		nm_message_file(g, d->ids[i], i + 1, name);
-		return TR_INO(TK_MSG, d->ids[i]);
+		return TR_VINO(TK_MSG, v->no, d->ids[i]);
 	case DK_RECORDS:
 		if (!gr_is_node(g, d->ids[i]))
 			return 0;
-		rec_name(t, d->ids[i], name);
-		return TR_INO(TK_REC, d->ids[i]);
-	case DK_CONTEXT: {
-		uint64_t ino;
-
-		return cd_entry(t->s, i, name, &ino) ? 0 : ino;
-	}
-	case DK_STATE: {
-		uint64_t ino;
-
-		return sd_entry(t->s, d->ids[i], name, &ino) ? 0 : ino;
-	}
+		rec_name(v, d->ids[i], name);
+		return TR_VINO(TK_REC, v->no, d->ids[i]);
+	case DK_CONTEXT:
+		return cd_entry(v->s, i, name, &lino) ? 0 : TR_IN_VIEW(lino, v->no);
+	case DK_STATE:
+		return sd_entry(v->s, d->ids[i], name, &lino) ? 0 : lino;
 	}
 	return 0;
 }
@@ -690,19 +778,23 @@ static uint64_t dir_item(struct tree *t, struct tr_dir *d, uint32_t i, char *nam
 int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
 		 struct tr_attr *attr)
 {
+	struct view *v;
 	uint64_t ino;
 	int rc = 1;
 
 	if (i >= (uint64_t)d->n + 2)
 		return 0;
 	pthread_rwlock_rdlock(&t->lock);
-	if (i < 2) {
+	v = d->view < t->nviews ? t->views[d->view] : NULL;
+	if (!v) {
+		rc = -ENOENT;
+	} else if (i < 2) {
 		strcpy(name, i ? ".." : ".");
 		ino = i ? d->parent : d->ino;
-		fill_common(t, ino, attr);
+		fill_common(t, v, ino, attr);
 		set_dir(attr);
 	} else {
-		ino = dir_item(t, d, (uint32_t)(i - 2), name);
+		ino = dir_item(v, d, (uint32_t)(i - 2), name);
 		if (!ino || attr_locked(t, ino, attr)) {
 			/* Gone since the listing was taken (the log was
 			 * replaced): the caller skips the entry. */
@@ -717,11 +809,13 @@ int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
 
 int tr_readlink(struct tree *t, uint64_t ino, char *out)
 {
+	struct view *v;
 	int rc = -EINVAL;
 
 	pthread_rwlock_rdlock(&t->lock);
-	if (ino == TI_CURRENT)
-		rc = current_target(t, out);
+	v = view_of(t, ino);
+	if (v && TR_LOCAL(ino) == TI_CURRENT)
+		rc = current_target(v, out);
 	pthread_rwlock_unlock(&t->lock);
 	return rc;
 }
@@ -734,20 +828,23 @@ static const char *const xattr_names[] = {
 static int xattr_locked(struct tree *t, uint64_t ino, const char *name,
 			struct sbuf *out)
 {
-	const struct graph *g = ss_graph(t->s);
+	struct view *v = view_of(t, ino);
+	const struct graph *g;
 	uint32_t id = TR_KEY(ino);
 	const struct idx_rec *r;
 	char ts[32];
 
+	if (!v)
+		return -ENODATA;
 	if (TR_KIND(ino) == TK_STATE)
-		return sd_getxattr(t->s, ino, name, out);
-	if (TR_KIND(ino) != TK_MSG || !gr_is_node(g, id))
+		return v->no ? -ENODATA : sd_getxattr(v->s, ino, name, out);
+	if (TR_KIND(ino) != TK_MSG || !gr_is_node((g = ss_graph(v->s)), id))
 		return -ENODATA;
 	r = gr_node_rec(g, id);
 	if (!strcmp(name, xattr_names[0])) {
-		idx_id_str(ss_idx(t->s), id, out);
+		idx_id_str(ss_idx(v->s), id, out);
 	} else if (!strcmp(name, xattr_names[1])) {
-		idx_id_str(ss_idx(t->s), r->parent, out);
+		idx_id_str(ss_idx(v->s), r->parent, out);
 	} else if (!strcmp(name, xattr_names[2]) && r->ts != IDX_NO_TS) {
 		js_time_fmt(r->ts, ts);
 		sb_adds(out, ts);
@@ -775,7 +872,8 @@ int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out)
 
 	if (TR_KIND(ino) == TK_STATE) {
 		pthread_rwlock_rdlock(&t->lock);
-		sd_listxattr(t->s, ino, out);
+		if (!TR_VIEW(ino))
+			sd_listxattr(t->views[0]->s, ino, out);
 		pthread_rwlock_unlock(&t->lock);
 		return 0;
 	}
@@ -788,14 +886,16 @@ int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out)
 
 int tr_claim_push(struct tree *t, uint64_t ino)
 {
+	struct view *v;
 	uint32_t id = TR_KEY(ino);
 	int first = 0;
 
 	if (TR_KIND(ino) != TK_MSG)
 		return 0;
 	pthread_rwlock_rdlock(&t->lock);
-	if (id < t->nsize)
-		first = !__atomic_exchange_n(&t->pushed[id], 1, __ATOMIC_RELAXED);
+	v = view_of(t, ino);
+	if (v && id < v->nsize)
+		first = !__atomic_exchange_n(&v->pushed[id], 1, __ATOMIC_RELAXED);
 	pthread_rwlock_unlock(&t->lock);
 	return first;
 }
@@ -807,23 +907,36 @@ static int keep_immutable(uint64_t key)
 	return TR_KIND(key) == TK_MSG || TR_KIND(key) == TK_REC;
 }
 
+/* Indexes what view v's log appended (write lock held): 1 if it changed. */
+static int refresh_view(struct view *v)
+{
+	int rc = ss_refresh(v->s);
+
+	if (rc > 0) {
+		drop_paths(v);
+		size_table(v);
+		note_mtime(v);
+	}
+	return rc;
+}
+
 int tr_refresh(struct tree *t, int force)
 {
 	int64_t now = now_ms();
-	int rc;
+	uint32_t i;
+	int rc, changed = 0;
 
 	if (!force && now - __atomic_load_n(&t->checked_ms, __ATOMIC_RELAXED) <
 			      TR_LIVE_CHECK_MS)
 		return 0;
 	pthread_rwlock_wrlock(&t->lock);
 	t->checked_ms = now;
-	rc = ss_refresh(t->s);
-	if (rc > 0) {
-		drop_paths(t);
-		size_table(t);
+	rc = refresh_view(t->views[0]);
+	changed = rc > 0;
+	for (i = 1; i < t->nviews; i++)
+		changed |= refresh_view(t->views[i]) > 0;
+	if (changed)
 		cache_prune(t->cache, keep_immutable);
-		note_mtime(t);
-	}
 	pthread_rwlock_unlock(&t->lock);
-	return rc;
+	return rc < 0 ? rc : changed;
 }

@@ -2,15 +2,21 @@
  * tree: the mount's layout, mapped onto the replay core.
  *
  * Inode numbers are computed, not stored: the top byte says what a node is
- * (TK_*), the rest which one (a record's id, a branch's first own record,
- * a fixed file). So the same record has the same inode in every branch,
- * inodes survive the log growing, and forget() has nothing to free.
+ * (TK_*), the next 24 bits which view it belongs to, the low 32 bits which
+ * one it is (a record's id, a branch's first own record, a fixed file). So
+ * the same record has the same inode in every branch, inodes survive the
+ * log growing, and forget() has nothing to free.
+ *
+ * A tree holds views: view 0 is the mounted session, the root of the
+ * mount. Every node kind works the same inside any view; a view's "local"
+ * inode is its number with the view bits cleared (TR_LOCAL), which is what
+ * the per-view helpers (ctxdir) deal in.
  *
  *   /README.md /session.json /errors.txt
  *   /branches/{current -> NAME, NAME/<seq>-<kind>.md ...}
  *   /records/<uuid>.json    /context/    /state/
  *
- * A tree owns its session. Calls are thread-safe: each takes the tree's
+ * A tree owns its sessions. Calls are thread-safe: each takes the tree's
  * read lock; tr_refresh() takes the write lock to index appended bytes.
  * Results are copied out (names, attributes) or reference-counted (blobs).
  */
@@ -46,9 +52,15 @@ enum tr_fixed {
 	TI_CTX_WINDOW,
 };
 
-#define TR_INO(kind, key) (((uint64_t)(kind) << 56) | (uint64_t)(key))
+#define TR_VIEW_MAX 0xffffffu	/* views are numbered 0 .. TR_VIEW_MAX */
+#define TR_VINO(kind, view, key) \
+	(((uint64_t)(kind) << 56) | ((uint64_t)(view) << 32) | (uint64_t)(key))
+#define TR_INO(kind, key) TR_VINO(kind, 0, key)
 #define TR_KIND(ino) ((unsigned)((ino) >> 56))
+#define TR_VIEW(ino) ((uint32_t)(((ino) >> 32) & TR_VIEW_MAX))
 #define TR_KEY(ino) ((uint32_t)((ino) & 0xffffffffu))
+#define TR_LOCAL(ino) ((ino) & ~((uint64_t)TR_VIEW_MAX << 32))
+#define TR_IN_VIEW(lino, view) ((lino) | ((uint64_t)(view) << 32))
 
 #define TR_CACHE_BYTES (64u << 20)	/* rendered text kept */
 #define TR_LIVE_CHECK_MS 1000		/* how often a growing log is looked at */
