@@ -196,7 +196,7 @@ static void header_uuid(const struct graph *g, struct sbuf *out, const char *key
 }
 
 static void header(const struct graph *g, uint32_t id, const cJSON *rec,
-		   struct sbuf *out)
+		   const char *extra, struct sbuf *out)
 {
 	const struct idx_rec *r = gr_node_rec(g, id);
 	const struct idx *ix = gr_idx(g);
@@ -219,11 +219,20 @@ static void header(const struct graph *g, uint32_t id, const cJSON *rec,
 		sb_addf(out, "message-id: %s\n", str(msg, "id"));
 	if (r->flags & IDX_F_SIDECHAIN)
 		sb_adds(out, "sidechain: true\n");
-	sb_addf(out, "line: %u\n\n", r->line);
+	sb_addf(out, "line: %u\n", r->line);
+	if (extra)
+		sb_adds(out, extra);
+	sb_addc(out, '\n');
 }
 
 int rd_message(const struct graph *g, const struct logf *lf, uint32_t id,
 	       struct sbuf *out)
+{
+	return rd_message_ex(g, lf, id, NULL, out);
+}
+
+int rd_message_ex(const struct graph *g, const struct logf *lf, uint32_t id,
+		  const char *extra, struct sbuf *out)
 {
 	struct jarena arena;
 	cJSON *rec;
@@ -236,7 +245,7 @@ int rd_message(const struct graph *g, const struct logf *lf, uint32_t id,
 	ja_install();
 	ja_begin(&arena);
 	rec = lf_parse_keys(lf, gr_node_rec(g, id), keys);
-	header(g, id, rec, out);
+	header(g, id, rec, extra, out);
 	if (rec)
 		rd_content(rec, out);
 	else

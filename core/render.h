@@ -25,6 +25,12 @@
 int rd_message(const struct graph *g, const struct logf *lf, uint32_t id,
 	       struct sbuf *out);
 
+/* The same with extra header lines (each "key: value\n", from the caller)
+ * after the others, before the blank line that ends the header; NULL for
+ * none. */
+int rd_message_ex(const struct graph *g, const struct logf *lf, uint32_t id,
+		  const char *extra, struct sbuf *out);
+
 /* Appends the content part of a parsed record (no header). */
 void rd_content(const cJSON *rec, struct sbuf *out);
 

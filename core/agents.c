@@ -1,0 +1,521 @@
+#include "agents.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#define PREFIX "agent-"
+#define LOG_SUFFIX ".jsonl"
+#define META_SUFFIX ".meta.json"
+#define SID_SCAN_BYTES (256u << 10)	/* read to find a log's sessionId */
+#define SID_MAX 256
+
+struct ag_list {
+	struct ag_entry *v;
+	uint32_t n, cap;
+	char **errs;
+	uint32_t nerrs, ecap;
+	int full;			/* AG_MAX_AGENTS reached */
+};
+
+/* ---- the list ---- */
+
+static int add_err(struct ag_list *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int add_err(struct ag_list *l, const char *fmt, ...)
+{
+	va_list ap;
+	char *line;
+	int rc;
+
+	if (l->nerrs == l->ecap) {
+		uint32_t cap = l->ecap ? l->ecap * 2 : 8;
+		char **p = realloc(l->errs, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		l->errs = p;
+		l->ecap = cap;
+	}
+	va_start(ap, fmt);
+	rc = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return -ENOMEM;
+	l->errs[l->nerrs++] = line;
+	return 0;
+}
+
+/* The bytes of s[0..n) printable in one line: safe bytes as they are,
+ * the others as \xNN. */
+static void quoted(const char *s, size_t n, struct sbuf *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"')
+			sb_addc(out, (char)c);
+		else
+			sb_addf(out, "\\x%02x", c);
+	}
+}
+
+/* "agents: <path>: <what>", the path quoted. */
+static int add_path_err(struct ag_list *l, const char *path, const char *what)
+{
+	struct sbuf sb;
+	int rc;
+
+	sb_init(&sb);
+	quoted(path, strlen(path), &sb);
+	rc = add_err(l, "agents: %s: %s", sb.buf ? sb.buf : "", what);
+	sb_free(&sb);
+	return rc;
+}
+
+void ag_free(struct ag_list *l)
+{
+	uint32_t i;
+
+	if (!l)
+		return;
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].id);
+		free(l->v[i].log);
+		free(l->v[i].meta);
+	}
+	for (i = 0; i < l->nerrs; i++)
+		free(l->errs[i]);
+	free(l->v);
+	free(l->errs);
+	free(l);
+}
+
+uint32_t ag_count(const struct ag_list *l) { return l->n; }
+const struct ag_entry *ag_get(const struct ag_list *l, uint32_t i) { return &l->v[i]; }
+
+const struct ag_entry *ag_by_id(const struct ag_list *l, const char *id, size_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].idlen == n && !memcmp(l->v[i].id, id, n))
+			return &l->v[i];
+	return NULL;
+}
+
+const struct ag_entry *ag_by_name(const struct ag_list *l, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].name, name))
+			return &l->v[i];
+	return NULL;
+}
+
+void ag_errors_text(const struct ag_list *l, struct sbuf *out)
+{
+	uint32_t i;
+
+	for (i = 0; i < l->nerrs; i++)
+		sb_addf(out, "%s\n", l->errs[i]);
+}
+
+/* ---- names ---- */
+
+static uint32_t fnv1a(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+void ag_name(const char *id, size_t n, char *out)
+{
+	char safe[AG_NAME_KEEP + 1];
+	size_t len = nm_safe(id, n, safe, sizeof(safe));
+
+	if (n <= AG_NAME_KEEP && len == n && !memcmp(safe, id, n)) {
+		memcpy(out, safe, len + 1);
+		return;
+	}
+	snprintf(out, NM_MAX + 1, "%.*s.%08x", AG_NAME_KEEP, safe, fnv1a(id, n));
+}
+
+/* Gives e a folder name no earlier entry has. */
+static int unique_name(struct ag_list *l, struct ag_entry *e)
+{
+	char base[NM_MAX + 1];
+	unsigned k;
+
+	ag_name(e->id, e->idlen, e->name);
+	if (!ag_by_name(l, e->name))
+		return 0;
+	strcpy(base, e->name);
+	for (k = 2; ag_by_name(l, e->name); k++)
+		snprintf(e->name, sizeof(e->name), "%.*s.%u", AG_NAME_KEEP + 9,
+			 base, k & 0xffffu);
+	return 1;
+}
+
+static int report_name(struct ag_list *l, const struct ag_entry *e, int dup)
+{
+	struct sbuf id, log;
+	int rc;
+
+	if (!dup && e->idlen == strlen(e->name) && !memcmp(e->id, e->name, e->idlen))
+		return 0;
+	sb_init(&id);
+	sb_init(&log);
+	quoted(e->id, e->idlen, &id);
+	quoted(e->log, strlen(e->log), &log);
+	rc = add_err(l, "agents: agent id \"%s\" (%s) is shown as agents/%s: %s",
+		     id.buf ? id.buf : "", log.buf ? log.buf : "", e->name,
+		     dup ? "another agent has its name" : "not usable as a file name");
+	sb_free(&id);
+	sb_free(&log);
+	return rc;
+}
+
+/* ---- files ---- */
+
+/* The id in an "agent-<id>.jsonl" name, or NULL. */
+static const char *log_id(const char *name, size_t *n)
+{
+	size_t len = strlen(name), p = strlen(PREFIX), s = strlen(LOG_SUFFIX);
+
+	if (len < p + s || strncmp(name, PREFIX, p) || strcmp(name + len - s, LOG_SUFFIX))
+		return NULL;
+	*n = len - p - s;
+	return name + p;
+}
+
+/* Whether path resolves to a regular file inside the folder base (a
+ * resolved path). */
+static int inside(const char *path, const char *base)
+{
+	char *real = realpath(path, NULL);
+	size_t n = strlen(base);
+	struct stat st;
+	int ok;
+
+	ok = real && !strncmp(real, base, n) && real[n] == '/' &&
+	     !stat(real, &st) && S_ISREG(st.st_mode);
+	free(real);
+	return ok;
+}
+
+/* The meta file beside log (whose id is id), or NULL. */
+static char *meta_of(const char *dir, const char *id, size_t n, const char *base)
+{
+	char *p;
+	struct stat st;
+
+	if (asprintf(&p, "%s/" PREFIX "%.*s" META_SUFFIX, dir, (int)n, id) < 0)
+		return NULL;
+	if (!lstat(p, &st) && (S_ISREG(st.st_mode) || (S_ISLNK(st.st_mode) && inside(p, base))))
+		return p;
+	free(p);
+	return NULL;
+}
+
+static int add_entry(struct ag_list *l, const char *dir, const char *file,
+		     const char *id, size_t n, const char *base)
+{
+	struct ag_entry e;
+	int dup;
+
+	if (l->n >= AG_MAX_AGENTS) {
+		if (!l->full)
+			add_err(l, "agents: more than %u subagent logs; the rest are not shown",
+				AG_MAX_AGENTS);
+		l->full = 1;
+		return 0;
+	}
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 8;
+		struct ag_entry *p = realloc(l->v, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		l->v = p;
+		l->cap = cap;
+	}
+	memset(&e, 0, sizeof(e));
+	e.id = strndup(id, n);
+	e.idlen = n;
+	if (asprintf(&e.log, "%s/%s", dir, file) < 0)
+		e.log = NULL;
+	e.meta = meta_of(dir, id, n, base);
+	if (!e.id || !e.log) {
+		free(e.id);
+		free(e.log);
+		free(e.meta);
+		return -ENOMEM;
+	}
+	dup = unique_name(l, &e);
+	l->v[l->n++] = e;
+	return report_name(l, &l->v[l->n - 1], dup);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in folder path, sorted (free each and the array), or -errno. */
+static int read_names(const char *path, char ***out, size_t *n)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	char **v = NULL, **p;
+	size_t cap = 0;
+	int rc = 0;
+
+	*n = 0;
+	if (!d)
+		return -errno;
+	while (!rc && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			p = realloc(v, cap * sizeof(*p));
+			if (!p) {
+				rc = -ENOMEM;
+				break;
+			}
+			v = p;
+		}
+		if (!(v[*n] = strdup(de->d_name)))
+			rc = -ENOMEM;
+		else
+			(*n)++;
+	}
+	closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), by_name);
+	*out = v;
+	return rc;
+}
+
+static void free_names(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* ---- the subagents/ folder ---- */
+
+static int walk(struct ag_list *l, const char *dir, const char *base, int depth);
+
+static int walk_one(struct ag_list *l, const char *dir, const char *name,
+		    const char *base, int depth)
+{
+	struct stat st;
+	const char *id;
+	char *path;
+	size_t n;
+	int rc = 0;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return -ENOMEM;
+	if (lstat(path, &st)) {
+		rc = add_path_err(l, path, strerror(errno));
+	} else if (S_ISDIR(st.st_mode)) {
+		if (depth >= AG_MAX_DEPTH)
+			rc = add_path_err(l, path, "too deep below subagents/, not read");
+		else
+			rc = walk(l, path, base, depth + 1);
+	} else if (!(id = log_id(name, &n))) {
+		/* meta files and anything else: not a log */
+	} else if (S_ISREG(st.st_mode) || (S_ISLNK(st.st_mode) && inside(path, base))) {
+		rc = add_entry(l, dir, name, id, n, base);
+	} else {
+		rc = add_path_err(l, path, S_ISLNK(st.st_mode)
+			? "a link that leads outside the subagents folder, not read"
+			: "not a regular file, not read");
+	}
+	free(path);
+	return rc;
+}
+
+static int walk(struct ag_list *l, const char *dir, const char *base, int depth)
+{
+	char **names;
+	size_t n, i;
+	int rc = read_names(dir, &names, &n);
+
+	if (rc == -ENOMEM) {
+		free_names(names, n);
+		return rc;
+	}
+	if (rc) {
+		free_names(names, n);
+		return depth == 0 && rc == -ENOENT ? 0
+			: add_path_err(l, dir, strerror(-rc));
+	}
+	for (i = 0; !rc && i < n; i++)
+		rc = walk_one(l, dir, names[i], base, depth);
+	free_names(names, n);
+	return rc;
+}
+
+/* ---- the older layout ---- */
+
+/* The first sessionId in the first SID_SCAN_BYTES of path, or "". */
+static void first_sid(const char *path, char *out)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char *buf = fd >= 0 ? malloc(SID_SCAN_BYTES + 1) : NULL;
+	ssize_t got = buf ? pread(fd, buf, SID_SCAN_BYTES, 0) : -1;
+	char *line, *nl;
+
+	out[0] = '\0';
+	for (line = buf; got > 0 && !out[0] && line < buf + got; line = nl + 1) {
+		cJSON *j, *v;
+
+		nl = memchr(line, '\n', (size_t)(buf + got - line));
+		if (!nl)
+			break;
+		j = cJSON_ParseWithLength(line, (size_t)(nl - line));
+		v = cJSON_GetObjectItemCaseSensitive(j, "sessionId");
+		if (cJSON_IsString(v))
+			snprintf(out, SID_MAX, "%s", v->valuestring);
+		cJSON_Delete(j);
+	}
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+}
+
+static int old_layout(struct ag_list *l, const char *dir, const char *sid)
+{
+	char **names, *path, other[SID_MAX];
+	const char *id;
+	size_t n, i, idn;
+	struct stat st;
+	int rc = read_names(dir, &names, &n);
+
+	for (i = 0; !rc && i < n; i++) {
+		if (!(id = log_id(names[i], &idn)))
+			continue;
+		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		/* Links are not followed here: the folder is shared. */
+		if (!lstat(path, &st) && S_ISREG(st.st_mode)) {
+			first_sid(path, other);
+			if (!strcmp(other, sid))
+				rc = add_entry(l, dir, names[i], id, idn, dir);
+		}
+		free(path);
+	}
+	free_names(names, n);
+	return rc == -ENOMEM ? rc : 0;
+}
+
+/* ---- finding ---- */
+
+int ag_find(const char *path, const char *sid, struct ag_list **out)
+{
+	struct ag_list *l = calloc(1, sizeof(*l));
+	const char *slash = strrchr(path, '/');
+	char *dir, *sub = NULL, *base = NULL, own[SID_MAX];
+	size_t stem;
+	int rc = -ENOMEM;
+
+	*out = NULL;
+	if (!l)
+		return -ENOMEM;
+	dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+	if (slash && slash == path) {
+		free(dir);
+		dir = strdup("/");
+	}
+	stem = strlen(slash ? slash + 1 : path);
+	if (stem > strlen(LOG_SUFFIX) &&
+	    !strcmp(path + strlen(path) - strlen(LOG_SUFFIX), LOG_SUFFIX))
+		stem -= strlen(LOG_SUFFIX);
+	if (!dir || asprintf(&sub, "%s/%.*s/subagents", dir, (int)stem,
+			     slash ? slash + 1 : path) < 0) {
+		sub = NULL;
+		goto out;
+	}
+	base = realpath(sub, NULL);
+	rc = base ? walk(l, sub, base, 0) : 0;
+	if (!rc) {
+		if (!sid) {
+			first_sid(path, own);
+			sid = own;
+		}
+		if (*sid)
+			rc = old_layout(l, dir, sid);
+	}
+out:
+	free(dir);
+	free(sub);
+	free(base);
+	if (rc) {
+		ag_free(l);
+		return rc;
+	}
+	*out = l;
+	return 0;
+}
+
+/* ---- the link from the main thread ---- */
+
+static int is_agent_tool(const char *kind)
+{
+	return !strcmp(kind, "tool_result-Agent") || !strcmp(kind, "tool_result-Task");
+}
+
+size_t ag_result_agent(const struct graph *g, const struct logf *lf, uint32_t id,
+		       char *out, size_t outsz)
+{
+	static const char *const keys[] = { "toolUseResult", NULL };
+	char kind[NM_KIND_MAX + 1];
+	const cJSON *v;
+	cJSON *rec;
+	size_t n = 0;
+
+	out[0] = '\0';
+	if (!gr_is_node(g, id) || gr_node_rec(g, id)->block != IDX_B_TOOL_RESULT)
+		return 0;
+	nm_kind(g, id, kind);
+	if (!is_agent_tool(kind))
+		return 0;
+	rec = lf_parse_keys(lf, gr_node_rec(g, id), keys);
+	v = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(rec, "toolUseResult"), "agentId");
+	if (cJSON_IsString(v) && v->valuestring[0]) {
+		n = strlen(v->valuestring);
+		if (n > outsz - 1)
+			n = outsz - 1;
+		memcpy(out, v->valuestring, n);
+		out[n] = '\0';
+	}
+	cJSON_Delete(rec);
+	return n;
+}
