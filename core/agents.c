@@ -56,9 +56,7 @@ static int add_err(struct ag_list *l, const char *fmt, ...)
 	return 0;
 }
 
-/* The bytes of s[0..n) printable in one line: safe bytes as they are,
- * the others as \xNN. */
-static void quoted(const char *s, size_t n, struct sbuf *out)
+void ag_quote(const char *s, size_t n, struct sbuf *out)
 {
 	size_t i;
 
@@ -79,7 +77,7 @@ static int add_path_err(struct ag_list *l, const char *path, const char *what)
 	int rc;
 
 	sb_init(&sb);
-	quoted(path, strlen(path), &sb);
+	ag_quote(path, strlen(path), &sb);
 	rc = add_err(l, "agents: %s: %s", sb.buf ? sb.buf : "", what);
 	sb_free(&sb);
 	return rc;
@@ -183,8 +181,8 @@ static int report_name(struct ag_list *l, const struct ag_entry *e, int dup)
 		return 0;
 	sb_init(&id);
 	sb_init(&log);
-	quoted(e->id, e->idlen, &id);
-	quoted(e->log, strlen(e->log), &log);
+	ag_quote(e->id, e->idlen, &id);
+	ag_quote(e->log, strlen(e->log), &log);
 	rc = add_err(l, "agents: agent id \"%s\" (%s) is shown as agents/%s: %s",
 		     id.buf ? id.buf : "", log.buf ? log.buf : "", e->name,
 		     dup ? "another agent has its name" : "not usable as a file name");

@@ -69,6 +69,10 @@ const struct ag_entry *ag_by_id(const struct ag_list *l, const char *id, size_t 
 /* The entry whose folder is name, or NULL. */
 const struct ag_entry *ag_by_name(const struct ag_list *l, const char *name);
 
+/* Appends s[0..n) fit for one line of text: bytes of [ -~] but '"' and
+ * '\\' as they are, the others as \xNN. */
+void ag_quote(const char *s, size_t n, struct sbuf *out);
+
 /* Appends the problems the walk met, one line each ("agents: ..."). */
 void ag_errors_text(const struct ag_list *l, struct sbuf *out);
 

@@ -1,6 +1,8 @@
 #include "tree.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/agents.h"
 #include "../core/jscan.h"
 #include "../core/names.h"
 #include "../core/render.h"
@@ -15,6 +18,7 @@
 #include "statedir.h"
 
 #define REC_NAME_KEEP 200	/* bytes of an unsafe uuid kept in its name */
+#define META_MAX (16u << 20)	/* bytes of an agent's meta.json shown */
 
 struct tpath {
 	uint32_t *ids;
@@ -31,6 +35,20 @@ struct view {
 	struct tpath *paths;		/* per branch index, built on demand */
 	uint32_t npaths;
 	struct timespec mtime;		/* the log's, when last looked at */
+	/* An agent's view (agents/<name>/); all unset in view 0. */
+	char *aid;			/* the agent id as found */
+	size_t aidlen;
+	char *log;			/* its log's path */
+	char *meta;			/* its meta.json's path, or NULL */
+	struct stat meta_st;		/* meta.json when last looked at */
+	char name[NM_MAX + 1];		/* its folder under agents/ */
+};
+
+/* A subagent log that would not open, until it changes. */
+struct agent_fail {
+	char *log;
+	off_t size;
+	int rc;
 };
 
 struct tree {
@@ -42,9 +60,15 @@ struct tree {
 	uid_t uid;
 	gid_t gid;
 	int64_t checked_ms;
+	/* agents/: views 1.. are the subagents' logs, found by scan_agents(). */
+	char *log;			/* the mounted log's absolute path */
+	pthread_mutex_t scan_mu;	/* one scan at a time; guards what follows */
+	struct agent_fail *fails;
+	uint32_t nfails;
+	char *agent_errs;		/* errors.txt lines of the last scan */
 };
 
-enum dir_kind { DK_ROOT, DK_BRANCHES, DK_BRANCH, DK_RECORDS, DK_CONTEXT, DK_STATE };
+enum dir_kind { DK_NAMES, DK_BRANCH, DK_RECORDS, DK_CONTEXT, DK_STATE };
 
 struct tr_dir {
 	uint64_t ino, parent;
@@ -52,21 +76,26 @@ struct tr_dir {
 	enum dir_kind kind;
 	uint32_t n;
 	uint32_t *ids;			/* DK_BRANCH, DK_RECORDS, DK_STATE */
-	char (*names)[NM_MAX + 1];	/* DK_BRANCHES */
-	uint64_t *inos;			/* DK_BRANCHES */
+	char (*names)[NM_MAX + 1];	/* DK_NAMES */
+	uint64_t *inos;			/* DK_NAMES */
 };
+
+enum { IN_ALL, IN_MAIN, IN_AGENT };	/* which roots hold an entry */
 
 static const struct {
 	const char *name;
 	uint64_t ino;
+	int in;
 } root_entries[] = {
-	{ "README.md", TI_README },
-	{ "session.json", TI_SESSION },
-	{ "errors.txt", TI_ERRORS },
-	{ "branches", TI_BRANCHES },
-	{ "context", TI_CONTEXT },
-	{ "state", TI_STATE },
-	{ "records", TI_RECORDS },
+	{ "README.md", TI_README, IN_ALL },
+	{ "session.json", TI_SESSION, IN_ALL },
+	{ "errors.txt", TI_ERRORS, IN_ALL },
+	{ "branches", TI_BRANCHES, IN_ALL },
+	{ "context", TI_CONTEXT, IN_ALL },
+	{ "state", TI_STATE, IN_MAIN },
+	{ "records", TI_RECORDS, IN_ALL },
+	{ "agents", TI_AGENTS, IN_MAIN },
+	{ "meta.json", TI_META, IN_AGENT },
 };
 
 #define NROOT (sizeof(root_entries) / sizeof(root_entries[0]))
@@ -128,6 +157,9 @@ static void view_free(struct view *v)
 	free(v->msize);
 	free(v->pushed);
 	ss_close(v->s);
+	free(v->aid);
+	free(v->log);
+	free(v->meta);
 	free(v);
 }
 
@@ -170,22 +202,43 @@ static struct view *view_of(struct tree *t, uint64_t ino)
 	return k < t->nviews ? t->views[k] : NULL;
 }
 
+static void free_fails(struct agent_fail *f, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		free(f[i].log);
+	free(f);
+}
+
+static int scan_agents(struct tree *t);
+
 struct tree *tr_new(struct session *s)
 {
 	struct tree *t = calloc(1, sizeof(*t));
+	char *abs = realpath(lf_path(ss_logf(s)), NULL);
 	struct view *v = view_new(s, 0);
 
-	if (!t || !v || !(t->cache = cache_new(TR_CACHE_BYTES)) || add_view(t, v)) {
-		if (t)
+	if (t)
+		t->log = abs ? abs : strdup(lf_path(ss_logf(s)));
+	else
+		free(abs);
+	if (!t || !v || !t->log || !(t->cache = cache_new(TR_CACHE_BYTES)) ||
+	    add_view(t, v)) {
+		if (t) {
 			cache_free(t->cache);
+			free(t->log);
+		}
 		free(t);
 		view_free(v);
 		return NULL;
 	}
 	pthread_rwlock_init(&t->lock, NULL);
 	pthread_mutex_init(&t->mu, NULL);
+	pthread_mutex_init(&t->scan_mu, NULL);
 	t->uid = getuid();
 	t->gid = getgid();
+	scan_agents(t);
 	t->checked_ms = now_ms();
 	return t;
 }
@@ -200,9 +253,235 @@ void tr_free(struct tree *t)
 		view_free(t->views[i]);
 	free(t->views);
 	cache_free(t->cache);
+	free_fails(t->fails, t->nfails);
+	free(t->agent_errs);
+	free(t->log);
 	pthread_rwlock_destroy(&t->lock);
 	pthread_mutex_destroy(&t->mu);
+	pthread_mutex_destroy(&t->scan_mu);
 	free(t);
+}
+
+/* ---- agents/ ---- */
+
+/* The view of the agent whose log is log, or NULL (scan_mu held). */
+static struct view *view_by_log(struct tree *t, const char *log)
+{
+	uint32_t k;
+
+	for (k = 1; k < t->nviews; k++)
+		if (!strcmp(t->views[k]->log, log))
+			return t->views[k];
+	return NULL;
+}
+
+/* The agent view whose folder is name, or NULL. */
+static struct view *view_by_name(struct tree *t, const char *name)
+{
+	uint32_t k;
+
+	for (k = 1; k < t->nviews; k++)
+		if (!strcmp(t->views[k]->name, name))
+			return t->views[k];
+	return NULL;
+}
+
+static const struct agent_fail *fail_of(const struct agent_fail *f, uint32_t n,
+					const char *log)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(f[i].log, log))
+			return &f[i];
+	return NULL;
+}
+
+static void meta_stat(struct view *v)
+{
+	memset(&v->meta_st, 0, sizeof(v->meta_st));
+	if (v->meta)
+		stat(v->meta, &v->meta_st);
+}
+
+/* A new view for agent e, numbered no (scan_mu held, not the lock). */
+static int open_agent(struct tree *t, const struct ag_entry *e, uint32_t no,
+		      struct view **out)
+{
+	struct session *s;
+	struct view *v;
+	unsigned k;
+	int rc = ss_open(e->log, SS_LIVE, &s);
+
+	if (rc)
+		return rc;
+	if (!(v = view_new(s, no)))
+		return -ENOMEM;
+	v->aid = malloc(e->idlen + 1);
+	v->log = strdup(e->log);
+	v->meta = e->meta ? strdup(e->meta) : NULL;
+	if (!v->aid || !v->log || (e->meta && !v->meta)) {
+		view_free(v);
+		return -ENOMEM;
+	}
+	memcpy(v->aid, e->id, e->idlen + 1);
+	v->aidlen = e->idlen;
+	meta_stat(v);
+	/* Unique among the views, whose names never change. */
+	snprintf(v->name, sizeof(v->name), "%s", e->name);
+	for (k = 2; view_by_name(t, v->name); k++)
+		snprintf(v->name, sizeof(v->name), "%.*s.%u", AG_NAME_KEEP + 9, e->name,
+			 k & 0xffffu);
+	*out = v;
+	return 0;
+}
+
+static void fail_line(const char *log, int rc, struct sbuf *out)
+{
+	sb_adds(out, "agents: ");
+	ag_quote(log, strlen(log), out);
+	sb_addf(out, ": cannot be shown: %s\n",
+		rc == -ENOMSG ? "not a session log" : strerror(-rc));
+}
+
+/* Takes the agent e of a scan in: 1 if a view was added or changed. */
+static int take_agent(struct tree *t, const struct ag_entry *e,
+		      struct agent_fail *fails, uint32_t *nfails, struct sbuf *errs)
+{
+	struct view *v = view_by_log(t, e->log);
+	const struct agent_fail *old;
+	struct stat st;
+	int rc;
+
+	if (v) {
+		struct stat was = v->meta_st;
+
+		if (!v->meta && e->meta) {
+			char *m = strdup(e->meta);
+
+			pthread_rwlock_wrlock(&t->lock);
+			v->meta = m;
+			pthread_rwlock_unlock(&t->lock);
+		}
+		meta_stat(v);
+		return was.st_size != v->meta_st.st_size ||
+		       was.st_mtim.tv_sec != v->meta_st.st_mtim.tv_sec ||
+		       was.st_mtim.tv_nsec != v->meta_st.st_mtim.tv_nsec;
+	}
+	if (stat(e->log, &st))
+		st.st_size = -1;
+	old = fail_of(t->fails, t->nfails, e->log);
+	if (old && old->size == st.st_size) {
+		rc = old->rc;
+	} else if (t->nviews > TR_VIEW_MAX) {
+		rc = -EMFILE;
+	} else if (!(rc = open_agent(t, e, t->nviews, &v))) {
+		pthread_rwlock_wrlock(&t->lock);
+		rc = add_view(t, v);
+		pthread_rwlock_unlock(&t->lock);
+		if (!rc)
+			return 1;
+		view_free(v);
+	}
+	fails[*nfails].log = strdup(e->log);
+	fails[*nfails].size = st.st_size;
+	fails[*nfails].rc = rc;
+	if (fails[*nfails].log)
+		(*nfails)++;
+	fail_line(e->log, rc, errs);
+	return 0;
+}
+
+/*
+ * Looks for subagent logs and opens those not seen yet as new views.
+ * Opening and indexing happen outside the tree's lock; views are only
+ * added under it. 1 if the tree changed.
+ */
+static int scan_agents(struct tree *t)
+{
+	struct ag_list *l;
+	struct agent_fail *fails;
+	uint32_t i, nfails = 0;
+	struct sbuf errs;
+	int changed = 0;
+
+	if (pthread_mutex_trylock(&t->scan_mu))
+		return 0;		/* another thread is at it */
+	if (ag_find(t->log, NULL, &l)) {
+		pthread_mutex_unlock(&t->scan_mu);
+		return 0;
+	}
+	fails = calloc(ag_count(l) + 1, sizeof(*fails));
+	sb_init(&errs);
+	ag_errors_text(l, &errs);
+	for (i = 0; fails && i < ag_count(l); i++)
+		changed |= take_agent(t, ag_get(l, i), fails, &nfails, &errs);
+	pthread_rwlock_wrlock(&t->lock);
+	if (fails) {
+		free_fails(t->fails, t->nfails);
+		t->fails = fails;
+		t->nfails = nfails;
+	}
+	if (strcmp(errs.buf ? errs.buf : "", t->agent_errs ? t->agent_errs : "")) {
+		free(t->agent_errs);
+		t->agent_errs = errs.buf ? strdup(errs.buf) : NULL;
+		changed = 1;
+	}
+	pthread_rwlock_unlock(&t->lock);
+	sb_free(&errs);
+	ag_free(l);
+	pthread_mutex_unlock(&t->scan_mu);
+	return changed;
+}
+
+/* The folder under agents/ of the agent that tool result id of v ran:
+ * 1 and its name (NM_MAX + 1 bytes), or 0. */
+static int agent_folder(struct tree *t, struct view *v, uint32_t id, char *out)
+{
+	char aid[AG_ID_MAX + 1];
+	size_t n = ag_result_agent(ss_graph(v->s), ss_logf(v->s), id, aid, sizeof(aid));
+	uint32_t k;
+
+	if (!n)
+		return 0;
+	for (k = 1; k < t->nviews; k++) {
+		if (t->views[k]->aidlen == n && !memcmp(t->views[k]->aid, aid, n)) {
+			strcpy(out, t->views[k]->name);
+			return 1;
+		}
+	}
+	ag_name(aid, n, out);		/* the name it gets when it shows up */
+	return 1;
+}
+
+/* The bytes of an agent's meta.json, at most META_MAX. */
+static int read_meta(const struct view *v, struct sbuf *out)
+{
+	char buf[65536];
+	ssize_t got;
+	size_t total = 0;
+	int fd = v->meta ? open(v->meta, O_RDONLY | O_CLOEXEC) : -1;
+
+	if (fd < 0)
+		return -ENOENT;
+	while (total < META_MAX && (got = read(fd, buf, sizeof(buf))) > 0) {
+		if ((size_t)got > META_MAX - total)
+			got = (ssize_t)(META_MAX - total);
+		sb_add(out, buf, (size_t)got);
+		total += (size_t)got;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Whether root entry i is in view v's root. */
+static int root_has(const struct view *v, size_t i)
+{
+	if (root_entries[i].in == IN_MAIN)
+		return v->no == 0;
+	if (root_entries[i].in == IN_AGENT)
+		return v->no != 0 && (root_entries[i].ino != TI_META || v->meta);
+	return 1;
 }
 
 /* ---- branches ---- */
@@ -291,7 +570,11 @@ static void readme(struct tree *t, struct view *v, struct sbuf *out)
 	int cur = ss_current_branch(s);
 	uint32_t i;
 
-	sb_adds(out, "# A Claude Code session, mounted by sessfs\n\n");
+	if (v->no)
+		sb_addf(out, "# A subagent's log, mounted by sessfs\n\n"
+			     "Agent: %s (a subagent the session ran; see meta.json)\n", v->name);
+	else
+		sb_adds(out, "# A Claude Code session, mounted by sessfs\n\n");
 	sb_addf(out, "Log: %s\n\n", lf_path(ss_logf(s)));
 	sb_adds(out, "This folder is a read-only view of the log. Nothing here changes it.\n\n"
 		     "- `branches/`: one folder per path a rewind left; `current` is the one a\n"
@@ -301,15 +584,23 @@ static void readme(struct tree *t, struct view *v, struct sbuf *out)
 		     "- `context/`: what the model receives when the current branch is resumed:\n"
 		     "  the rows it gets, numbered from the window's start, `messages.json`\n"
 		     "  (the API messages array) and `window.md` (where the window starts,\n"
-		     "  what was left out or repaired, and why).\n"
-		     "- `state/`: the work state a resume restores: worktree.json,\n"
-		     "  agent.json, cost.json, read-cache/ (the files the model read, as it\n"
-		     "  read them) and file-history/ (the backed-up versions of its snapshots).\n"
-		     "- `records/<uuid>.json`: each message record's exact line.\n"
+		     "  what was left out or repaired, and why).\n");
+	if (v->no)
+		sb_adds(out, "- `meta.json`: the agent's own sidecar file, as Claude Code wrote it\n"
+			     "  (absent when there is none).\n");
+	else
+		sb_adds(out, "- `state/`: the work state a resume restores: worktree.json,\n"
+			     "  agent.json, cost.json, read-cache/ (the files the model read, as it\n"
+			     "  read them) and file-history/ (the backed-up versions of its snapshots).\n"
+			     "- `agents/<name>/`: each subagent's own log, laid out like this folder\n"
+			     "  (no `state/`), plus its `meta.json`.\n");
+	sb_adds(out, "- `records/<uuid>.json`: each message record's exact line.\n"
 		     "- `session.json`: the facts below, as JSON; `errors.txt`: the lines that\n"
 		     "  could not be used, and why.\n\n"
 		     "Message files carry extended attributes `user.sessfs.uuid`, `.parent`,\n"
-		     "`.timestamp` and `.line` (getfattr -d FILE).\n\n");
+		     "`.timestamp` and `.line` (getfattr -d FILE). The result of an Agent\n"
+		     "or Task call also has `user.sessfs.agent` and a header line\n"
+		     "`agent: agents/<name>`: the folder of the agent it ran.\n\n");
 	sb_addf(out, "## This session\n\n- branches: %u\n", br_count(bs));
 	for (i = 0; i < br_count(bs); i++)
 		sb_addf(out, "  - %s%s\n", br_get(bs, i)->name,
@@ -322,6 +613,29 @@ static void readme(struct tree *t, struct view *v, struct sbuf *out)
 		sb_addf(out, "- the model gets %u messages (about %llu tokens; see context/window.md)\n",
 			ctx_nmessages(x), (unsigned long long)ctx_tokens(x));
 	sb_addf(out, "- unusable lines: %u (see errors.txt)\n", ss_bad_lines(s));
+	if (v->no)
+		return;
+	sb_addf(out, "- subagents: %u\n", t->nviews - 1);
+	for (i = 1; i < t->nviews; i++)
+		sb_addf(out, "  - agents/%s\n", t->views[i]->name);
+}
+
+/* A message file; an Agent/Task result names the agent's folder. */
+static int render_message(struct tree *t, struct view *v, uint32_t id, struct sbuf *out)
+{
+	char folder[NM_MAX + 1], extra[NM_MAX + 32];
+
+	if (!agent_folder(t, v, id, folder))
+		return rd_message(ss_graph(v->s), ss_logf(v->s), id, out);
+	snprintf(extra, sizeof(extra), "agent: agents/%s\n", folder);
+	return rd_message_ex(ss_graph(v->s), ss_logf(v->s), id, extra, out);
+}
+
+static void errors_text(struct tree *t, struct view *v, struct sbuf *out)
+{
+	ss_errors_text(v->s, out);
+	if (!v->no && t->agent_errs)
+		sb_adds(out, t->agent_errs);
 }
 
 static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *out)
@@ -332,7 +646,7 @@ static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *ou
 
 	switch (TR_KIND(lino)) {
 	case TK_MSG:
-		return gr_is_node(g, key) ? rd_message(g, ss_logf(v->s), key, out) : -ENOENT;
+		return gr_is_node(g, key) ? render_message(t, v, key, out) : -ENOENT;
 	case TK_REC:
 		if (!gr_is_node(g, key))
 			return -ENOENT;
@@ -352,7 +666,9 @@ static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *ou
 		else if (lino == TI_SESSION)
 			ss_facts_json(v->s, out);
 		else if (lino == TI_ERRORS)
-			ss_errors_text(v->s, out);
+			errors_text(t, v, out);
+		else if (lino == TI_META && v->no)
+			return read_meta(v, out);
 		else
 			return -EISDIR;
 		return 0;
@@ -469,9 +785,18 @@ static int attr_fixed(struct tree *t, struct view *v, uint64_t ino, struct tr_at
 	char target[NM_MAX + 1];
 
 	switch (TR_LOCAL(ino)) {
-	case TI_ROOT: case TI_BRANCHES: case TI_CONTEXT: case TI_STATE: case TI_RECORDS:
+	case TI_ROOT: case TI_BRANCHES: case TI_CONTEXT: case TI_RECORDS:
 		set_dir(a);
 		return 0;
+	case TI_STATE: case TI_AGENTS:
+		if (v->no)
+			return -ENOENT;
+		set_dir(a);
+		return 0;
+	case TI_META:
+		if (!v->no || !v->meta)
+			return -ENOENT;
+		return set_file(t, v, ino, a);
 	case TI_CURRENT:
 		if (current_target(v, target))
 			return -ENOENT;
@@ -570,7 +895,7 @@ static uint64_t lookup_view(struct view *v, uint64_t lparent, const char *name)
 
 	if (lparent == TI_ROOT) {
 		for (i = 0; i < NROOT; i++)
-			if (!strcmp(name, root_entries[i].name))
+			if (!strcmp(name, root_entries[i].name) && root_has(v, i))
 				return root_entries[i].ino;
 		return 0;
 	}
@@ -601,6 +926,11 @@ static uint64_t lookup_locked(struct tree *t, uint64_t parent, const char *name)
 		return v->no ? 0 : sd_lookup(v->s, parent, name);
 	if (TR_KIND(parent) == TK_BRANCH)
 		return lookup_branch_msg(t, v, TR_KEY(parent), name);
+	if (parent == TI_AGENTS) {
+		struct view *a = view_by_name(t, name);
+
+		return a ? TR_IN_VIEW(TI_ROOT, a->no) : 0;
+	}
 	lino = lookup_view(v, TR_LOCAL(parent), name);
 	return lino ? TR_IN_VIEW(lino, v->no) : 0;
 }
@@ -629,8 +959,45 @@ static int is_dir_ino(struct view *v, uint64_t ino)
 		return branch_of_key(v, TR_KEY(ino)) >= 0;
 	if (TR_KIND(ino) == TK_STATE)
 		return v->no == 0 && sd_is_dir(v->s, ino);
-	return l == TI_ROOT || l == TI_BRANCHES || l == TI_CONTEXT ||
-	       l == TI_STATE || l == TI_RECORDS;
+	if (l == TI_STATE || l == TI_AGENTS)
+		return v->no == 0;
+	return l == TI_ROOT || l == TI_BRANCHES || l == TI_CONTEXT || l == TI_RECORDS;
+}
+
+static int alloc_names(struct tr_dir *d, size_t n)
+{
+	d->names = calloc(n + 1, sizeof(*d->names));
+	d->inos = calloc(n + 1, sizeof(*d->inos));
+	d->kind = DK_NAMES;
+	return d->names && d->inos ? 0 : -ENOMEM;
+}
+
+static int list_root(struct view *v, struct tr_dir *d)
+{
+	size_t i;
+
+	if (alloc_names(d, NROOT))
+		return -ENOMEM;
+	for (i = 0; i < NROOT; i++) {
+		if (!root_has(v, i))
+			continue;
+		strcpy(d->names[d->n], root_entries[i].name);
+		d->inos[d->n++] = TR_IN_VIEW(root_entries[i].ino, v->no);
+	}
+	return 0;
+}
+
+static int list_agents(struct tree *t, struct tr_dir *d)
+{
+	uint32_t k;
+
+	if (alloc_names(d, t->nviews))
+		return -ENOMEM;
+	for (k = 1; k < t->nviews; k++) {
+		strcpy(d->names[d->n], t->views[k]->name);
+		d->inos[d->n++] = TR_IN_VIEW(TI_ROOT, k);
+	}
+	return 0;
 }
 
 static int list_branches(struct view *v, struct tr_dir *d)
@@ -639,9 +1006,7 @@ static int list_branches(struct view *v, struct tr_dir *d)
 	uint32_t i, n = br_count(bs), k = 0;
 	int cur = ss_current_branch(v->s);
 
-	d->names = calloc(n + 1, sizeof(*d->names));
-	d->inos = calloc(n + 1, sizeof(*d->inos));
-	if (!d->names || !d->inos)
+	if (alloc_names(d, n))
 		return -ENOMEM;
 	if (cur >= 0) {
 		strcpy(d->names[k], "current");
@@ -670,6 +1035,8 @@ static uint64_t dir_parent(struct view *v, uint64_t ino)
 {
 	if (TR_KIND(ino) == TK_BRANCH)
 		return TR_IN_VIEW(TI_BRANCHES, v->no);
+	if (TR_LOCAL(ino) == TI_ROOT && v->no)
+		return TI_AGENTS;
 	return TR_IN_VIEW(TI_ROOT, v->no);
 }
 
@@ -689,11 +1056,10 @@ static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
 		return -ENOTDIR;
 	switch (TR_LOCAL(ino)) {
 	case TI_ROOT:
-		d->kind = DK_ROOT;
-		d->n = NROOT;
-		return 0;
+		return list_root(v, d);
+	case TI_AGENTS:
+		return list_agents(t, d);
 	case TI_BRANCHES:
-		d->kind = DK_BRANCHES;
 		return list_branches(v, d);
 	case TI_RECORDS:
 		d->kind = DK_RECORDS;
@@ -751,10 +1117,7 @@ static uint64_t dir_item(struct view *v, struct tr_dir *d, uint32_t i, char *nam
 	uint64_t lino;
 
 	switch (d->kind) {
-	case DK_ROOT:
-		strcpy(name, root_entries[i].name);
-		return TR_IN_VIEW(root_entries[i].ino, v->no);
-	case DK_BRANCHES:
+	case DK_NAMES:
 		strcpy(name, d->names[i]);
 		return d->inos[i];
 	case DK_BRANCH:
@@ -822,8 +1185,10 @@ int tr_readlink(struct tree *t, uint64_t ino, char *out)
 
 static const char *const xattr_names[] = {
 	"user.sessfs.uuid", "user.sessfs.parent", "user.sessfs.timestamp",
-	"user.sessfs.line",
+	"user.sessfs.line", "user.sessfs.agent",
 };
+
+#define XATTR_AGENT 4		/* only on an Agent/Task result */
 
 static int xattr_locked(struct tree *t, uint64_t ino, const char *name,
 			struct sbuf *out)
@@ -832,7 +1197,7 @@ static int xattr_locked(struct tree *t, uint64_t ino, const char *name,
 	const struct graph *g;
 	uint32_t id = TR_KEY(ino);
 	const struct idx_rec *r;
-	char ts[32];
+	char ts[32], folder[NM_MAX + 1];
 
 	if (!v)
 		return -ENODATA;
@@ -850,6 +1215,8 @@ static int xattr_locked(struct tree *t, uint64_t ino, const char *name,
 		sb_adds(out, ts);
 	} else if (!strcmp(name, xattr_names[3])) {
 		sb_addf(out, "%u", r->line);
+	} else if (!strcmp(name, xattr_names[XATTR_AGENT]) && agent_folder(t, v, id, folder)) {
+		sb_adds(out, folder);
 	} else {
 		return -ENODATA;
 	}
@@ -868,7 +1235,9 @@ int tr_getxattr(struct tree *t, uint64_t ino, const char *name, struct sbuf *out
 
 int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out)
 {
-	size_t i;
+	char folder[NM_MAX + 1];
+	struct view *v;
+	size_t i, n = XATTR_AGENT;
 
 	if (TR_KIND(ino) == TK_STATE) {
 		pthread_rwlock_rdlock(&t->lock);
@@ -879,7 +1248,13 @@ int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out)
 	}
 	if (TR_KIND(ino) != TK_MSG)
 		return 0;
-	for (i = 0; i < sizeof(xattr_names) / sizeof(xattr_names[0]); i++)
+	pthread_rwlock_rdlock(&t->lock);
+	v = view_of(t, ino);
+	if (v && gr_is_node(ss_graph(v->s), TR_KEY(ino)) &&
+	    agent_folder(t, v, TR_KEY(ino), folder))
+		n++;
+	pthread_rwlock_unlock(&t->lock);
+	for (i = 0; i < n; i++)
 		sb_add(out, xattr_names[i], strlen(xattr_names[i]) + 1);
 	return 0;
 }
@@ -929,10 +1304,12 @@ int tr_refresh(struct tree *t, int force)
 	if (!force && now - __atomic_load_n(&t->checked_ms, __ATOMIC_RELAXED) <
 			      TR_LIVE_CHECK_MS)
 		return 0;
+	__atomic_store_n(&t->checked_ms, now, __ATOMIC_RELAXED);
+	changed = scan_agents(t);
 	pthread_rwlock_wrlock(&t->lock);
 	t->checked_ms = now;
 	rc = refresh_view(t->views[0]);
-	changed = rc > 0;
+	changed |= rc > 0;
 	for (i = 1; i < t->nviews; i++)
 		changed |= refresh_view(t->views[i]) > 0;
 	if (changed)

@@ -15,6 +15,8 @@
  *   /README.md /session.json /errors.txt
  *   /branches/{current -> NAME, NAME/<seq>-<kind>.md ...}
  *   /records/<uuid>.json    /context/    /state/
+ *   /agents/<name>/         a subagent's log, laid out the same (no state/),
+ *                           plus meta.json; the root of view 1, 2, ...
  *
  * A tree owns its sessions. Calls are thread-safe: each takes the tree's
  * read lock; tr_refresh() takes the write lock to index appended bytes.
@@ -50,6 +52,8 @@ enum tr_fixed {
 	TI_CURRENT,
 	TI_CTX_MESSAGES,
 	TI_CTX_WINDOW,
+	TI_AGENTS,		/* view 0: agents/ */
+	TI_META,		/* an agent's view: meta.json */
 };
 
 #define TR_VIEW_MAX 0xffffffu	/* views are numbered 0 .. TR_VIEW_MAX */
@@ -102,8 +106,9 @@ int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out);
  * the kernel's page cache (it never changes). */
 int tr_claim_push(struct tree *t, uint64_t ino);
 
-/* Looks at the log and indexes what was appended (at most once per
- * TR_LIVE_CHECK_MS unless force). 1 if the tree changed. */
+/* Looks at the logs and indexes what was appended, and looks for subagent
+ * logs that appeared (at most once per TR_LIVE_CHECK_MS unless force). 1 if
+ * the tree changed. */
 int tr_refresh(struct tree *t, int force);
 
 #endif
