@@ -570,10 +570,12 @@ static void readme(struct tree *t, struct view *v, struct sbuf *out)
 	int cur = ss_current_branch(s);
 	uint32_t i;
 
-	if (v->no)
-		sb_addf(out, "# A subagent's log, mounted by sessfs\n\n"
-			     "Agent: %s (a subagent the session ran; see meta.json)\n", v->name);
-	else
+	if (v->no) {
+		sb_adds(out, "# A subagent's log, mounted by sessfs\n\nAgent: id \"");
+		ag_quote(v->aid, v->aidlen, out);
+		sb_addf(out, "\", a subagent the session ran, shown as agents/%s%s\n", v->name,
+			v->meta ? " (see meta.json)" : "");
+	} else
 		sb_adds(out, "# A Claude Code session, mounted by sessfs\n\n");
 	sb_addf(out, "Log: %s\n\n", lf_path(ss_logf(s)));
 	sb_adds(out, "This folder is a read-only view of the log. Nothing here changes it.\n\n"
