@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <uthash.h>
 
 #define PREFIX "agent-"
 #define LOG_SUFFIX ".jsonl"
@@ -25,6 +26,18 @@ struct ag_list {
 	char **errs;
 	uint32_t nerrs, ecap;
 	int full;			/* AG_MAX_AGENTS reached */
+};
+
+struct seen_file {
+	UT_hash_handle hh;
+	off_t size;		/* when judged, if undecided */
+	int verdict;		/* 1 this session's, 0 another's, -1 no sessionId yet */
+	char path[];
+};
+
+struct ag_seen {
+	struct seen_file *files;
+	char sid[SID_MAX];	/* the session log's, once read */
 };
 
 /* ---- the list ---- */
@@ -406,9 +419,51 @@ static void first_sid(const char *path, char *out)
 		close(fd);
 }
 
-static int old_layout(struct ag_list *l, const char *dir, const char *sid)
+struct ag_seen *ag_seen_new(void)
 {
-	char **names, *path, other[SID_MAX];
+	return calloc(1, sizeof(struct ag_seen));
+}
+
+void ag_seen_free(struct ag_seen *seen)
+{
+	struct seen_file *f, *tmp;
+
+	if (!seen)
+		return;
+	HASH_ITER(hh, seen->files, f, tmp) {
+		HASH_DEL(seen->files, f);
+		free(f);
+	}
+	free(seen);
+}
+
+/* Whether the log at path (of size size) belongs to session sid. */
+static int is_mine(struct ag_seen *seen, const char *path, off_t size, const char *sid)
+{
+	char other[SID_MAX];
+	struct seen_file *f = NULL;
+	size_t n = strlen(path);
+
+	if (seen)
+		HASH_FIND(hh, seen->files, path, n, f);
+	if (f && (f->verdict >= 0 || f->size == size))
+		return f->verdict == 1;
+	first_sid(path, other);
+	if (seen && !f && (f = malloc(sizeof(*f) + n + 1))) {
+		memcpy(f->path, path, n + 1);
+		HASH_ADD(hh, seen->files, path[0], n, f);
+	}
+	if (f) {
+		f->size = size;
+		f->verdict = !other[0] ? -1 : !strcmp(other, sid);
+	}
+	return other[0] && !strcmp(other, sid);
+}
+
+static int old_layout(struct ag_list *l, const char *dir, const char *sid,
+		      struct ag_seen *seen)
+{
+	char **names, *path;
 	const char *id;
 	size_t n, i, idn;
 	struct stat st;
@@ -422,11 +477,9 @@ static int old_layout(struct ag_list *l, const char *dir, const char *sid)
 			break;
 		}
 		/* Links are not followed here: the folder is shared. */
-		if (!lstat(path, &st) && S_ISREG(st.st_mode)) {
-			first_sid(path, other);
-			if (!strcmp(other, sid))
-				rc = add_entry(l, dir, names[i], id, idn, dir);
-		}
+		if (!lstat(path, &st) && S_ISREG(st.st_mode) &&
+		    is_mine(seen, path, st.st_size, sid))
+			rc = add_entry(l, dir, names[i], id, idn, dir);
 		free(path);
 	}
 	free_names(names, n);
@@ -435,7 +488,8 @@ static int old_layout(struct ag_list *l, const char *dir, const char *sid)
 
 /* ---- finding ---- */
 
-int ag_find(const char *path, const char *sid, struct ag_list **out)
+int ag_find(const char *path, const char *sid, struct ag_seen *seen,
+	    struct ag_list **out)
 {
 	struct ag_list *l = calloc(1, sizeof(*l));
 	const char *slash = strrchr(path, '/');
@@ -463,12 +517,16 @@ int ag_find(const char *path, const char *sid, struct ag_list **out)
 	base = realpath(sub, NULL);
 	rc = base ? walk(l, sub, base, 0) : 0;
 	if (!rc) {
-		if (!sid) {
+		if (!sid && seen && seen->sid[0]) {
+			sid = seen->sid;
+		} else if (!sid) {
 			first_sid(path, own);
 			sid = own;
+			if (seen)
+				memcpy(seen->sid, own, SID_MAX);
 		}
 		if (*sid)
-			rc = old_layout(l, dir, sid);
+			rc = old_layout(l, dir, sid, seen);
 	}
 out:
 	free(dir);

@@ -51,13 +51,26 @@ struct ag_entry {
 struct ag_list;
 
 /*
+ * What the older layout's files were found to hold, kept between calls so
+ * that a folder shared with many other sessions is not read again each
+ * time: a file whose first sessionId was read is judged once; one with no
+ * sessionId yet is read again when its size changes. Not locked: one
+ * caller at a time.
+ */
+struct ag_seen;
+struct ag_seen *ag_seen_new(void);	/* NULL on ENOMEM */
+void ag_seen_free(struct ag_seen *seen);
+
+/*
  * Lists the subagent logs of the session log at path. sid is the session's
  * id (for the older layout); NULL reads it from the log's first record
- * that has one. Returns 0 and a new list in *out (free with ag_free()), or
- * -ENOMEM. Folders that cannot be read are reported in the list, not
- * returned as errors; a session without subagents gives an empty list.
+ * that has one. seen may be NULL. Returns 0 and a new list in *out (free
+ * with ag_free()), or -ENOMEM. Folders that cannot be read are reported in
+ * the list, not returned as errors; a session without subagents gives an
+ * empty list.
  */
-int ag_find(const char *path, const char *sid, struct ag_list **out);
+int ag_find(const char *path, const char *sid, struct ag_seen *seen,
+	    struct ag_list **out);
 void ag_free(struct ag_list *l);
 
 /* Entries, in a stable order: subagents/ walked in name order, then the

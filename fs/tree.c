@@ -63,6 +63,7 @@ struct tree {
 	/* agents/: views 1.. are the subagents' logs, found by scan_agents(). */
 	char *log;			/* the mounted log's absolute path */
 	pthread_mutex_t scan_mu;	/* one scan at a time; guards what follows */
+	struct ag_seen *seen;		/* the older layout's files, judged */
 	struct agent_fail *fails;
 	uint32_t nfails;
 	char *agent_errs;		/* errors.txt lines of the last scan */
@@ -224,9 +225,10 @@ struct tree *tr_new(struct session *s)
 	else
 		free(abs);
 	if (!t || !v || !t->log || !(t->cache = cache_new(TR_CACHE_BYTES)) ||
-	    add_view(t, v)) {
+	    !(t->seen = ag_seen_new()) || add_view(t, v)) {
 		if (t) {
 			cache_free(t->cache);
+			ag_seen_free(t->seen);
 			free(t->log);
 		}
 		free(t);
@@ -254,6 +256,7 @@ void tr_free(struct tree *t)
 	free(t->views);
 	cache_free(t->cache);
 	free_fails(t->fails, t->nfails);
+	ag_seen_free(t->seen);
 	free(t->agent_errs);
 	free(t->log);
 	pthread_rwlock_destroy(&t->lock);
@@ -407,7 +410,7 @@ static int scan_agents(struct tree *t)
 
 	if (pthread_mutex_trylock(&t->scan_mu))
 		return 0;		/* another thread is at it */
-	if (ag_find(t->log, NULL, &l)) {
+	if (ag_find(t->log, NULL, t->seen, &l)) {
 		pthread_mutex_unlock(&t->scan_mu);
 		return 0;
 	}

@@ -117,7 +117,7 @@ static struct ag_list *find(const struct fx *f)
 {
 	struct ag_list *l;
 
-	assert_int_equal(ag_find(f->log, NULL, &l), 0);
+	assert_int_equal(ag_find(f->log, NULL, NULL, &l), 0);
 	assert_non_null(l);
 	return l;
 }
@@ -208,10 +208,45 @@ static void test_older_layout_takes_only_this_sessions_agents(void **state)
 	assert_null(ag_get(l, 0)->meta);
 	ag_free(l);
 	/* An explicit session id is used as given. */
-	assert_int_equal(ag_find(f->log, OTHER_SID, &l), 0);
+	assert_int_equal(ag_find(f->log, OTHER_SID, NULL, &l), 0);
 	assert_int_equal(ag_count(l), 1);
 	assert_string_equal(ag_get(l, 0)->id, "d4");
 	ag_free(l);
+	free(mine);
+	free(other);
+}
+
+static void test_seen_files_are_judged_once(void **state)
+{
+	struct fx *f = *state;
+	char *mine = small_log(TU_SID, 1), *other = small_log(OTHER_SID, 1), path[256];
+	struct ag_seen *seen = ag_seen_new();
+	struct ag_list *l;
+	int fd;
+
+	assert_non_null(seen);
+	putf(other, "%s/agent-d4.jsonl", f->proj);
+	putf("{\"type\":\"summary\"}\n", "%s/agent-u.jsonl", f->proj);
+	assert_int_equal(ag_find(f->log, NULL, seen, &l), 0);
+	assert_int_equal(ag_count(l), 0);
+	ag_free(l);
+	/* A judged file is not read again (same length, other content)... */
+	putf(mine, "%s/agent-d4.jsonl", f->proj);
+	/* ...one without a sessionId yet is, once it grows. */
+	snprintf(path, sizeof(path), "%s/agent-u.jsonl", f->proj);
+	fd = open(path, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, mine, strlen(mine)), (ssize_t)strlen(mine));
+	close(fd);
+	assert_int_equal(ag_find(f->log, NULL, seen, &l), 0);
+	assert_int_equal(ag_count(l), 1);
+	assert_string_equal(ag_get(l, 0)->id, "u");
+	ag_free(l);
+	/* Without the record of what was seen, both are read. */
+	assert_int_equal(ag_find(f->log, NULL, NULL, &l), 0);
+	assert_int_equal(ag_count(l), 2);
+	ag_free(l);
+	ag_seen_free(seen);
 	free(mine);
 	free(other);
 }
@@ -444,6 +479,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_subagents_gives_an_empty_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finds_logs_at_any_depth_with_their_meta, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_older_layout_takes_only_this_sessions_agents, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_seen_files_are_judged_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_names_are_safe_unique_and_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_links_are_not_followed_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_depth_is_bounded, setup, teardown),
