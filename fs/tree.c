@@ -1,8 +1,6 @@
 #include "tree.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,60 +12,12 @@
 #include "../core/jscan.h"
 #include "../core/names.h"
 #include "../core/render.h"
+#include "agentdir.h"
 #include "ctxdir.h"
 #include "statedir.h"
+#include "tree_priv.h"
 
 #define REC_NAME_KEEP 200	/* bytes of an unsafe uuid kept in its name */
-#define META_MAX (16u << 20)	/* bytes of an agent's meta.json shown */
-
-struct tpath {
-	uint32_t *ids;
-	uint32_t n;
-};
-
-/* One session shown in the tree, with its own tables. */
-struct view {
-	struct session *s;
-	uint32_t no;			/* its number in inodes */
-	uint32_t *msize;		/* per record id: rendered size + 1 */
-	uint8_t *pushed;		/* per record id: handed to the kernel */
-	uint32_t nsize;
-	struct tpath *paths;		/* per branch index, built on demand */
-	uint32_t npaths;
-	struct timespec mtime;		/* the log's, when last looked at */
-	/* An agent's view (agents/<name>/); all unset in view 0. */
-	char *aid;			/* the agent id as found */
-	size_t aidlen;
-	char *log;			/* its log's path */
-	char *meta;			/* its meta.json's path, or NULL */
-	struct stat meta_st;		/* meta.json when last looked at */
-	char name[NM_MAX + 1];		/* its folder under agents/ */
-};
-
-/* A subagent log that would not open, until it changes. */
-struct agent_fail {
-	char *log;
-	off_t size;
-	int rc;
-};
-
-struct tree {
-	pthread_rwlock_t lock;
-	pthread_mutex_t mu;		/* paths */
-	struct cache *cache;
-	struct view **views;		/* [0]: the mounted session */
-	uint32_t nviews;
-	uid_t uid;
-	gid_t gid;
-	int64_t checked_ms;
-	/* agents/: views 1.. are the subagents' logs, found by scan_agents(). */
-	char *log;			/* the mounted log's absolute path */
-	pthread_mutex_t scan_mu;	/* one scan at a time; guards what follows */
-	struct ag_seen *seen;		/* the older layout's files, judged */
-	struct agent_fail *fails;
-	uint32_t nfails;
-	char *agent_errs;		/* errors.txt lines of the last scan */
-};
 
 enum dir_kind { DK_NAMES, DK_BRANCH, DK_RECORDS, DK_CONTEXT, DK_STATE };
 
@@ -150,7 +100,7 @@ static void drop_paths(struct view *v)
 	v->npaths = 0;
 }
 
-static void view_free(struct view *v)
+void tr_view_free(struct view *v)
 {
 	if (!v)
 		return;
@@ -164,8 +114,7 @@ static void view_free(struct view *v)
 	free(v);
 }
 
-/* A new view of s numbered no (takes ownership of s), or NULL (s closed). */
-static struct view *view_new(struct session *s, uint32_t no)
+struct view *tr_view_new(struct session *s, uint32_t no)
 {
 	struct view *v = calloc(1, sizeof(*v));
 
@@ -176,15 +125,14 @@ static struct view *view_new(struct session *s, uint32_t no)
 	v->s = s;
 	v->no = no;
 	if (size_table(v)) {
-		view_free(v);
+		tr_view_free(v);
 		return NULL;
 	}
 	note_mtime(v);
 	return v;
 }
 
-/* Appends v to the tree's views (write lock held, or not shared yet). */
-static int add_view(struct tree *t, struct view *v)
+int tr_view_add(struct tree *t, struct view *v)
 {
 	struct view **p = realloc(t->views, (t->nviews + 1) * sizeof(*p));
 
@@ -203,44 +151,30 @@ static struct view *view_of(struct tree *t, uint64_t ino)
 	return k < t->nviews ? t->views[k] : NULL;
 }
 
-static void free_fails(struct agent_fail *f, uint32_t n)
-{
-	uint32_t i;
-
-	for (i = 0; i < n; i++)
-		free(f[i].log);
-	free(f);
-}
-
-static int scan_agents(struct tree *t);
-
 struct tree *tr_new(struct session *s)
 {
 	struct tree *t = calloc(1, sizeof(*t));
 	char *abs = realpath(lf_path(ss_logf(s)), NULL);
-	struct view *v = view_new(s, 0);
+	struct view *v = tr_view_new(s, 0);
 
 	if (t)
-		t->log = abs ? abs : strdup(lf_path(ss_logf(s)));
-	else
-		free(abs);
-	if (!t || !v || !t->log || !(t->cache = cache_new(TR_CACHE_BYTES)) ||
-	    !(t->seen = ag_seen_new()) || add_view(t, v)) {
+		t->ad = ad_new(abs ? abs : lf_path(ss_logf(s)));
+	free(abs);
+	if (!t || !v || !t->ad || !(t->cache = cache_new(TR_CACHE_BYTES)) ||
+	    tr_view_add(t, v)) {
 		if (t) {
 			cache_free(t->cache);
-			ag_seen_free(t->seen);
-			free(t->log);
+			ad_free(t->ad);
 		}
 		free(t);
-		view_free(v);
+		tr_view_free(v);
 		return NULL;
 	}
 	pthread_rwlock_init(&t->lock, NULL);
 	pthread_mutex_init(&t->mu, NULL);
-	pthread_mutex_init(&t->scan_mu, NULL);
 	t->uid = getuid();
 	t->gid = getgid();
-	scan_agents(t);
+	ad_scan(t);
 	t->checked_ms = now_ms();
 	return t;
 }
@@ -252,229 +186,13 @@ void tr_free(struct tree *t)
 	if (!t)
 		return;
 	for (i = 0; i < t->nviews; i++)
-		view_free(t->views[i]);
+		tr_view_free(t->views[i]);
 	free(t->views);
 	cache_free(t->cache);
-	free_fails(t->fails, t->nfails);
-	ag_seen_free(t->seen);
-	free(t->agent_errs);
-	free(t->log);
+	ad_free(t->ad);
 	pthread_rwlock_destroy(&t->lock);
 	pthread_mutex_destroy(&t->mu);
-	pthread_mutex_destroy(&t->scan_mu);
 	free(t);
-}
-
-/* ---- agents/ ---- */
-
-/* The view of the agent whose log is log, or NULL (scan_mu held). */
-static struct view *view_by_log(struct tree *t, const char *log)
-{
-	uint32_t k;
-
-	for (k = 1; k < t->nviews; k++)
-		if (!strcmp(t->views[k]->log, log))
-			return t->views[k];
-	return NULL;
-}
-
-/* The agent view whose folder is name, or NULL. */
-static struct view *view_by_name(struct tree *t, const char *name)
-{
-	uint32_t k;
-
-	for (k = 1; k < t->nviews; k++)
-		if (!strcmp(t->views[k]->name, name))
-			return t->views[k];
-	return NULL;
-}
-
-static const struct agent_fail *fail_of(const struct agent_fail *f, uint32_t n,
-					const char *log)
-{
-	uint32_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(f[i].log, log))
-			return &f[i];
-	return NULL;
-}
-
-static void meta_stat(struct view *v)
-{
-	memset(&v->meta_st, 0, sizeof(v->meta_st));
-	if (v->meta)
-		stat(v->meta, &v->meta_st);
-}
-
-/* A new view for agent e, numbered no (scan_mu held, not the lock). */
-static int open_agent(struct tree *t, const struct ag_entry *e, uint32_t no,
-		      struct view **out)
-{
-	struct session *s;
-	struct view *v;
-	unsigned k;
-	int rc = ss_open(e->log, SS_LIVE, &s);
-
-	if (rc)
-		return rc;
-	if (!(v = view_new(s, no)))
-		return -ENOMEM;
-	v->aid = malloc(e->idlen + 1);
-	v->log = strdup(e->log);
-	v->meta = e->meta ? strdup(e->meta) : NULL;
-	if (!v->aid || !v->log || (e->meta && !v->meta)) {
-		view_free(v);
-		return -ENOMEM;
-	}
-	memcpy(v->aid, e->id, e->idlen + 1);
-	v->aidlen = e->idlen;
-	meta_stat(v);
-	/* Unique among the views, whose names never change. */
-	snprintf(v->name, sizeof(v->name), "%s", e->name);
-	for (k = 2; view_by_name(t, v->name); k++)
-		snprintf(v->name, sizeof(v->name), "%.*s.%u", AG_NAME_KEEP + 9, e->name,
-			 k & 0xffffu);
-	*out = v;
-	return 0;
-}
-
-static void fail_line(const char *log, int rc, struct sbuf *out)
-{
-	sb_adds(out, "agents: ");
-	ag_quote(log, strlen(log), out);
-	sb_addf(out, ": cannot be shown: %s\n",
-		rc == -ENOMSG ? "not a session log" : strerror(-rc));
-}
-
-/* Takes the agent e of a scan in: 1 if a view was added or changed. */
-static int take_agent(struct tree *t, const struct ag_entry *e,
-		      struct agent_fail *fails, uint32_t *nfails, struct sbuf *errs)
-{
-	struct view *v = view_by_log(t, e->log);
-	const struct agent_fail *old;
-	struct stat st;
-	int rc;
-
-	if (v) {
-		struct stat was = v->meta_st;
-
-		if (!v->meta && e->meta) {
-			char *m = strdup(e->meta);
-
-			pthread_rwlock_wrlock(&t->lock);
-			v->meta = m;
-			pthread_rwlock_unlock(&t->lock);
-		}
-		meta_stat(v);
-		return was.st_size != v->meta_st.st_size ||
-		       was.st_mtim.tv_sec != v->meta_st.st_mtim.tv_sec ||
-		       was.st_mtim.tv_nsec != v->meta_st.st_mtim.tv_nsec;
-	}
-	if (stat(e->log, &st))
-		st.st_size = -1;
-	old = fail_of(t->fails, t->nfails, e->log);
-	if (old && old->size == st.st_size) {
-		rc = old->rc;
-	} else if (t->nviews > TR_VIEW_MAX) {
-		rc = -EMFILE;
-	} else if (!(rc = open_agent(t, e, t->nviews, &v))) {
-		pthread_rwlock_wrlock(&t->lock);
-		rc = add_view(t, v);
-		pthread_rwlock_unlock(&t->lock);
-		if (!rc)
-			return 1;
-		view_free(v);
-	}
-	fails[*nfails].log = strdup(e->log);
-	fails[*nfails].size = st.st_size;
-	fails[*nfails].rc = rc;
-	if (fails[*nfails].log)
-		(*nfails)++;
-	fail_line(e->log, rc, errs);
-	return 0;
-}
-
-/*
- * Looks for subagent logs and opens those not seen yet as new views.
- * Opening and indexing happen outside the tree's lock; views are only
- * added under it. 1 if the tree changed.
- */
-static int scan_agents(struct tree *t)
-{
-	struct ag_list *l;
-	struct agent_fail *fails;
-	uint32_t i, nfails = 0;
-	struct sbuf errs;
-	int changed = 0;
-
-	if (pthread_mutex_trylock(&t->scan_mu))
-		return 0;		/* another thread is at it */
-	if (ag_find(t->log, NULL, t->seen, &l)) {
-		pthread_mutex_unlock(&t->scan_mu);
-		return 0;
-	}
-	fails = calloc(ag_count(l) + 1, sizeof(*fails));
-	sb_init(&errs);
-	ag_errors_text(l, &errs);
-	for (i = 0; fails && i < ag_count(l); i++)
-		changed |= take_agent(t, ag_get(l, i), fails, &nfails, &errs);
-	pthread_rwlock_wrlock(&t->lock);
-	if (fails) {
-		free_fails(t->fails, t->nfails);
-		t->fails = fails;
-		t->nfails = nfails;
-	}
-	if (strcmp(errs.buf ? errs.buf : "", t->agent_errs ? t->agent_errs : "")) {
-		free(t->agent_errs);
-		t->agent_errs = errs.buf ? strdup(errs.buf) : NULL;
-		changed = 1;
-	}
-	pthread_rwlock_unlock(&t->lock);
-	sb_free(&errs);
-	ag_free(l);
-	pthread_mutex_unlock(&t->scan_mu);
-	return changed;
-}
-
-/* The folder under agents/ of the agent that tool result id of v ran:
- * 1 and its name (NM_MAX + 1 bytes), or 0. */
-static int agent_folder(struct tree *t, struct view *v, uint32_t id, char *out)
-{
-	char aid[AG_ID_MAX + 1];
-	size_t n = ag_result_agent(ss_graph(v->s), ss_logf(v->s), id, aid, sizeof(aid));
-	uint32_t k;
-
-	if (!n)
-		return 0;
-	for (k = 1; k < t->nviews; k++) {
-		if (t->views[k]->aidlen == n && !memcmp(t->views[k]->aid, aid, n)) {
-			strcpy(out, t->views[k]->name);
-			return 1;
-		}
-	}
-	ag_name(aid, n, out);		/* the name it gets when it shows up */
-	return 1;
-}
-
-/* The bytes of an agent's meta.json, at most META_MAX. */
-static int read_meta(const struct view *v, struct sbuf *out)
-{
-	char buf[65536];
-	ssize_t got;
-	size_t total = 0;
-	int fd = v->meta ? open(v->meta, O_RDONLY | O_CLOEXEC) : -1;
-
-	if (fd < 0)
-		return -ENOENT;
-	while (total < META_MAX && (got = read(fd, buf, sizeof(buf))) > 0) {
-		if ((size_t)got > META_MAX - total)
-			got = (ssize_t)(META_MAX - total);
-		sb_add(out, buf, (size_t)got);
-		total += (size_t)got;
-	}
-	close(fd);
-	return 0;
 }
 
 /* Whether root entry i is in view v's root. */
@@ -630,7 +348,7 @@ static int render_message(struct tree *t, struct view *v, uint32_t id, struct sb
 {
 	char folder[NM_MAX + 1], extra[NM_MAX + 32];
 
-	if (!agent_folder(t, v, id, folder))
+	if (!ad_folder(t, v, id, folder))
 		return rd_message(ss_graph(v->s), ss_logf(v->s), id, out);
 	snprintf(extra, sizeof(extra), "agent: agents/%s\n", folder);
 	return rd_message_ex(ss_graph(v->s), ss_logf(v->s), id, extra, out);
@@ -639,8 +357,8 @@ static int render_message(struct tree *t, struct view *v, uint32_t id, struct sb
 static void errors_text(struct tree *t, struct view *v, struct sbuf *out)
 {
 	ss_errors_text(v->s, out);
-	if (!v->no && t->agent_errs)
-		sb_adds(out, t->agent_errs);
+	if (!v->no)
+		ad_errors_text(t, out);
 }
 
 static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *out)
@@ -673,7 +391,7 @@ static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *ou
 		else if (lino == TI_ERRORS)
 			errors_text(t, v, out);
 		else if (lino == TI_META && v->no)
-			return read_meta(v, out);
+			return ad_read_meta(v, out);
 		else
 			return -EISDIR;
 		return 0;
@@ -932,7 +650,7 @@ static uint64_t lookup_locked(struct tree *t, uint64_t parent, const char *name)
 	if (TR_KIND(parent) == TK_BRANCH)
 		return lookup_branch_msg(t, v, TR_KEY(parent), name);
 	if (parent == TI_AGENTS) {
-		struct view *a = view_by_name(t, name);
+		struct view *a = ad_view_by_name(t, name);
 
 		return a ? TR_IN_VIEW(TI_ROOT, a->no) : 0;
 	}
@@ -1220,7 +938,7 @@ static int xattr_locked(struct tree *t, uint64_t ino, const char *name,
 		sb_adds(out, ts);
 	} else if (!strcmp(name, xattr_names[3])) {
 		sb_addf(out, "%u", r->line);
-	} else if (!strcmp(name, xattr_names[XATTR_AGENT]) && agent_folder(t, v, id, folder)) {
+	} else if (!strcmp(name, xattr_names[XATTR_AGENT]) && ad_folder(t, v, id, folder)) {
 		sb_adds(out, folder);
 	} else {
 		return -ENODATA;
@@ -1256,7 +974,7 @@ int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out)
 	pthread_rwlock_rdlock(&t->lock);
 	v = view_of(t, ino);
 	if (v && gr_is_node(ss_graph(v->s), TR_KEY(ino)) &&
-	    agent_folder(t, v, TR_KEY(ino), folder))
+	    ad_folder(t, v, TR_KEY(ino), folder))
 		n++;
 	pthread_rwlock_unlock(&t->lock);
 	for (i = 0; i < n; i++)
@@ -1310,7 +1028,7 @@ int tr_refresh(struct tree *t, int force)
 			      TR_LIVE_CHECK_MS)
 		return 0;
 	__atomic_store_n(&t->checked_ms, now, __ATOMIC_RELAXED);
-	changed = scan_agents(t);
+	changed = ad_scan(t);
 	pthread_rwlock_wrlock(&t->lock);
 	t->checked_ms = now;
 	rc = refresh_view(t->views[0]);

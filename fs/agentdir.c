@@ -1,0 +1,274 @@
+#include "agentdir.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/agents.h"
+#include "tree_priv.h"
+
+/* A subagent log that would not open, until it changes. */
+struct agent_fail {
+	char *log;
+	off_t size;
+	int rc;
+};
+
+struct agentdir {
+	char *log;			/* the session log's absolute path */
+	pthread_mutex_t scan_mu;	/* one scan at a time; guards what follows */
+	struct ag_seen *seen;		/* the older layout's files, judged */
+	struct agent_fail *fails;
+	uint32_t nfails;
+	char *errs;			/* errors.txt lines of the last scan
+					 * (swapped under the tree's write lock) */
+};
+
+static void free_fails(struct agent_fail *f, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		free(f[i].log);
+	free(f);
+}
+
+struct agentdir *ad_new(const char *log)
+{
+	struct agentdir *ad = calloc(1, sizeof(*ad));
+
+	if (!ad)
+		return NULL;
+	pthread_mutex_init(&ad->scan_mu, NULL);
+	ad->log = strdup(log);
+	ad->seen = ag_seen_new();
+	if (!ad->log || !ad->seen) {
+		ad_free(ad);
+		return NULL;
+	}
+	return ad;
+}
+
+void ad_free(struct agentdir *ad)
+{
+	if (!ad)
+		return;
+	pthread_mutex_destroy(&ad->scan_mu);
+	free_fails(ad->fails, ad->nfails);
+	ag_seen_free(ad->seen);
+	free(ad->errs);
+	free(ad->log);
+	free(ad);
+}
+
+void ad_errors_text(struct tree *t, struct sbuf *out)
+{
+	if (t->ad->errs)
+		sb_adds(out, t->ad->errs);
+}
+
+/* The view of the agent whose log is log, or NULL (scan_mu held). */
+static struct view *view_by_log(struct tree *t, const char *log)
+{
+	uint32_t k;
+
+	for (k = 1; k < t->nviews; k++)
+		if (!strcmp(t->views[k]->log, log))
+			return t->views[k];
+	return NULL;
+}
+
+/* The agent view whose folder is name, or NULL. */
+struct view *ad_view_by_name(struct tree *t, const char *name)
+{
+	uint32_t k;
+
+	for (k = 1; k < t->nviews; k++)
+		if (!strcmp(t->views[k]->name, name))
+			return t->views[k];
+	return NULL;
+}
+
+static const struct agent_fail *fail_of(const struct agent_fail *f, uint32_t n,
+					const char *log)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(f[i].log, log))
+			return &f[i];
+	return NULL;
+}
+
+static void meta_stat(struct view *v)
+{
+	memset(&v->meta_st, 0, sizeof(v->meta_st));
+	if (v->meta)
+		stat(v->meta, &v->meta_st);
+}
+
+/* A new view for agent e, numbered no (scan_mu held, not the lock). */
+static int open_agent(struct tree *t, const struct ag_entry *e, uint32_t no,
+		      struct view **out)
+{
+	struct session *s;
+	struct view *v;
+	unsigned k;
+	int rc = ss_open(e->log, SS_LIVE, &s);
+
+	if (rc)
+		return rc;
+	if (!(v = tr_view_new(s, no)))
+		return -ENOMEM;
+	v->aid = malloc(e->idlen + 1);
+	v->log = strdup(e->log);
+	v->meta = e->meta ? strdup(e->meta) : NULL;
+	if (!v->aid || !v->log || (e->meta && !v->meta)) {
+		tr_view_free(v);
+		return -ENOMEM;
+	}
+	memcpy(v->aid, e->id, e->idlen + 1);
+	v->aidlen = e->idlen;
+	meta_stat(v);
+	/* Unique among the views, whose names never change. */
+	snprintf(v->name, sizeof(v->name), "%s", e->name);
+	for (k = 2; ad_view_by_name(t, v->name); k++)
+		snprintf(v->name, sizeof(v->name), "%.*s.%u", AG_NAME_KEEP + 9, e->name,
+			 k & 0xffffu);
+	*out = v;
+	return 0;
+}
+
+static void fail_line(const char *log, int rc, struct sbuf *out)
+{
+	sb_adds(out, "agents: ");
+	ag_quote(log, strlen(log), out);
+	sb_addf(out, ": cannot be shown: %s\n",
+		rc == -ENOMSG ? "not a session log" : strerror(-rc));
+}
+
+/* Takes the agent e of a scan in: 1 if a view was added or changed. */
+static int take_agent(struct tree *t, const struct ag_entry *e,
+		      struct agent_fail *fails, uint32_t *nfails, struct sbuf *errs)
+{
+	struct view *v = view_by_log(t, e->log);
+	const struct agent_fail *old;
+	struct stat st;
+	int rc;
+
+	if (v) {
+		struct stat was = v->meta_st;
+
+		if (!v->meta && e->meta) {
+			char *m = strdup(e->meta);
+
+			pthread_rwlock_wrlock(&t->lock);
+			v->meta = m;
+			pthread_rwlock_unlock(&t->lock);
+		}
+		meta_stat(v);
+		return was.st_size != v->meta_st.st_size ||
+		       was.st_mtim.tv_sec != v->meta_st.st_mtim.tv_sec ||
+		       was.st_mtim.tv_nsec != v->meta_st.st_mtim.tv_nsec;
+	}
+	if (stat(e->log, &st))
+		st.st_size = -1;
+	old = fail_of(t->ad->fails, t->ad->nfails, e->log);
+	if (old && old->size == st.st_size) {
+		rc = old->rc;
+	} else if (t->nviews > TR_VIEW_MAX) {
+		rc = -EMFILE;
+	} else if (!(rc = open_agent(t, e, t->nviews, &v))) {
+		pthread_rwlock_wrlock(&t->lock);
+		rc = tr_view_add(t, v);
+		pthread_rwlock_unlock(&t->lock);
+		if (!rc)
+			return 1;
+		tr_view_free(v);
+	}
+	fails[*nfails].log = strdup(e->log);
+	fails[*nfails].size = st.st_size;
+	fails[*nfails].rc = rc;
+	if (fails[*nfails].log)
+		(*nfails)++;
+	fail_line(e->log, rc, errs);
+	return 0;
+}
+
+int ad_scan(struct tree *t)
+{
+	struct ag_list *l;
+	struct agent_fail *fails;
+	uint32_t i, nfails = 0;
+	struct sbuf errs;
+	int changed = 0;
+
+	if (pthread_mutex_trylock(&t->ad->scan_mu))
+		return 0;		/* another thread is at it */
+	if (ag_find(t->ad->log, NULL, t->ad->seen, &l)) {
+		pthread_mutex_unlock(&t->ad->scan_mu);
+		return 0;
+	}
+	fails = calloc(ag_count(l) + 1, sizeof(*fails));
+	sb_init(&errs);
+	ag_errors_text(l, &errs);
+	for (i = 0; fails && i < ag_count(l); i++)
+		changed |= take_agent(t, ag_get(l, i), fails, &nfails, &errs);
+	pthread_rwlock_wrlock(&t->lock);
+	if (fails) {
+		free_fails(t->ad->fails, t->ad->nfails);
+		t->ad->fails = fails;
+		t->ad->nfails = nfails;
+	}
+	if (strcmp(errs.buf ? errs.buf : "", t->ad->errs ? t->ad->errs : "")) {
+		free(t->ad->errs);
+		t->ad->errs = errs.buf ? strdup(errs.buf) : NULL;
+		changed = 1;
+	}
+	pthread_rwlock_unlock(&t->lock);
+	sb_free(&errs);
+	ag_free(l);
+	pthread_mutex_unlock(&t->ad->scan_mu);
+	return changed;
+}
+
+int ad_folder(struct tree *t, struct view *v, uint32_t id, char *out)
+{
+	char aid[AG_ID_MAX + 1];
+	size_t n = ag_result_agent(ss_graph(v->s), ss_logf(v->s), id, aid, sizeof(aid));
+	uint32_t k;
+
+	if (!n)
+		return 0;
+	for (k = 1; k < t->nviews; k++) {
+		if (t->views[k]->aidlen == n && !memcmp(t->views[k]->aid, aid, n)) {
+			strcpy(out, t->views[k]->name);
+			return 1;
+		}
+	}
+	ag_name(aid, n, out);		/* the name it gets when it shows up */
+	return 1;
+}
+
+int ad_read_meta(const struct view *v, struct sbuf *out)
+{
+	char buf[65536];
+	ssize_t got;
+	size_t total = 0;
+	int fd = v->meta ? open(v->meta, O_RDONLY | O_CLOEXEC) : -1;
+
+	if (fd < 0)
+		return -ENOENT;
+	while (total < AD_META_MAX && (got = read(fd, buf, sizeof(buf))) > 0) {
+		if ((size_t)got > AD_META_MAX - total)
+			got = (ssize_t)(AD_META_MAX - total);
+		sb_add(out, buf, (size_t)got);
+		total += (size_t)got;
+	}
+	close(fd);
+	return 0;
+}
+

@@ -1,0 +1,45 @@
+/*
+ * agentdir: the agents/ folder of the mount, over core/agents.h.
+ *
+ * Each subagent log of the session is a view of the tree (tree_priv.h),
+ * numbered in the order it was found; views are never taken away, and a
+ * view's folder name never changes. ad_scan() looks for logs not seen yet
+ * and opens them outside the tree's lock (it takes the write lock only to
+ * add a view); one scan runs at a time, others return at once. A log that
+ * does not open is tried again once it changes size; it, and whatever the
+ * walk renamed or skipped, is a line of the main errors.txt.
+ */
+#ifndef SESSFS_AGENTDIR_H
+#define SESSFS_AGENTDIR_H
+
+#include <stdint.h>
+
+#include "../core/sbuf.h"
+
+struct tree;
+struct view;
+struct agentdir;
+
+#define AD_META_MAX (16u << 20)	/* bytes of an agent's meta.json shown */
+
+/* State for the session log at log (copied). NULL on ENOMEM. */
+struct agentdir *ad_new(const char *log);
+void ad_free(struct agentdir *ad);
+
+/* Looks for new subagent logs (no lock held): 1 if the tree changed. */
+int ad_scan(struct tree *t);
+
+/* The rest: callers hold the tree's read lock. */
+
+/* The agent view whose folder is name, or NULL. */
+struct view *ad_view_by_name(struct tree *t, const char *name);
+/* The folder under agents/ of the agent that tool result id of v ran:
+ * 1 and its name (NM_MAX + 1 bytes), or 0 if id is no such result. The
+ * name does not depend on whether the agent's log is found yet. */
+int ad_folder(struct tree *t, struct view *v, uint32_t id, char *out);
+/* The bytes of an agent view's meta.json (at most AD_META_MAX). */
+int ad_read_meta(const struct view *v, struct sbuf *out);
+/* Appends the main errors.txt's lines about agents. */
+void ad_errors_text(struct tree *t, struct sbuf *out);
+
+#endif
