@@ -494,7 +494,7 @@ int ag_find(const char *path, const char *sid, struct ag_seen *seen,
 	struct ag_list *l = calloc(1, sizeof(*l));
 	const char *slash = strrchr(path, '/');
 	char *dir, *sub = NULL, *base = NULL, own[SID_MAX];
-	size_t stem;
+	size_t stem, idn;
 	int rc = -ENOMEM;
 
 	*out = NULL;
@@ -516,7 +516,8 @@ int ag_find(const char *path, const char *sid, struct ag_seen *seen,
 	}
 	base = realpath(sub, NULL);
 	rc = base ? walk(l, sub, base, 0) : 0;
-	if (!rc) {
+	/* A subagent's own log: the agent logs beside it are its siblings. */
+	if (!rc && !log_id(slash ? slash + 1 : path, &idn)) {
 		if (!sid && seen && seen->sid[0]) {
 			sid = seen->sid;
 		} else if (!sid) {

@@ -10,7 +10,9 @@
  *                                  session log; other sessions' agents sit
  *                                  there too, so only the files whose first
  *                                  record with a sessionId names this
- *                                  session are taken
+ *                                  session are taken (none when the log
+ *                                  is itself an agent-<id>.jsonl: those
+ *                                  are its siblings)
  *
  * ag_find() lists them, with a folder name for each that is safe (names.h
  * nm_safe) and unique in the list. The walk is bounded (AG_MAX_DEPTH

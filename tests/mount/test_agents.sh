@@ -203,7 +203,35 @@ live_mount() {
 	unmount_log "$mnt"
 }
 
+# ---- the older layout: agent-<id>.jsonl beside the session log ----
+old_layout_mount() {
+	local d="$T/old/proj" mnt="$T/old-mnt" f id got want sid n=0 v
+	mkdir -p "$d"
+	cp "$LOG" "$d/"
+	for f in "$SUB"/agent-*.jsonl; do cp "$f" "$d/"; done
+	sid=$(basename "$LOG" .jsonl)
+	# Another session's agent in the same project folder.
+	sed "s/$sid/5e55f500-0000-4000-8000-0000000000ff/g" "$(ls "$SUB"/agent-*.jsonl | head -1)" > "$d/agent-other.jsonl"
+	mount_log "$d/$(basename "$LOG")" "$mnt" || { bad "mount old layout: $(cat "$mnt.err")"; return; }
+	want=$(cd "$SUB" && ls agent-*.jsonl | sed 's/^agent-//; s/\.jsonl$//' | sort)
+	got=$(ls "$mnt/agents" | sort)
+	[ "$got" = "$want" ] && ok "older layout: this session's agents only ($(echo $got))" ||
+		bad "older layout: agents '$got', want '$want'"
+	for id in $got; do
+		check_agent "$mnt" "$id" "$d/agent-$id.jsonl"
+		[ ! -e "$mnt/agents/$id/meta.json" ] && ok "$id: no meta.json where there is none" ||
+			bad "$id: meta.json without a sidecar"
+	done
+	for f in "$mnt"/branches/current/*-tool_result-Agent.md; do
+		v=$(getfattr --absolute-names --only-values -n user.sessfs.agent "$f" 2>/dev/null)
+		[ -n "$v" ] && [ -d "$mnt/agents/$v" ] && n=$((n + 1))
+	done
+	[ "$n" -eq 2 ] && ok "older layout: both Agent results name an existing folder" || bad "older layout: $n linked"
+	unmount_log "$mnt"
+}
+
 corpus_mount
 hostile_mount
 live_mount
+old_layout_mount
 finish

@@ -196,7 +196,7 @@ static void test_finds_logs_at_any_depth_with_their_meta(void **state)
 static void test_older_layout_takes_only_this_sessions_agents(void **state)
 {
 	struct fx *f = *state;
-	char *mine = small_log(TU_SID, 1), *other = small_log(OTHER_SID, 1);
+	char *mine = small_log(TU_SID, 1), *other = small_log(OTHER_SID, 1), path[256];
 	struct ag_list *l;
 
 	putf(mine, "%s/agent-c3.jsonl", f->proj);
@@ -211,6 +211,11 @@ static void test_older_layout_takes_only_this_sessions_agents(void **state)
 	assert_int_equal(ag_find(f->log, OTHER_SID, NULL, &l), 0);
 	assert_int_equal(ag_count(l), 1);
 	assert_string_equal(ag_get(l, 0)->id, "d4");
+	ag_free(l);
+	/* A subagent's own log mounted alone has no agents of its siblings. */
+	snprintf(path, sizeof(path), "%s/agent-c3.jsonl", f->proj);
+	assert_int_equal(ag_find(path, NULL, NULL, &l), 0);
+	assert_int_equal(ag_count(l), 0);
 	ag_free(l);
 	free(mine);
 	free(other);
