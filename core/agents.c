@@ -14,6 +14,8 @@
 #include <cjson/cJSON.h>
 #include <uthash.h>
 
+#include "jscan.h"
+
 #define PREFIX "agent-"
 #define LOG_SUFFIX ".jsonl"
 #define META_SUFFIX ".meta.json"
@@ -548,13 +550,31 @@ static int is_agent_tool(const char *kind)
 	return !strcmp(kind, "tool_result-Agent") || !strcmp(kind, "tool_result-Task");
 }
 
+/* The first member key of the object at [p, e), or NULL. */
+static const char *member(const char *p, const char *e, const char *key)
+{
+	struct js_iter it;
+	struct js_str k;
+	const char *v;
+
+	if (!p || js_obj_begin(&it, js_ws(p, e), e))
+		return NULL;
+	while (js_obj_next(&it, &k, &v) == 1) {
+		if (js_eq(&k, key))
+			return v;
+		if (!(it.p = js_value(v, e)))
+			return NULL;
+	}
+	return NULL;
+}
+
 size_t ag_result_agent(const struct graph *g, const struct logf *lf, uint32_t id,
 		       char *out, size_t outsz)
 {
-	static const char *const keys[] = { "toolUseResult", NULL };
 	char kind[NM_KIND_MAX + 1];
-	const cJSON *v;
-	cJSON *rec;
+	struct sbuf line, val;
+	struct js_str str;
+	const char *v, *e;
 	size_t n = 0;
 
 	out[0] = '\0';
@@ -563,16 +583,20 @@ size_t ag_result_agent(const struct graph *g, const struct logf *lf, uint32_t id
 	nm_kind(g, id, kind);
 	if (!is_agent_tool(kind))
 		return 0;
-	rec = lf_parse_keys(lf, gr_node_rec(g, id), keys);
-	v = cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(rec, "toolUseResult"), "agentId");
-	if (cJSON_IsString(v) && v->valuestring[0]) {
-		n = strlen(v->valuestring);
-		if (n > outsz - 1)
-			n = outsz - 1;
-		memcpy(out, v->valuestring, n);
-		out[n] = '\0';
+	sb_init(&line);
+	sb_init(&val);
+	if (!lf_read(lf, gr_node_rec(g, id), &line) && line.len) {
+		e = line.buf + line.len;
+		v = member(member(line.buf, e, "toolUseResult"), e, "agentId");
+		if (v && *v == '"' && js_string(v, e, &str)) {
+			js_unescape(&str, &val);
+			n = val.len < outsz - 1 ? val.len : outsz - 1;
+			if (n)
+				memcpy(out, val.buf, n);
+			out[n] = '\0';
+		}
 	}
-	cJSON_Delete(rec);
+	sb_free(&line);
+	sb_free(&val);
 	return n;
 }

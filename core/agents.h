@@ -100,10 +100,11 @@ void ag_errors_text(const struct ag_list *l, struct sbuf *out);
 void ag_name(const char *id, size_t n, char *out);
 
 /*
- * The agent id a tool result names (its toolUseResult.agentId), for a
- * node that is the result of an Agent or Task call. Returns its length
- * (copied into out, outsz bytes, cut and NUL-terminated) or 0 if the node
- * is no such result or names no agent.
+ * The agent id a tool result names (its toolUseResult.agentId, decoded:
+ * it may hold any byte, NUL included), for a node that is the result of
+ * an Agent or Task call. Returns its length (copied into out, outsz bytes,
+ * cut, then NUL-terminated) or 0 if the node is no such result or names
+ * no agent.
  */
 size_t ag_result_agent(const struct graph *g, const struct logf *lf, uint32_t id,
 		       char *out, size_t outsz);

@@ -64,9 +64,33 @@ void ad_free(struct agentdir *ad)
 	free(ad);
 }
 
-void ad_errors_text(struct tree *t, struct sbuf *out)
+/* A line for each Agent/Task result of v whose agent id is not a name. */
+static void result_errors(struct view *v, struct sbuf *out)
 {
-	if (t->ad->errs)
+	const struct graph *g = ss_graph(v->s);
+	char aid[AG_ID_MAX + 1], name[NM_MAX + 1];
+	uint32_t i, n;
+	const uint32_t *order = gr_nodes(g, &n);
+	size_t len;
+
+	for (i = 0; i < n; i++) {
+		len = ag_result_agent(g, ss_logf(v->s), order[i], aid, sizeof(aid));
+		if (!len)
+			continue;
+		ag_name(aid, len, name);
+		if (strlen(name) == len && !memcmp(name, aid, len))
+			continue;
+		sb_addf(out, "line %u: the agent id \"", gr_node_rec(g, order[i])->line);
+		ag_quote(aid, len, out);
+		sb_addf(out, "\" of this Agent result is not a file name: its folder is agents/%s\n",
+			name);
+	}
+}
+
+void ad_errors_text(struct tree *t, struct view *v, struct sbuf *out)
+{
+	result_errors(v, out);
+	if (!v->no && t->ad->errs)
 		sb_adds(out, t->ad->errs);
 }
 

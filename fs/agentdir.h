@@ -39,7 +39,8 @@ struct view *ad_view_by_name(struct tree *t, const char *name);
 int ad_folder(struct tree *t, struct view *v, uint32_t id, char *out);
 /* The bytes of an agent view's meta.json (at most AD_META_MAX). */
 int ad_read_meta(const struct view *v, struct sbuf *out);
-/* Appends the main errors.txt's lines about agents. */
-void ad_errors_text(struct tree *t, struct sbuf *out);
+/* Appends view v's errors.txt lines about agents: results naming an agent
+ * id that is not a file name, and (main view) what the scan reported. */
+void ad_errors_text(struct tree *t, struct view *v, struct sbuf *out);
 
 #endif

@@ -357,8 +357,7 @@ static int render_message(struct tree *t, struct view *v, uint32_t id, struct sb
 static void errors_text(struct tree *t, struct view *v, struct sbuf *out)
 {
 	ss_errors_text(v->s, out);
-	if (!v->no)
-		ad_errors_text(t, out);
+	ad_errors_text(t, v, out);
 }
 
 static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *out)

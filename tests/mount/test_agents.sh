@@ -152,10 +152,14 @@ hostile_mount() {
 	[ -d "$mnt/agents/$(basename "$a1" .jsonl | sed 's/^agent-//')/branches/current/" ] &&
 		ok "a plain id keeps its name next to hostile ones" || bad "plain id renamed"
 	check_results "$mnt" '/../../etc/x' 'a/../../b'
+	check_reported "$mnt" 'agent id "/\.\./\.\./etc/x" of this Agent result' \
+		'agent id "a/\.\./\.\./b" of this Agent result'
 	unmount_log "$mnt"
 	mount_log "$d/N.jsonl" "$mnt" || { bad "mount NUL/300 copy: $(cat "$mnt.err")"; return; }
 	[ -z "$(ls -A "$mnt/agents")" ] && ok "no subagents folder: agents/ is empty" || bad "agents/ not empty"
 	check_results "$mnt" 'NUL' '300 bytes'
+	check_reported "$mnt" 'agent id "a\\x00b" of this Agent result' \
+		"agent id \"$long300\" of this Agent result"
 	unmount_log "$mnt"
 	[ ! -e /etc/x ] && [ ! -e "$T/h/b" ] && ok "nothing written outside" || bad "a file appeared outside"
 }
@@ -170,6 +174,16 @@ check_results() {
 		if safe_name "$v" && grep -qx "agent: agents/$v" "$f"; then n=$((n + 1)); else bad "$(basename "$f"): '$v'"; fi
 	done
 	[ "$n" -eq 2 ] && ok "agent ids $* in results: safe folder names ($n)" || bad "results: $n"
+}
+
+# check_reported MNT PATTERN...: errors.txt has a line for each.
+check_reported() {
+	local mnt=$1 p
+	shift
+	for p in "$@"; do
+		grep -q "^line [0-9]*: the $p" "$mnt/errors.txt" && ok "errors.txt reports: ${p:0:60}" ||
+			bad "errors.txt lacks: $p ($(cat "$mnt/errors.txt"))"
+	done
 }
 
 # ---- agents that appear, logs that grow ----

@@ -440,8 +440,11 @@ static void test_result_names_the_agent(void **state)
 	ag_name(out, n, name);
 	assert_safe_name(name);
 	n = result_agent_of("\"a\\u0000b\"", out, sizeof(out), &bash);
+	assert_int_equal(n, 3);			/* the NUL is kept */
+	assert_memory_equal(out, "a\0b", 3);
 	ag_name(out, n, name);
 	assert_safe_name(name);
+	assert_string_not_equal(name, "a");
 	assert_int_equal(result_agent_of("42", out, sizeof(out), &bash), 0);
 	assert_int_equal(result_agent_of("\"\"", out, sizeof(out), &bash), 0);
 	n = result_agent_of("\"0123456789abcdef\"", out, 8, &bash);
