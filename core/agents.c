@@ -490,6 +490,29 @@ static int old_layout(struct ag_list *l, const char *dir, const char *sid,
 
 /* ---- finding ---- */
 
+/* 1 if the folder sub and the one above it are real folders, not links
+ * (a link is reported), 0 if not, -ENOMEM. */
+static int walkable(struct ag_list *l, const char *sub)
+{
+	char *up = strndup(sub, strlen(sub) - strlen("/subagents"));
+	const char *p[2] = { up, sub };
+	struct stat st;
+	int i, rc = 1;
+
+	if (!up)
+		return -ENOMEM;
+	for (i = 0; rc == 1 && i < 2; i++) {
+		if (lstat(p[i], &st))
+			rc = 0;			/* no such folder: no agents */
+		else if (S_ISLNK(st.st_mode))
+			rc = add_path_err(l, p[i], "a link, not followed") ? -ENOMEM : 0;
+		else if (!S_ISDIR(st.st_mode))
+			rc = 0;
+	}
+	free(up);
+	return rc;
+}
+
 int ag_find(const char *path, const char *sid, struct ag_seen *seen,
 	    struct ag_list **out)
 {
@@ -516,8 +539,9 @@ int ag_find(const char *path, const char *sid, struct ag_seen *seen,
 		sub = NULL;
 		goto out;
 	}
-	base = realpath(sub, NULL);
-	rc = base ? walk(l, sub, base, 0) : 0;
+	rc = walkable(l, sub);
+	base = rc > 0 ? realpath(sub, NULL) : NULL;
+	rc = rc < 0 ? rc : base ? walk(l, sub, base, 0) : 0;
 	/* A subagent's own log: the agent logs beside it are its siblings. */
 	if (!rc && !log_id(slash ? slash + 1 : path, &idn)) {
 		if (!sid && seen && seen->sid[0]) {

@@ -17,8 +17,8 @@
  * ag_find() lists them, with a folder name for each that is safe (names.h
  * nm_safe) and unique in the list. The walk is bounded (AG_MAX_DEPTH
  * folders deep, AG_MAX_AGENTS logs), never follows a symbolic link to a
- * folder, and takes a linked log only when it resolves inside the folder
- * being walked. Whatever it skips or renames it reports as a line of text
+ * folder (<stem>/ and subagents/ themselves included), and takes a linked
+ * log only when it resolves inside the folder being walked. Whatever it skips or renames it reports as a line of text
  * for errors.txt.
  *
  * The main thread's Agent/Task tool result names the agent it ran

@@ -330,6 +330,26 @@ static void test_links_are_not_followed_out(void **state)
 	free(side);
 }
 
+static void test_a_linked_subagents_folder_is_not_followed(void **state)
+{
+	struct fx *f = *state;
+	char *side = small_log(TU_SID, 1), *e, cmd[512];
+	struct ag_list *l;
+
+	mkdirf("%s/elsewhere", f->root);
+	putf(side, "%s/elsewhere/agent-x.jsonl", f->root);
+	snprintf(cmd, sizeof(cmd), "rmdir '%s' && ln -s '%s/elsewhere' '%s'", f->sub, f->root,
+		 f->sub);
+	assert_int_equal(system(cmd), 0);
+	l = find(f);
+	assert_int_equal(ag_count(l), 0);
+	e = errors(l);
+	assert_non_null(strstr(e, "/S/subagents: a link, not followed"));
+	free(e);
+	ag_free(l);
+	free(side);
+}
+
 static void test_depth_is_bounded(void **state)
 {
 	struct fx *f = *state;
@@ -490,6 +510,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_seen_files_are_judged_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_names_are_safe_unique_and_reported, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_links_are_not_followed_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_linked_subagents_folder_is_not_followed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_depth_is_bounded, setup, teardown),
 		cmocka_unit_test(test_names_of_hostile_ids),
 		cmocka_unit_test(test_result_names_the_agent),
