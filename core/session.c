@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jscan.h"
@@ -15,6 +16,12 @@ struct session {
 	enum ss_mode mode;
 	char *source;		/* absolute path of the log */
 	uint64_t bytes;		/* size of the log when last indexed */
+	struct stat seen;	/* fstat of the log when last indexed */
+	char tail[SS_TAIL];	/* the bytes just before idx_end() then */
+	size_t ntail;
+	dev_t bad_dev;		/* a file at the path that would not open */
+	ino_t bad_ino;
+	struct sbuf notes;	/* errors.txt notes: what made it start over */
 	struct idx *ix;
 	struct graph *g;
 	struct br_set *br;
@@ -63,6 +70,26 @@ static int build(struct session *s)
 	return 0;
 }
 
+/* Keeps the bytes before the indexed end, to notice a rewrite later. */
+static void keep_tail(struct session *s)
+{
+	uint64_t end = idx_end(s->ix);
+	size_t n = end < SS_TAIL ? (size_t)end : SS_TAIL;
+	ssize_t got = pread(lf_fd(s->lf), s->tail, n, (off_t)(end - n));
+
+	s->ntail = got == (ssize_t)n ? n : 0;
+}
+
+static int tail_same(const struct session *s)
+{
+	char now[SS_TAIL];
+	uint64_t end = idx_end(s->ix);
+
+	return pread(lf_fd(s->lf), now, s->ntail, (off_t)(end - s->ntail)) ==
+		       (ssize_t)s->ntail && !memcmp(now, s->tail, s->ntail);
+}
+
+/* Indexes what the log holds past the index's end. */
 static int index_all(struct session *s)
 {
 	struct stat st;
@@ -73,6 +100,8 @@ static int index_all(struct session *s)
 	rc = s->mode == SS_COMPLETE ? idx_finish(s->ix, lf_fd(s->lf))
 				    : idx_feed(s->ix, lf_fd(s->lf));
 	s->bytes = (uint64_t)st.st_size;
+	s->seen = st;
+	keep_tail(s);
 	return rc;
 }
 
@@ -117,6 +146,7 @@ int ss_open(const char *path, enum ss_mode mode, struct session **out)
 		return -ENOMEM;
 	s->mode = mode;
 	s->current = -1;
+	sb_init(&s->notes);
 	pthread_mutex_init(&s->ctx_mu, NULL);
 	pthread_mutex_init(&s->st_mu, NULL);
 	rc = lf_open(path, &s->lf);
@@ -151,22 +181,127 @@ void ss_close(struct session *s)
 	lf_close(s->lf);
 	free(s->source);
 	free(s->fh_dir);
+	sb_free(&s->notes);
 	pthread_mutex_destroy(&s->ctx_mu);
 	pthread_mutex_destroy(&s->st_mu);
 	free(s);
 }
 
+static int same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* Another file (one not refused before) is at the log's path now. */
+static int path_moved(const struct session *s, const struct stat *fd_st,
+		      struct stat *path_st)
+{
+	if (stat(s->source, path_st) < 0)
+		return 0;	/* gone or hidden: keep following the file */
+	if (path_st->st_dev == fd_st->st_dev && path_st->st_ino == fd_st->st_ino)
+		return 0;
+	return path_st->st_dev != s->bad_dev || path_st->st_ino != s->bad_ino;
+}
+
+int ss_changed(const struct session *s)
+{
+	struct stat st, pst;
+
+	if (lf_stat(s->lf, &st))
+		return 0;
+	return st.st_size != s->seen.st_size ||
+	       !same_time(&st.st_mtim, &s->seen.st_mtim) || path_moved(s, &st, &pst);
+}
+
+static void note(struct session *s, const char *what)
+{
+	char ts[32];
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	js_time_fmt((int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000, ts);
+	sb_addf(&s->notes, "note: %s: %s\n", ts, what);
+}
+
+/*
+ * Follows the file now at the log's path: 1 if it does, 0 if the same
+ * file stays because the path holds no other, -1 if it stays because the
+ * other will not open (noted once; the file already open is kept).
+ */
+static int follow_path(struct session *s)
+{
+	struct stat st, pst;
+	struct logf *lf;
+	int rc;
+
+	if (lf_stat(s->lf, &st) || !path_moved(s, &st, &pst))
+		return 0;
+	rc = lf_open(s->source, &lf);
+	if (rc) {
+		s->bad_dev = pst.st_dev;
+		s->bad_ino = pst.st_ino;
+		note(s, rc == -EISDIR ? "a directory took the log's path; the log as it was is still shown" :
+			rc == -EINVAL ? "something not a regular file took the log's path; the log as it was is still shown" :
+			"another file at the log's path cannot be read; the log as it was is still shown");
+		return -1;
+	}
+	lf_close(s->lf);
+	s->lf = lf;
+	note(s, "another file replaced the log at its path; it was indexed again from scratch");
+	return 1;
+}
+
+/* Indexes the log again from its first byte. */
+static int reindex(struct session *s)
+{
+	struct idx *ix = idx_new(), *old = s->ix;
+	int rc;
+
+	if (!ix)
+		return -ENOMEM;
+	s->ix = ix;
+	rc = index_all(s);
+	if (!rc)
+		rc = build(s);
+	if (rc) {
+		s->ix = old;
+		idx_free(ix);
+		build(s);
+		return rc;
+	}
+	idx_free(old);
+	return SS_RESET;
+}
+
 int ss_refresh(struct session *s)
 {
 	uint32_t lines = idx_lines(s->ix), errs = idx_nerrs(s->ix);
-	int rc = index_all(s);
+	uint64_t pending = idx_pending(s->ix), had = idx_end(s->ix) + pending;
+	struct stat st;
+	int rc, moved = follow_path(s);
 
-	if (rc)
+	if (moved > 0)
+		return reindex(s);
+	if ((rc = lf_stat(s->lf, &st)))
+		return rc;
+	if (st.st_size == s->seen.st_size && same_time(&st.st_mtim, &s->seen.st_mtim))
+		return moved ? SS_GREW : SS_SAME;	/* a note is new */
+	if ((uint64_t)st.st_size < had || !tail_same(s)) {
+		char what[128];
+
+		snprintf(what, sizeof(what), (uint64_t)st.st_size < had ?
+			 "the log shrank from %llu to %llu bytes; it was indexed again from scratch" :
+			 "the log was rewritten (bytes before %llu changed, now %llu bytes); it was indexed again from scratch",
+			 (unsigned long long)had, (unsigned long long)st.st_size);
+		note(s, what);
+		return reindex(s);
+	}
+	if ((rc = index_all(s)))
 		return rc;
 	if (idx_lines(s->ix) == lines && idx_nerrs(s->ix) == errs)
-		return 0;
+		return idx_pending(s->ix) == pending ? SS_SAME : SS_GREW;
 	rc = build(s);
-	return rc ? rc : 1;
+	return rc ? rc : SS_GREW;
 }
 
 const struct idx *ss_idx(const struct session *s) { return s->ix; }
@@ -465,6 +600,7 @@ void ss_errors_text(const struct session *s, struct sbuf *out)
 	if (idx_pending(s->ix))
 		sb_addf(out, "note: %llu bytes after line %u wait for a newline (the log is being written)\n",
 			(unsigned long long)idx_pending(s->ix), idx_lines(s->ix));
+	sb_add(out, s->notes.buf, s->notes.len);
 	/* The state is built lazily under its own lock; the session itself
 	 * is never a const object, so this cast only hides the laziness. */
 	st = ss_state((struct session *)s);

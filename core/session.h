@@ -40,7 +40,30 @@ enum ss_mode {
 int ss_open(const char *path, enum ss_mode mode, struct session **out);
 void ss_close(struct session *s);
 
-/* Indexes appended bytes; 1 if anything changed, 0 if not, -errno. */
+#define SS_TAIL 32		/* bytes before the indexed end kept to notice a rewrite */
+
+/* What ss_refresh() found. */
+enum ss_change {
+	SS_SAME = 0,		/* nothing new */
+	SS_GREW = 1,		/* appended bytes, or a note: ids keep their meaning */
+	SS_RESET = 2,		/* indexed again from scratch: ids mean other records */
+};
+
+/*
+ * Whether the log looks changed since it was last indexed: another size or
+ * mtime, or another file at its path. Cheap (an fstat and a stat); only
+ * reads the session, so readers may call it under a shared lock.
+ */
+int ss_changed(const struct session *s);
+
+/*
+ * Brings the session up to the log. Appended bytes are indexed (an
+ * unfinished last line waits for its newline) and what depends on them is
+ * rebuilt: SS_GREW. A log that shrank, whose indexed bytes changed, or
+ * that another file replaced at its path (the new file is opened) is
+ * indexed again from scratch, and errors.txt gets a note saying so:
+ * SS_RESET. SS_SAME when nothing changed; -errno on error.
+ */
 int ss_refresh(struct session *s);
 
 /* Borrowed; valid until the next ss_refresh() or ss_close(). */

@@ -442,6 +442,151 @@ static void test_deep_json_row_loses_nothing_else(void **state)
 	tu_log_free(&l);
 }
 
+/* A log of four rows at a new path; l is kept for more. */
+static char *four_rows(struct tu_log *l)
+{
+	tu_log_init(l);
+	tu_user(l, 1, 0, "a");
+	tu_asst(l, 2, 1, "m1", "b");
+	tu_user(l, 3, 2, "c");
+	tu_asst(l, 4, 3, "m2", "d");
+	return tu_write_str(l->sb.buf);
+}
+
+static void test_changed_sees_growth_until_refreshed(void **state)
+{
+	struct tu_log l, more;
+	struct session *s;
+	char *path = four_rows(&l);
+
+	(void)state;
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	assert_false(ss_changed(s));
+	tu_log_init(&more);
+	tu_at(&more, l.ms);
+	tu_user(&more, 5, 4, "e");
+	append_str(path, more.sb.buf);
+	assert_true(ss_changed(s));
+	assert_int_equal(ss_refresh(s), SS_GREW);
+	assert_false(ss_changed(s));
+	assert_int_equal(ss_refresh(s), SS_SAME);
+	assert_int_equal(idx_nrecs(ss_idx(s)), 5);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+	tu_log_free(&more);
+}
+
+static void test_refresh_starts_over_when_the_log_shrinks(void **state)
+{
+	struct tu_log l;
+	struct session *s;
+	char *path = four_rows(&l), *text;
+	const char *third = strstr(l.sb.buf, "\n{\"parentUuid\":\"00000002");
+
+	(void)state;
+	assert_non_null(third);
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	assert_int_equal(truncate(path, (off_t)(third - l.sb.buf + 1)), 0);
+	assert_true(ss_changed(s));
+	assert_int_equal(ss_refresh(s), SS_RESET);
+	assert_int_equal(idx_nrecs(ss_idx(s)), 2);
+	assert_int_equal(br_count(ss_branches(s)), 1);
+	text = errors_text(s);
+	assert_non_null(strstr(text, "the log shrank from"));
+	assert_non_null(strstr(text, "indexed again from scratch"));
+	free(text);
+	assert_int_equal(ss_refresh(s), SS_SAME);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
+static void test_refresh_starts_over_when_the_log_is_rewritten(void **state)
+{
+	struct tu_log l, other;
+	struct session *s;
+	char *path = four_rows(&l), *text;
+	int fd;
+
+	(void)state;
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	/* Longer than before, other bytes where the old log ended. */
+	tu_log_init(&other);
+	tu_user(&other, 7, 0, "another session's first prompt, longer than the first");
+	tu_asst(&other, 8, 7, "m9", "and its answer");
+	tu_user(&other, 9, 8, "more");
+	tu_asst(&other, 10, 9, "m10", "and more");
+	tu_user(&other, 11, 10, "the end");
+	assert_true(other.sb.len > l.sb.len);
+	fd = open(path, O_WRONLY);
+	assert_int_equal(pwrite(fd, other.sb.buf, other.sb.len, 0), (ssize_t)other.sb.len);
+	close(fd);
+	assert_int_equal(ss_refresh(s), SS_RESET);
+	assert_int_equal(idx_nrecs(ss_idx(s)), 5);
+	assert_int_not_equal(idx_id_find(ss_idx(s), "00000011-0000-4000-8000-000000000011", 36), 0);
+	assert_int_equal(idx_id_find(ss_idx(s), "00000004-0000-4000-8000-000000000004", 36), 0);
+	text = errors_text(s);
+	assert_non_null(strstr(text, "the log was rewritten"));
+	free(text);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+	tu_log_free(&other);
+}
+
+static void test_refresh_follows_a_file_that_replaced_the_log(void **state)
+{
+	struct tu_log l, other;
+	struct session *s;
+	char *path = four_rows(&l), *next, *text;
+
+	(void)state;
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	tu_log_init(&other);
+	tu_user(&other, 7, 0, "x");
+	next = tu_write_str(other.sb.buf);
+	assert_int_equal(rename(next, path), 0);
+	free(next);
+	assert_true(ss_changed(s));
+	assert_int_equal(ss_refresh(s), SS_RESET);
+	assert_int_equal(idx_nrecs(ss_idx(s)), 1);
+	text = errors_text(s);
+	assert_non_null(strstr(text, "another file replaced the log at its path"));
+	free(text);
+	assert_false(ss_changed(s));
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+	tu_log_free(&other);
+}
+
+static void test_refresh_keeps_the_log_when_a_folder_takes_its_path(void **state)
+{
+	struct tu_log l;
+	struct session *s;
+	char *path = four_rows(&l), *text, moved[PATH_MAX];
+
+	(void)state;
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	snprintf(moved, sizeof(moved), "%s.moved", path);
+	assert_int_equal(rename(path, moved), 0);
+	assert_false(ss_changed(s));	/* gone: the open file is followed */
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_true(ss_changed(s));
+	assert_int_equal(ss_refresh(s), SS_GREW);	/* only the note is new */
+	assert_false(ss_changed(s));
+	assert_int_equal(idx_nrecs(ss_idx(s)), 4);
+	text = errors_text(s);
+	assert_non_null(strstr(text, "a directory took the log's path"));
+	free(text);
+	ss_close(s);
+	rmdir(path);
+	unlink(moved);
+	free(path);
+	tu_log_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -456,6 +601,11 @@ int main(void)
 		cmocka_unit_test(test_open_refuses_directories_and_missing_files),
 		cmocka_unit_test(test_refresh_picks_up_a_completed_torn_line),
 		cmocka_unit_test(test_refresh_moves_the_current_branch),
+		cmocka_unit_test(test_changed_sees_growth_until_refreshed),
+		cmocka_unit_test(test_refresh_starts_over_when_the_log_shrinks),
+		cmocka_unit_test(test_refresh_starts_over_when_the_log_is_rewritten),
+		cmocka_unit_test(test_refresh_follows_a_file_that_replaced_the_log),
+		cmocka_unit_test(test_refresh_keeps_the_log_when_a_folder_takes_its_path),
 		cmocka_unit_test(test_deep_json_row_loses_nothing_else),
 	};
 
