@@ -147,3 +147,14 @@ void cache_prune(struct cache *c, int (*keep)(uint64_t key))
 			drop(c, e);
 	pthread_mutex_unlock(&c->mu);
 }
+
+void cache_drop(struct cache *c, uint64_t key)
+{
+	struct centry *e = NULL;
+
+	pthread_mutex_lock(&c->mu);
+	HASH_FIND(hh, c->map, &key, sizeof(key), e);
+	if (e)
+		drop(c, e);
+	pthread_mutex_unlock(&c->mu);
+}

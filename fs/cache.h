@@ -31,6 +31,8 @@ void cache_free(struct cache *c);
 struct blob *cache_get(struct cache *c, uint64_t key);
 /* Stores b under key (the cache takes its own reference). */
 void cache_put(struct cache *c, uint64_t key, struct blob *b);
+/* Drops the entry of key, if there is one. */
+void cache_drop(struct cache *c, uint64_t key);
 /* Drops every entry for which keep(key) is false. */
 void cache_prune(struct cache *c, int (*keep)(uint64_t key));
 

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "../core/session.h"
+#include "notify.h"
 #include "ops.h"
 #include "tree.h"
 
@@ -157,6 +158,7 @@ static int serve(struct tree *t, struct fuse_args *args,
 {
 	struct fuse_session *se;
 	struct fuse_loop_config *cfg;
+	struct notifier *nt;
 	int rc = 1;
 
 	se = fuse_session_new(args, &sessfs_ops, sizeof(sessfs_ops), t);
@@ -174,6 +176,7 @@ static int serve(struct tree *t, struct fuse_args *args,
 		goto out_signals;
 	ops_set_session(se);
 	fuse_daemonize(opts->foreground);
+	nt = nt_start(se, t);
 	if (opts->singlethread) {
 		rc = fuse_session_loop(se);
 	} else {
@@ -185,6 +188,7 @@ static int serve(struct tree *t, struct fuse_args *args,
 	}
 	/* A signal ends the loop with its number: that is a clean exit. */
 	rc = rc < 0 ? 1 : 0;
+	nt_stop(nt);
 	fuse_session_unmount(se);
 out_signals:
 	fuse_remove_signal_handlers(se);

@@ -14,6 +14,9 @@ static struct tree *tree_of(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
+/* How long the kernel may keep what it got: for long when it changes only
+ * through an invalidation (live.h), not at all when it grows with the log
+ * (the next request then sees the log as it is). */
 static double timeout_of(const struct tr_attr *a)
 {
 	return a->immutable ? OPS_TIMEOUT_IMMUTABLE : OPS_TIMEOUT_LIVE;
@@ -26,7 +29,7 @@ static void fill_entry(struct fuse_entry_param *e, const struct tr_attr *a)
 	e->generation = 1;
 	e->attr = a->st;
 	e->attr_timeout = timeout_of(a);
-	e->entry_timeout = timeout_of(a);
+	e->entry_timeout = a->fixed_name ? OPS_TIMEOUT_IMMUTABLE : OPS_TIMEOUT_LIVE;
 }
 
 /* Set at init: the kernel opens files without asking (zero-message open). */

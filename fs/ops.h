@@ -8,8 +8,8 @@
 
 #include "sfuse.h"
 
-#define OPS_TIMEOUT_IMMUTABLE 86400.0	/* a message never changes */
-#define OPS_TIMEOUT_LIVE 1.0		/* what grows with the log */
+#define OPS_TIMEOUT_IMMUTABLE 86400.0	/* changes only by invalidation */
+#define OPS_TIMEOUT_LIVE 0.0		/* what grows with the log */
 
 #define OPS_PUSH_MAX (256u << 10)	/* largest file pushed to the page cache */
 

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../core/agents.h"
@@ -24,6 +23,7 @@ enum dir_kind { DK_NAMES, DK_BRANCH, DK_RECORDS, DK_CONTEXT, DK_STATE };
 struct tr_dir {
 	uint64_t ino, parent;
 	uint32_t view;
+	uint8_t epoch;			/* the view's when the listing was taken */
 	enum dir_kind kind;
 	uint32_t n;
 	uint32_t *ids;			/* DK_BRANCH, DK_RECORDS, DK_STATE */
@@ -51,23 +51,7 @@ static const struct {
 
 #define NROOT (sizeof(root_entries) / sizeof(root_entries[0]))
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void note_mtime(struct view *v)
-{
-	struct stat st;
-
-	if (!lf_stat(ss_logf(v->s), &st))
-		v->mtime = st.st_mtim;
-}
-
-static int size_table(struct view *v)
+int tr_size_table(struct view *v)
 {
 	uint32_t n = idx_nids(ss_idx(v->s)) + 1;
 	uint32_t *p;
@@ -89,22 +73,20 @@ static int size_table(struct view *v)
 	return 0;
 }
 
-static void drop_paths(struct view *v)
+void tr_free_paths(struct tpath *p, uint32_t n)
 {
 	uint32_t i;
 
-	for (i = 0; i < v->npaths; i++)
-		free(v->paths[i].ids);
-	free(v->paths);
-	v->paths = NULL;
-	v->npaths = 0;
+	for (i = 0; p && i < n; i++)
+		free(p[i].ids);
+	free(p);
 }
 
 void tr_view_free(struct view *v)
 {
 	if (!v)
 		return;
-	drop_paths(v);
+	tr_free_paths(v->paths, v->npaths);
 	free(v->msize);
 	free(v->pushed);
 	ss_close(v->s);
@@ -117,6 +99,7 @@ void tr_view_free(struct view *v)
 struct view *tr_view_new(struct session *s, uint32_t no)
 {
 	struct view *v = calloc(1, sizeof(*v));
+	struct stat st;
 
 	if (!v) {
 		ss_close(s);
@@ -124,11 +107,12 @@ struct view *tr_view_new(struct session *s, uint32_t no)
 	}
 	v->s = s;
 	v->no = no;
-	if (size_table(v)) {
+	if (tr_size_table(v)) {
 		tr_view_free(v);
 		return NULL;
 	}
-	note_mtime(v);
+	if (!lf_stat(ss_logf(s), &st))
+		v->mtime = st.st_mtim;
 	return v;
 }
 
@@ -143,12 +127,16 @@ int tr_view_add(struct tree *t, struct view *v)
 	return 0;
 }
 
-/* The view ino belongs to, or NULL. */
+/* The view ino belongs to, or NULL (also for an inode of an earlier
+ * epoch: the view's log was indexed again since). */
 static struct view *view_of(struct tree *t, uint64_t ino)
 {
 	uint32_t k = TR_VIEW(ino);
+	struct view *v = k < t->nviews ? t->views[k] : NULL;
 
-	return k < t->nviews ? t->views[k] : NULL;
+	if (v && TR_KIND(ino) != TK_FIXED && TR_EPOCH(ino) != v->epoch)
+		return NULL;
+	return v;
 }
 
 struct tree *tr_new(struct session *s)
@@ -172,10 +160,10 @@ struct tree *tr_new(struct session *s)
 	}
 	pthread_rwlock_init(&t->lock, NULL);
 	pthread_mutex_init(&t->mu, NULL);
+	lv_init(t);
 	t->uid = getuid();
 	t->gid = getgid();
 	ad_scan(t);
-	t->checked_ms = now_ms();
 	return t;
 }
 
@@ -190,6 +178,7 @@ void tr_free(struct tree *t)
 	free(t->views);
 	cache_free(t->cache);
 	ad_free(t->ad);
+	lv_fini(t);
 	pthread_rwlock_destroy(&t->lock);
 	pthread_mutex_destroy(&t->mu);
 	free(t);
@@ -207,7 +196,7 @@ static int root_has(const struct view *v, size_t i)
 
 /* ---- branches ---- */
 
-static int branch_of_key(struct view *v, uint32_t key)
+int tr_branch_of_key(struct view *v, uint32_t key)
 {
 	const struct br_set *bs = ss_branches(v->s);
 	int b;
@@ -220,11 +209,10 @@ static int branch_of_key(struct view *v, uint32_t key)
 
 static uint64_t branch_ino(const struct view *v, const struct br_info *b)
 {
-	return TR_VINO(TK_BRANCH, v->no, b->first_own);
+	return tr_vino(v, TR_INO(TK_BRANCH, b->first_own));
 }
 
-/* The display path of branch b, built once per log state. */
-static const struct tpath *branch_path(struct tree *t, struct view *v, int b)
+const struct tpath *tr_branch_path(struct tree *t, struct view *v, int b)
 {
 	const struct br_set *bs = ss_branches(v->s);
 	const struct tpath *p = NULL;
@@ -236,9 +224,12 @@ static const struct tpath *branch_path(struct tree *t, struct view *v, int b)
 	}
 	if ((uint32_t)b < v->npaths) {
 		struct tpath *tp = &v->paths[b];
+		const struct br_info *bi = br_get(bs, (uint32_t)b);
 
 		if (tp->ids || !br_path(bs, (uint32_t)b, &tp->ids, &tp->n))
 			p = tp;
+		tp->key = bi->first_own;
+		snprintf(tp->name, sizeof(tp->name), "%s", bi->name);
 	}
 	pthread_mutex_unlock(&t->mu);
 	return p;
@@ -329,7 +320,7 @@ static void readme(struct tree *t, struct view *v, struct sbuf *out)
 		sb_addf(out, "  - %s%s\n", br_get(bs, i)->name,
 			(int)i == cur ? " (current)" : "");
 	sb_addf(out, "- messages on the current branch: %u\n",
-		cur >= 0 && branch_path(t, v, cur) ? branch_path(t, v, cur)->n : 0);
+		cur >= 0 && tr_branch_path(t, v, cur) ? tr_branch_path(t, v, cur)->n : 0);
 	sb_addf(out, "- resumed chain: %u records, starting %s\n", c->n,
 		c->window ? "at the last compaction" : "at the first record");
 	if (x)
@@ -462,11 +453,23 @@ static int file_size(struct tree *t, struct view *v, uint64_t ino, uint64_t *siz
 
 /* ---- attributes ---- */
 
-static int current_target(struct view *v, char *out)
+/* The local inode of branches/current: one per branch it may name, so a
+ * kernel that kept where it pointed never follows it to the wrong one. */
+static uint64_t current_lino(struct view *v)
 {
 	int cur = ss_current_branch(v->s);
 
 	if (cur < 0)
+		return 0;
+	return TR_INO(TK_CURRENT, br_get(ss_branches(v->s), (uint32_t)cur)->first_own);
+}
+
+/* The target of current inode ino, while it is still the current one. */
+static int current_target(struct view *v, uint64_t ino, char *out)
+{
+	int cur = ss_current_branch(v->s);
+
+	if (cur < 0 || TR_LOCAL(ino) != current_lino(v))
 		return -ENOENT;
 	snprintf(out, NM_MAX + 1, "%s", br_get(ss_branches(v->s), (uint32_t)cur)->name);
 	return 0;
@@ -482,10 +485,12 @@ static void fill_common(struct tree *t, struct view *v, uint64_t ino, struct tr_
 	a->st.st_blksize = 4096;
 }
 
+/* A folder's attributes never change; what it lists is read at opendir. */
 static void set_dir(struct tr_attr *a)
 {
 	a->st.st_mode = S_IFDIR | 0555;
 	a->st.st_nlink = 2;
+	a->immutable = 1;
 }
 
 static int set_file(struct tree *t, struct view *v, uint64_t ino, struct tr_attr *a)
@@ -504,8 +509,6 @@ static int set_file(struct tree *t, struct view *v, uint64_t ino, struct tr_attr
 
 static int attr_fixed(struct tree *t, struct view *v, uint64_t ino, struct tr_attr *a)
 {
-	char target[NM_MAX + 1];
-
 	switch (TR_LOCAL(ino)) {
 	case TI_ROOT: case TI_BRANCHES: case TI_CONTEXT: case TI_RECORDS:
 		set_dir(a);
@@ -519,18 +522,24 @@ static int attr_fixed(struct tree *t, struct view *v, uint64_t ino, struct tr_at
 		if (!v->no || !v->meta)
 			return -ENOENT;
 		return set_file(t, v, ino, a);
-	case TI_CURRENT:
-		if (current_target(v, target))
-			return -ENOENT;
-		a->st.st_mode = S_IFLNK | 0777;
-		a->st.st_nlink = 1;
-		a->st.st_size = (off_t)strlen(target);
-		return 0;
 	case TI_README: case TI_SESSION: case TI_ERRORS:
 	case TI_CTX_MESSAGES: case TI_CTX_WINDOW:
 		return set_file(t, v, ino, a);
 	}
 	return -ENOENT;
+}
+
+static int attr_current(struct view *v, uint64_t ino, struct tr_attr *a)
+{
+	char target[NM_MAX + 1];
+
+	if (current_target(v, ino, target))
+		return -ENOENT;
+	a->st.st_mode = S_IFLNK | 0777;
+	a->st.st_nlink = 1;
+	a->st.st_size = (off_t)strlen(target);
+	a->immutable = 1;
+	return 0;
 }
 
 static int attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
@@ -548,12 +557,14 @@ static int attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
 	case TK_FIXED:
 		return attr_fixed(t, v, ino, a);
 	case TK_BRANCH:
-		if (branch_of_key(v, key) < 0)
+		if (tr_branch_of_key(v, key) < 0)
 			return -ENOENT;
 		set_dir(a);
 		return 0;
 	case TK_CTX:
 		return set_file(t, v, ino, a);
+	case TK_CURRENT:
+		return attr_current(v, ino, a);
 	case TK_STATE:
 		if (v->no)
 			return -ENOENT;
@@ -584,7 +595,7 @@ int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out)
 	int rc;
 
 	if (TR_KIND(ino) != TK_MSG && TR_KIND(ino) != TK_REC)
-		tr_refresh(t, 0);
+		lv_refresh(t, ino);
 	pthread_rwlock_rdlock(&t->lock);
 	rc = attr_locked(t, ino, out);
 	pthread_rwlock_unlock(&t->lock);
@@ -596,16 +607,16 @@ int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out)
 static uint64_t lookup_branch_msg(struct tree *t, struct view *v, uint32_t key,
 				  const char *name)
 {
-	int b = branch_of_key(v, key);
+	int b = tr_branch_of_key(v, key);
 	const struct tpath *p;
 	char check[NM_MAX + 1];
 	uint32_t seq = nm_message_seq(name), id;
 
-	if (b < 0 || !seq || !(p = branch_path(t, v, b)) || seq > p->n)
+	if (b < 0 || !seq || !(p = tr_branch_path(t, v, b)) || seq > p->n)
 		return 0;
 	id = p->ids[seq - 1];
 	nm_message_file(ss_graph(v->s), id, seq, check);
-	return strcmp(check, name) ? 0 : TR_VINO(TK_MSG, v->no, id);
+	return strcmp(check, name) ? 0 : TR_INO(TK_MSG, id);
 }
 
 /* The local inode of name in the local folder lparent of v, or 0. */
@@ -623,7 +634,7 @@ static uint64_t lookup_view(struct view *v, uint64_t lparent, const char *name)
 	}
 	if (lparent == TI_BRANCHES) {
 		if (!strcmp(name, "current"))
-			return ss_current_branch(v->s) >= 0 ? TI_CURRENT : 0;
+			return current_lino(v);
 		b = br_find(bs, name);
 		return b < 0 ? 0 : TR_LOCAL(branch_ino(v, br_get(bs, (uint32_t)b)));
 	}
@@ -644,17 +655,28 @@ static uint64_t lookup_locked(struct tree *t, uint64_t parent, const char *name)
 
 	if (!v)
 		return 0;
-	if (parent == TI_STATE || TR_KIND(parent) == TK_STATE)
-		return v->no ? 0 : sd_lookup(v->s, parent, name);
-	if (TR_KIND(parent) == TK_BRANCH)
-		return lookup_branch_msg(t, v, TR_KEY(parent), name);
 	if (parent == TI_AGENTS) {
 		struct view *a = ad_view_by_name(t, name);
 
-		return a ? TR_IN_VIEW(TI_ROOT, a->no) : 0;
+		return a ? tr_vino(a, TI_ROOT) : 0;
 	}
-	lino = lookup_view(v, TR_LOCAL(parent), name);
-	return lino ? TR_IN_VIEW(lino, v->no) : 0;
+	if (TR_LOCAL(parent) == TI_STATE || TR_KIND(parent) == TK_STATE)
+		lino = v->no ? 0 : sd_lookup(v->s, parent, name);
+	else if (TR_KIND(parent) == TK_BRANCH)
+		lino = lookup_branch_msg(t, v, TR_KEY(parent), name);
+	else
+		lino = lookup_view(v, TR_LOCAL(parent), name);
+	return lino ? tr_vino(v, lino) : 0;
+}
+
+/* Whether a name in folder parent keeps naming inode ino while the log
+ * grows: not in context/ and state/, which are rebuilt, nor current. */
+static int name_fixed(uint64_t parent, uint64_t ino)
+{
+	uint64_t lp = TR_LOCAL(parent);
+
+	return TR_KIND(ino) != TK_CURRENT && lp != TI_CONTEXT && lp != TI_STATE &&
+	       TR_KIND(parent) != TK_STATE;
 }
 
 int tr_lookup(struct tree *t, uint64_t parent, const char *name, struct tr_attr *out)
@@ -662,12 +684,14 @@ int tr_lookup(struct tree *t, uint64_t parent, const char *name, struct tr_attr 
 	uint64_t ino;
 	int rc = -ENOENT;
 
-	tr_refresh(t, 0);
+	lv_refresh(t, parent);
 	pthread_rwlock_rdlock(&t->lock);
 	ino = lookup_locked(t, parent, name);
 	if (ino)
 		rc = attr_locked(t, ino, out);
 	pthread_rwlock_unlock(&t->lock);
+	if (!rc)
+		out->fixed_name = name_fixed(parent, ino);
 	return rc;
 }
 
@@ -678,7 +702,7 @@ static int is_dir_ino(struct view *v, uint64_t ino)
 	uint64_t l = TR_LOCAL(ino);
 
 	if (TR_KIND(ino) == TK_BRANCH)
-		return branch_of_key(v, TR_KEY(ino)) >= 0;
+		return tr_branch_of_key(v, TR_KEY(ino)) >= 0;
 	if (TR_KIND(ino) == TK_STATE)
 		return v->no == 0 && sd_is_dir(v->s, ino);
 	if (l == TI_STATE || l == TI_AGENTS)
@@ -704,7 +728,7 @@ static int list_root(struct view *v, struct tr_dir *d)
 		if (!root_has(v, i))
 			continue;
 		strcpy(d->names[d->n], root_entries[i].name);
-		d->inos[d->n++] = TR_IN_VIEW(root_entries[i].ino, v->no);
+		d->inos[d->n++] = tr_vino(v, root_entries[i].ino);
 	}
 	return 0;
 }
@@ -717,7 +741,7 @@ static int list_agents(struct tree *t, struct tr_dir *d)
 		return -ENOMEM;
 	for (k = 1; k < t->nviews; k++) {
 		strcpy(d->names[d->n], t->views[k]->name);
-		d->inos[d->n++] = TR_IN_VIEW(TI_ROOT, k);
+		d->inos[d->n++] = tr_vino(t->views[k], TI_ROOT);
 	}
 	return 0;
 }
@@ -732,7 +756,7 @@ static int list_branches(struct view *v, struct tr_dir *d)
 		return -ENOMEM;
 	if (cur >= 0) {
 		strcpy(d->names[k], "current");
-		d->inos[k++] = TR_IN_VIEW(TI_CURRENT, v->no);
+		d->inos[k++] = tr_vino(v, current_lino(v));
 	}
 	for (i = 0; i < n; i++) {
 		snprintf(d->names[k], NM_MAX + 1, "%s", br_get(bs, i)->name);
@@ -756,10 +780,10 @@ static int copy_ids(struct tr_dir *d, const uint32_t *ids, uint32_t n)
 static uint64_t dir_parent(struct view *v, uint64_t ino)
 {
 	if (TR_KIND(ino) == TK_BRANCH)
-		return TR_IN_VIEW(TI_BRANCHES, v->no);
+		return tr_vino(v, TI_BRANCHES);
 	if (TR_LOCAL(ino) == TI_ROOT && v->no)
 		return TI_AGENTS;
-	return TR_IN_VIEW(TI_ROOT, v->no);
+	return tr_vino(v, TI_ROOT);
 }
 
 static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
@@ -773,6 +797,7 @@ static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
 		return -ENOENT;
 	d->ino = ino;
 	d->view = v->no;
+	d->epoch = v->epoch;
 	d->parent = dir_parent(v, ino);
 	if (!is_dir_ino(v, ino))
 		return -ENOTDIR;
@@ -794,11 +819,11 @@ static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
 	}
 	if (ino == TI_STATE || TR_KIND(ino) == TK_STATE) {	/* view 0 only */
 		d->kind = DK_STATE;
-		d->parent = sd_parent(v->s, ino);
+		d->parent = tr_vino(v, sd_parent(v->s, ino));
 		return sd_list(v->s, ino, &d->ids, &d->n);
 	}
 	d->kind = DK_BRANCH;
-	p = branch_path(t, v, branch_of_key(v, TR_KEY(ino)));
+	p = tr_branch_path(t, v, tr_branch_of_key(v, TR_KEY(ino)));
 	return p ? copy_ids(d, p->ids, p->n) : -ENOMEM;
 }
 
@@ -810,7 +835,7 @@ int tr_opendir(struct tree *t, uint64_t ino, struct tr_dir **out)
 	*out = NULL;
 	if (!d)
 		return -ENOMEM;
-	tr_refresh(t, 0);
+	lv_refresh(t, ino);
 	pthread_rwlock_rdlock(&t->lock);
 	rc = opendir_locked(t, ino, d);
 	pthread_rwlock_unlock(&t->lock);
@@ -846,16 +871,16 @@ static uint64_t dir_item(struct view *v, struct tr_dir *d, uint32_t i, char *nam
 		if (!gr_is_node(g, d->ids[i]))
 			return 0;
 		nm_message_file(g, d->ids[i], i + 1, name);
-		return TR_VINO(TK_MSG, v->no, d->ids[i]);
+		return tr_vino(v, TR_INO(TK_MSG, d->ids[i]));
 	case DK_RECORDS:
 		if (!gr_is_node(g, d->ids[i]))
 			return 0;
 		rec_name(v, d->ids[i], name);
-		return TR_VINO(TK_REC, v->no, d->ids[i]);
+		return tr_vino(v, TR_INO(TK_REC, d->ids[i]));
 	case DK_CONTEXT:
-		return cd_entry(v->s, i, name, &lino) ? 0 : TR_IN_VIEW(lino, v->no);
+		return cd_entry(v->s, i, name, &lino) ? 0 : tr_vino(v, lino);
 	case DK_STATE:
-		return sd_entry(v->s, d->ids[i], name, &lino) ? 0 : lino;
+		return sd_entry(v->s, d->ids[i], name, &lino) ? 0 : tr_vino(v, lino);
 	}
 	return 0;
 }
@@ -871,7 +896,9 @@ int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
 		return 0;
 	pthread_rwlock_rdlock(&t->lock);
 	v = d->view < t->nviews ? t->views[d->view] : NULL;
-	if (!v) {
+	if (!v || v->epoch != d->epoch) {
+		/* The log was indexed again since the listing was taken:
+		 * its entries are gone, and the caller skips them. */
 		rc = -ENOENT;
 	} else if (i < 2) {
 		strcpy(name, i ? ".." : ".");
@@ -880,11 +907,10 @@ int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
 		set_dir(attr);
 	} else {
 		ino = dir_item(v, d, (uint32_t)(i - 2), name);
-		if (!ino || attr_locked(t, ino, attr)) {
-			/* Gone since the listing was taken (the log was
-			 * replaced): the caller skips the entry. */
-			rc = -ENOENT;
-		}
+		if (!ino || attr_locked(t, ino, attr))
+			rc = -ENOENT;	/* gone since the listing was taken */
+		else
+			attr->fixed_name = name_fixed(d->ino, ino);
 	}
 	pthread_rwlock_unlock(&t->lock);
 	return rc;
@@ -899,8 +925,8 @@ int tr_readlink(struct tree *t, uint64_t ino, char *out)
 
 	pthread_rwlock_rdlock(&t->lock);
 	v = view_of(t, ino);
-	if (v && TR_LOCAL(ino) == TI_CURRENT)
-		rc = current_target(v, out);
+	if (v && TR_KIND(ino) == TK_CURRENT)
+		rc = current_target(v, ino, out);
 	pthread_rwlock_unlock(&t->lock);
 	return rc;
 }
@@ -963,8 +989,9 @@ int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out)
 
 	if (TR_KIND(ino) == TK_STATE) {
 		pthread_rwlock_rdlock(&t->lock);
-		if (!TR_VIEW(ino))
-			sd_listxattr(t->views[0]->s, ino, out);
+		v = view_of(t, ino);
+		if (v && !v->no)
+			sd_listxattr(v->s, ino, out);
 		pthread_rwlock_unlock(&t->lock);
 		return 0;
 	}
@@ -995,47 +1022,4 @@ int tr_claim_push(struct tree *t, uint64_t ino)
 		first = !__atomic_exchange_n(&v->pushed[id], 1, __ATOMIC_RELAXED);
 	pthread_rwlock_unlock(&t->lock);
 	return first;
-}
-
-/* ---- growth ---- */
-
-static int keep_immutable(uint64_t key)
-{
-	return TR_KIND(key) == TK_MSG || TR_KIND(key) == TK_REC;
-}
-
-/* Indexes what view v's log appended (write lock held): 1 if it changed. */
-static int refresh_view(struct view *v)
-{
-	int rc = ss_refresh(v->s);
-
-	if (rc > 0) {
-		drop_paths(v);
-		size_table(v);
-		note_mtime(v);
-	}
-	return rc;
-}
-
-int tr_refresh(struct tree *t, int force)
-{
-	int64_t now = now_ms();
-	uint32_t i;
-	int rc, changed = 0;
-
-	if (!force && now - __atomic_load_n(&t->checked_ms, __ATOMIC_RELAXED) <
-			      TR_LIVE_CHECK_MS)
-		return 0;
-	__atomic_store_n(&t->checked_ms, now, __ATOMIC_RELAXED);
-	changed = ad_scan(t);
-	pthread_rwlock_wrlock(&t->lock);
-	t->checked_ms = now;
-	rc = refresh_view(t->views[0]);
-	changed |= rc > 0;
-	for (i = 1; i < t->nviews; i++)
-		changed |= refresh_view(t->views[i]) > 0;
-	if (changed)
-		cache_prune(t->cache, keep_immutable);
-	pthread_rwlock_unlock(&t->lock);
-	return rc < 0 ? rc : changed;
 }

@@ -2,15 +2,19 @@
  * tree: the mount's layout, mapped onto the replay core.
  *
  * Inode numbers are computed, not stored: the top byte says what a node is
- * (TK_*), the next 24 bits which view it belongs to, the low 32 bits which
- * one it is (a record's id, a branch's first own record, a fixed file). So
- * the same record has the same inode in every branch, inodes survive the
- * log growing, and forget() has nothing to free.
+ * (TK_*), the next byte the view's epoch, the next 16 bits which view it
+ * belongs to, the low 32 bits which one it is (a record's id, a branch's
+ * first own record, a fixed file). So the same record has the same inode
+ * in every branch, inodes survive the log growing, and forget() has
+ * nothing to free. The epoch counts how often the view's log was indexed
+ * again from scratch (it shrank, was rewritten or replaced): ids then name
+ * other records, so every inode of an earlier epoch is gone (ENOENT).
+ * Fixed nodes (TK_FIXED) carry no epoch.
  *
  * A tree holds views: view 0 is the mounted session, the root of the
  * mount. Every node kind works the same inside any view; a view's "local"
- * inode is its number with the view bits cleared (TR_LOCAL), which is what
- * the per-view helpers (ctxdir) deal in.
+ * inode is its number with the view and epoch bits cleared (TR_LOCAL),
+ * which is what the per-view helpers (ctxdir, statedir) deal in.
  *
  *   /README.md /session.json /errors.txt
  *   /branches/{current -> NAME, NAME/<seq>-<kind>.md ...}
@@ -18,8 +22,12 @@
  *   /agents/<name>/         a subagent's log, laid out the same (no state/),
  *                           plus meta.json; the root of view 1, 2, ...
  *
+ * Growing logs: every lookup, getattr and opendir first looks whether the
+ * log changed and, if it did, brings the view up to date before it
+ * answers (live.h).
+ *
  * A tree owns its sessions. Calls are thread-safe: each takes the tree's
- * read lock; tr_refresh() takes the write lock to index appended bytes.
+ * read lock; a refresh takes the write lock to index appended bytes.
  * Results are copied out (names, attributes) or reference-counted (blobs).
  */
 #ifndef SESSFS_TREE_H
@@ -38,6 +46,7 @@ enum tr_kind {
 	TK_REC = 3,		/* key: record id */
 	TK_CTX = 4,		/* key: seq of a row the resume adds */
 	TK_STATE = 5,		/* key: node of the state (statedir.h) */
+	TK_CURRENT = 6,		/* branches/current: key as the branch it names */
 };
 
 enum tr_fixed {
@@ -49,25 +58,26 @@ enum tr_fixed {
 	TI_CONTEXT,
 	TI_STATE,
 	TI_RECORDS,
-	TI_CURRENT,
 	TI_CTX_MESSAGES,
 	TI_CTX_WINDOW,
 	TI_AGENTS,		/* view 0: agents/ */
 	TI_META,		/* an agent's view: meta.json */
 };
 
-#define TR_VIEW_MAX 0xffffffu	/* views are numbered 0 .. TR_VIEW_MAX */
-#define TR_VINO(kind, view, key) \
-	(((uint64_t)(kind) << 56) | ((uint64_t)(view) << 32) | (uint64_t)(key))
-#define TR_INO(kind, key) TR_VINO(kind, 0, key)
+#define TR_VIEW_MAX 0xffffu	/* views are numbered 0 .. TR_VIEW_MAX */
+#define TR_EPOCH_MAX 0xffu
+#define TR_INO(kind, key) (((uint64_t)(kind) << 56) | (uint64_t)(key))
 #define TR_KIND(ino) ((unsigned)((ino) >> 56))
+#define TR_EPOCH(ino) ((unsigned)(((ino) >> 48) & TR_EPOCH_MAX))
 #define TR_VIEW(ino) ((uint32_t)(((ino) >> 32) & TR_VIEW_MAX))
 #define TR_KEY(ino) ((uint32_t)((ino) & 0xffffffffu))
-#define TR_LOCAL(ino) ((ino) & ~((uint64_t)TR_VIEW_MAX << 32))
-#define TR_IN_VIEW(lino, view) ((lino) | ((uint64_t)(view) << 32))
+#define TR_LOCAL(ino) ((ino) & ~((uint64_t)0xffffffu << 32))
+/* A local inode in view view of epoch epoch (fixed nodes keep no epoch). */
+#define TR_IN_VIEW(lino, view, epoch) \
+	((lino) | ((uint64_t)(view) << 32) | \
+	 (TR_KIND(lino) == TK_FIXED ? 0 : (uint64_t)(epoch) << 48))
 
 #define TR_CACHE_BYTES (64u << 20)	/* rendered text kept */
-#define TR_LIVE_CHECK_MS 1000		/* how often a growing log is looked at */
 
 struct tree;
 
@@ -75,11 +85,16 @@ struct tree;
 struct tree *tr_new(struct session *s);
 void tr_free(struct tree *t);
 
-/* Attributes of ino: 0, or -ENOENT. immutable tells whether the kernel may
- * keep the node's attributes and data for long. */
+/*
+ * Attributes of ino: 0, or -ENOENT. immutable: the kernel may keep the
+ * node's attributes and data for long (they change only through an
+ * invalidation). fixed_name: the same for the name the node was reached by
+ * (lookup, listing): it keeps naming this inode while the log grows.
+ */
 struct tr_attr {
 	struct stat st;
 	int immutable;
+	int fixed_name;
 };
 int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out);
 int tr_lookup(struct tree *t, uint64_t parent, const char *name,
@@ -105,10 +120,5 @@ int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out);
 /* True once per message file: the first caller may hand its content to
  * the kernel's page cache (it never changes). */
 int tr_claim_push(struct tree *t, uint64_t ino);
-
-/* Looks at the logs and indexes what was appended, and looks for subagent
- * logs that appeared (at most once per TR_LIVE_CHECK_MS unless force). 1 if
- * the tree changed. */
-int tr_refresh(struct tree *t, int force);
 
 #endif

@@ -1,9 +1,10 @@
 /*
- * tree_priv: the tree's insides, shared by tree.c and agentdir.c only.
+ * tree_priv: the tree's insides, shared by tree.c, agentdir.c and live.c.
  *
  * Locking: views are added only under the tree's write lock (and the
- * agentdir's scan lock); a view's fields are set before it is added and,
- * but for meta (set once, under the write lock), never change after.
+ * agentdir's scan lock), and never removed; a view's fields are set before
+ * it is added and change after only under the write lock (live.c, when
+ * its log changed; meta, set once).
  */
 #ifndef SESSFS_TREE_PRIV_H
 #define SESSFS_TREE_PRIV_H
@@ -13,25 +14,31 @@
 #include <time.h>
 
 #include "../core/names.h"
+#include "live.h"
 #include "tree.h"
 
 struct agentdir;
 
+/* A branch's display path, built when first asked for. */
 struct tpath {
 	uint32_t *ids;
 	uint32_t n;
+	uint32_t key;			/* the branch's first own record */
+	char name[NM_MAX + 1];		/* the branch's folder */
 };
 
 /* One session shown in the tree, with its own tables. */
 struct view {
 	struct session *s;
 	uint32_t no;			/* its number in inodes */
+	uint8_t epoch;			/* bumped when its log is indexed anew */
 	uint32_t *msize;		/* per record id: rendered size + 1 */
 	uint8_t *pushed;		/* per record id: handed to the kernel */
 	uint32_t nsize;
 	struct tpath *paths;		/* per branch index, built on demand */
 	uint32_t npaths;
-	struct timespec mtime;		/* the log's, when last looked at */
+	struct timespec mtime;		/* the log's when it last changed, made
+					 * to grow at every change */
 	/* An agent's view (agents/<name>/); all unset in view 0. */
 	char *aid;			/* the agent id as found */
 	size_t aidlen;
@@ -49,8 +56,13 @@ struct tree {
 	uint32_t nviews;
 	uid_t uid;
 	gid_t gid;
-	int64_t checked_ms;
+	int64_t scanned_ms;		/* agents/ last looked at */
 	struct agentdir *ad;		/* what agents/ was found to hold */
+	pthread_mutex_t q_mu;		/* guards the queue below (live.c) */
+	pthread_cond_t q_cv;
+	struct lv_inval *q;		/* for the kernel to forget */
+	size_t nq, capq;
+	int q_state;			/* 0 off, 1 queueing, 2 stopped */
 };
 
 /* A new view of s numbered no (takes ownership of s), or NULL (s closed). */
@@ -58,5 +70,21 @@ struct view *tr_view_new(struct session *s, uint32_t no);
 void tr_view_free(struct view *v);
 /* Appends v to the tree's views (write lock held, or not shared yet). */
 int tr_view_add(struct tree *t, struct view *v);
+
+/* The inode of a local inode of view v. */
+static inline uint64_t tr_vino(const struct view *v, uint64_t lino)
+{
+	return TR_IN_VIEW(lino, v->no, v->epoch);
+}
+
+/* For live.c (lock held, read or write): */
+/* The index of the branch of v whose first own record is key, or -1. */
+int tr_branch_of_key(struct view *v, uint32_t key);
+/* The display path of branch b of v, built once per log state; NULL on
+ * ENOMEM. */
+const struct tpath *tr_branch_path(struct tree *t, struct view *v, int b);
+/* Grows v's per-record tables to the index's ids. 0 or -ENOMEM. */
+int tr_size_table(struct view *v);
+void tr_free_paths(struct tpath *p, uint32_t n);
 
 #endif

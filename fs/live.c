@@ -1,0 +1,257 @@
+#include "live.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agentdir.h"
+#include "tree_priv.h"
+
+/* ---- the queue ---- */
+
+enum { Q_OFF, Q_ON, Q_STOPPED };
+
+void lv_init(struct tree *t)
+{
+	pthread_mutex_init(&t->q_mu, NULL);
+	pthread_cond_init(&t->q_cv, NULL);
+}
+
+void lv_fini(struct tree *t)
+{
+	free(t->q);
+	pthread_cond_destroy(&t->q_cv);
+	pthread_mutex_destroy(&t->q_mu);
+}
+
+/* Queues one invalidation, when someone will send it. */
+static void queue(struct tree *t, uint64_t parent, uint64_t ino, const char *name)
+{
+	struct lv_inval *e;
+
+	pthread_mutex_lock(&t->q_mu);
+	if (t->q_state == Q_ON && t->nq < LV_QUEUE_MAX) {
+		if (t->nq == t->capq) {
+			size_t cap = t->capq ? t->capq * 2 : 64;
+
+			e = realloc(t->q, cap * sizeof(*e));
+			if (e) {
+				t->q = e;
+				t->capq = cap;
+			}
+		}
+		if (t->nq < t->capq) {
+			e = &t->q[t->nq++];
+			e->parent = parent;
+			e->ino = ino;
+			snprintf(e->name, sizeof(e->name), "%s", name ? name : "");
+			pthread_cond_signal(&t->q_cv);
+		}
+	}
+	pthread_mutex_unlock(&t->q_mu);
+}
+
+void lv_wait(struct tree *t, struct lv_inval **out, size_t *n)
+{
+	pthread_mutex_lock(&t->q_mu);
+	if (t->q_state == Q_OFF)
+		t->q_state = Q_ON;
+	while (t->q_state == Q_ON && !t->nq)
+		pthread_cond_wait(&t->q_cv, &t->q_mu);
+	*out = t->q;
+	*n = t->nq;
+	if (t->q_state == Q_STOPPED) {
+		free(t->q);
+		*out = NULL;
+		*n = 0;
+	}
+	t->q = NULL;
+	t->nq = t->capq = 0;
+	pthread_mutex_unlock(&t->q_mu);
+}
+
+void lv_stop(struct tree *t)
+{
+	pthread_mutex_lock(&t->q_mu);
+	t->q_state = Q_STOPPED;
+	pthread_cond_broadcast(&t->q_cv);
+	pthread_mutex_unlock(&t->q_mu);
+}
+
+/* ---- what changed ---- */
+
+static int keep_immutable(uint64_t ino)
+{
+	return TR_KIND(ino) == TK_MSG || TR_KIND(ino) == TK_REC;
+}
+
+static int keep_none(uint64_t ino)
+{
+	(void)ino;
+	return 0;
+}
+
+/* The view's time moves on at every change, even within the log's mtime
+ * granularity: the kernel drops a file's pages when its mtime changes. */
+static void bump_mtime(struct view *v)
+{
+	struct stat st;
+	struct timespec m = v->mtime;
+
+	if (!lf_stat(ss_logf(v->s), &st) &&
+	    (st.st_mtim.tv_sec > m.tv_sec ||
+	     (st.st_mtim.tv_sec == m.tv_sec && st.st_mtim.tv_nsec > m.tv_nsec))) {
+		v->mtime = st.st_mtim;
+		return;
+	}
+	if (++m.tv_nsec >= 1000000000L) {
+		m.tv_sec++;
+		m.tv_nsec = 0;
+	}
+	v->mtime = m;
+}
+
+/* A record whose uuid came again after line lines holds other bytes now. */
+static void replaced_records(struct tree *t, struct view *v, uint32_t lines)
+{
+	const struct graph *g = ss_graph(v->s);
+	uint32_t i;
+
+	for (i = gr_nerrs(g); i-- > 0;) {
+		const struct gr_err *e = gr_err(g, i);
+		uint64_t msg = tr_vino(v, TR_INO(TK_MSG, e->id));
+		uint64_t rec = tr_vino(v, TR_INO(TK_REC, e->id));
+
+		if (e->line <= lines)
+			break;
+		if (e->code != GR_E_DUPLICATE || e->id >= v->nsize)
+			continue;
+		v->msize[e->id] = 0;
+		v->pushed[e->id] = 0;
+		cache_drop(t->cache, msg);
+		cache_drop(t->cache, rec);
+		queue(t, 0, msg, NULL);
+		queue(t, 0, rec, NULL);
+	}
+}
+
+/*
+ * Names in branch folders that lead elsewhere now: for each path built
+ * before (the kernel may know its names), the rows from where the old and
+ * the new path part; a branch that is gone, its folder.
+ */
+static void moved_names(struct tree *t, struct view *v, const struct tpath *old,
+			uint32_t nold)
+{
+	const struct graph *g = ss_graph(v->s);
+	char name[NM_MAX + 1];
+	uint32_t i, k, j;
+
+	for (i = 0; i < nold; i++) {
+		const struct tpath *o = &old[i], *p;
+		int b = o->ids ? tr_branch_of_key(v, o->key) : -2;
+
+		if (b == -1)
+			queue(t, tr_vino(v, TI_BRANCHES), 0, o->name);
+		if (b < 0 || !(p = tr_branch_path(t, v, b)))
+			continue;
+		for (k = 0; k < o->n && k < p->n && o->ids[k] == p->ids[k]; k++)
+			;
+		for (j = k; j < o->n; j++) {
+			if (!gr_is_node(g, o->ids[j]))
+				continue;
+			nm_message_file(g, o->ids[j], j + 1, name);
+			queue(t, tr_vino(v, TR_INO(TK_BRANCH, o->key)), 0, name);
+		}
+	}
+}
+
+/* Everything of the view is new: its inodes, and the folders that hold
+ * them, which the kernel must drop with all they hold. */
+static void reset_view(struct tree *t, struct view *v)
+{
+	static const char *const folders[] = { "branches", "records", "context", "state" };
+	size_t i;
+
+	v->epoch = (uint8_t)((v->epoch + 1) & TR_EPOCH_MAX);
+	memset(v->msize, 0, v->nsize * sizeof(*v->msize));
+	memset(v->pushed, 0, v->nsize);
+	cache_prune(t->cache, keep_none);
+	if (v->no) {
+		queue(t, TI_AGENTS, 0, v->name);
+		return;
+	}
+	for (i = 0; i < sizeof(folders) / sizeof(folders[0]); i++)
+		queue(t, TI_ROOT, 0, folders[i]);
+}
+
+/* Brings view v up to its log (write lock held): 1 if it changed. */
+static int refresh_view(struct tree *t, struct view *v)
+{
+	uint32_t lines = idx_lines(ss_idx(v->s)), nold = v->npaths;
+	struct tpath *old = v->paths;
+	int rc;
+
+	v->paths = NULL;
+	v->npaths = 0;
+	rc = ss_refresh(v->s);
+	if (rc <= 0) {
+		v->paths = old;		/* still the paths of this graph */
+		v->npaths = nold;
+		return rc;
+	}
+	tr_size_table(v);
+	bump_mtime(v);
+	cache_prune(t->cache, keep_immutable);
+	if (rc == SS_RESET) {
+		reset_view(t, v);
+	} else {
+		replaced_records(t, v, lines);
+		moved_names(t, v, old, nold);
+	}
+	tr_free_paths(old, nold);
+	return 1;
+}
+
+/* ---- refresh ---- */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Looks at agents/ when LV_SCAN_MS passed since the last look. */
+static int scan_agents(struct tree *t)
+{
+	int64_t now = now_ms();
+	int64_t last = __atomic_load_n(&t->scanned_ms, __ATOMIC_RELAXED);
+
+	if (now - last < LV_SCAN_MS ||
+	    !__atomic_compare_exchange_n(&t->scanned_ms, &last, now, 0,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return 0;
+	return ad_scan(t);
+}
+
+int lv_refresh(struct tree *t, uint64_t ino)
+{
+	uint32_t k = TR_VIEW(ino);
+	int scanned = scan_agents(t), changed, rc;
+	struct view *v;
+
+	pthread_rwlock_rdlock(&t->lock);
+	v = k < t->nviews ? t->views[k] : NULL;
+	changed = v && ss_changed(v->s);
+	pthread_rwlock_unlock(&t->lock);
+	if (!changed)
+		return scanned;
+	pthread_rwlock_wrlock(&t->lock);
+	rc = refresh_view(t, v);	/* views are never removed */
+	pthread_rwlock_unlock(&t->lock);
+	return rc < 0 ? rc : (rc > 0 || scanned);
+}

@@ -1,0 +1,62 @@
+#include "notify.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "live.h"
+
+struct notifier {
+	struct fuse_session *se;
+	struct tree *t;
+	pthread_t thread;
+};
+
+static void send_one(struct fuse_session *se, const struct lv_inval *e)
+{
+	if (e->parent)
+		fuse_lowlevel_notify_inval_entry(se, e->parent, e->name, strlen(e->name));
+	else
+		fuse_lowlevel_notify_inval_inode(se, e->ino, 0, 0);
+}
+
+static void *run(void *arg)
+{
+	struct notifier *n = arg;
+	struct lv_inval *q;
+	size_t i, len;
+
+	for (;;) {
+		lv_wait(n->t, &q, &len);
+		if (!len)
+			break;
+		for (i = 0; i < len; i++)
+			send_one(n->se, &q[i]);
+		free(q);
+	}
+	return NULL;
+}
+
+struct notifier *nt_start(struct fuse_session *se, struct tree *t)
+{
+	struct notifier *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->se = se;
+	n->t = t;
+	if (pthread_create(&n->thread, NULL, run, n)) {
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+void nt_stop(struct notifier *n)
+{
+	if (!n)
+		return;
+	lv_stop(n->t);
+	pthread_join(n->thread, NULL);
+	free(n);
+}

@@ -1,0 +1,28 @@
+/*
+ * notify: the thread that tells the kernel what to forget.
+ *
+ * live.c queues invalidations while it brings a view up to its log, under
+ * the tree's write lock and often inside a request. They cannot be sent
+ * there: the kernel may wait, to take one, for a lock that a request in
+ * flight holds, and that request waits for this process. So one thread of
+ * its own takes the queue (lv_wait()) and sends each with
+ * fuse_lowlevel_notify_inval_inode() or _entry(). What the kernel does not
+ * know (-ENOENT) is simply not there to forget.
+ */
+#ifndef SESSFS_NOTIFY_H
+#define SESSFS_NOTIFY_H
+
+#include "sfuse.h"
+
+struct tree;
+struct notifier;
+
+/* Starts the thread, for the mounted session se (after any fork: threads
+ * do not survive one). Returns a new notifier, or NULL when no thread
+ * could be started (then nothing is queued: the kernel only misses the
+ * rare invalidations of what it keeps for long). */
+struct notifier *nt_start(struct fuse_session *se, struct tree *t);
+/* Stops the thread and frees n; call before the session is unmounted. */
+void nt_stop(struct notifier *n);
+
+#endif

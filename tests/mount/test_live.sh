@@ -1,0 +1,272 @@
+#!/bin/bash
+# Live logs: the mount follows a log while it is written.
+#   - every corpus log (and the demo) is written into a mounted empty file
+#     in chunks of random size, lines split across writes, while the mount
+#     is read between the writes; once it stops growing, the mount shows
+#     the same tree as a fresh mount of the final log, byte for byte;
+#   - a log that shrinks, is rewritten in place, or is replaced by another
+#     file at its path is indexed again: the tree is the new log's, and
+#     errors.txt says what happened;
+#   - what the kernel keeps for long is invalidated when it does change:
+#     a record replaced by a later duplicate, rows that move in a branch;
+#   - eight readers at once while the log grows: no error, no deadlock.
+. "$(dirname "$0")/lib.sh"
+
+RANDOM=7	# the same chunks every run
+
+# snapshot MNT OUT: every path with its type, size and link target, every
+# file's bytes and every extended attribute: what two trees must share.
+snapshot() {
+	(
+		cd "$1" || exit 1
+		find . -printf '%y %s %p -> %l\n' | LC_ALL=C sort
+		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
+		getfattr -R -d -m - --absolute-names . 2>/dev/null
+	) > "$2"
+}
+
+# poke MNT: reads what a user reads while the log grows, so the kernel and
+# sessfs keep something of every intermediate state.
+poke() {
+	local m=$1
+	cat "$m/session.json" "$m/errors.txt" "$m/README.md" "$m/context/messages.json" \
+		"$m/context/window.md" > /dev/null 2>&1
+	ls -lR "$m/branches" "$m/context" > /dev/null 2>&1
+	cat "$m"/branches/current/* > /dev/null 2>&1
+	[ -d "$m/state" ] && find "$m/state" -type f -exec cat {} + > /dev/null 2>&1
+	return 0
+}
+
+# grow SRC DST MNT CHUNKS: appends SRC to DST in about CHUNKS writes of
+# random size (at least one byte), poking MNT after each.
+grow() {
+	local src=$1 dst=$2 mnt=$3 size off=0 n max
+	size=$(stat -c %s "$src")
+	max=$((size * 2 / $4 + 1))
+	while [ "$off" -lt "$size" ]; do
+		n=$((RANDOM * 32768 + RANDOM))
+		n=$((n % max + 1))
+		dd if="$src" of="$dst" bs=1M skip="$off" count="$n" iflag=skip_bytes,count_bytes \
+			oflag=append conv=notrunc status=none
+		off=$((off + n))
+		poke "$mnt"
+	done
+}
+
+# same_tree A B WHAT: the snapshots of two mounts agree.
+same_tree() {
+	snapshot "$1" "$T/a.snap"
+	snapshot "$2" "$T/b.snap"
+	if cmp -s "$T/a.snap" "$T/b.snap"; then
+		ok "$3: same tree as a fresh mount ($(grep -c '^[dfl] ' "$T/a.snap") entries)"
+	else
+		bad "$3: the trees differ:"
+		diff "$T/a.snap" "$T/b.snap" | head -20
+	fi
+}
+
+# grow_log SRC NAME CHUNKS: mounts an empty file, grows it to SRC, compares.
+grow_log() {
+	local src=$1 name=$2 dir="$T/$2" live fresh sid
+	mkdir -p "$dir"
+	live="$dir/$(basename "$src")"
+	sid=$(basename "$src" .jsonl)
+	# The subagent logs are there from the start (agents/ is tested on
+	# its own); the file-history folder is not, the same for both mounts.
+	[ -d "$(dirname "$src")/$sid" ] && cp -r "$(dirname "$src")/$sid" "$dir/"
+	: > "$live"
+	mount_log "$live" "$dir/live" || { bad "$name: mount of an empty log: $(cat "$dir/live.err")"; return; }
+	grow "$src" "$live" "$dir/live" "$3"
+	cmp -s "$src" "$live" || bad "$name: the copy differs from the log"
+	mount_log "$live" "$dir/fresh" || { bad "$name: fresh mount"; unmount_log "$dir/live"; return; }
+	same_tree "$dir/live" "$dir/fresh" "$name grown in ~$3 writes"
+	unmount_log "$dir/fresh"
+	unmount_log "$dir/live"
+}
+
+# ---- shrink, rewrite, replace ----
+
+# restart WHAT LOG NEW MNT WORD: after the log changed into NEW's bytes, the
+# mount shows NEW's tree (errors.txt aside, which says WORD).
+check_restart() {
+	local what=$1 log=$2 mnt=$4 word=$5 fresh="$T/restart-fresh"
+	ls "$mnt/branches" > /dev/null
+	grep -q "$word" "$mnt/errors.txt" && ok "$what: errors.txt says the log $word" ||
+		bad "$what: errors.txt lacks '$word': $(cat "$mnt/errors.txt")"
+	mount_log "$3" "$fresh" || { bad "$what: fresh mount"; return; }
+	snapshot "$mnt" "$T/a.snap"
+	snapshot "$fresh" "$T/b.snap"
+	# errors.txt differs by the note; session.json by the path it names.
+	if diff <(grep -v 'errors.txt\|session.json\|README.md' "$T/a.snap") \
+		<(grep -v 'errors.txt\|session.json\|README.md' "$T/b.snap") > "$T/restart.diff"; then
+		ok "$what: the tree is the new log's"
+	else
+		bad "$what: trees differ"
+		head -20 "$T/restart.diff"
+	fi
+	unmount_log "$fresh"
+}
+
+restarts() {
+	local src=mnt-examples/demo.jsonl dir="$T/rs" log half other
+	mkdir -p "$dir"
+	log="$dir/s.jsonl"
+	cp "$src" "$log"
+	mount_log "$log" "$dir/m" || { bad "mount demo: $(cat "$dir/m.err")"; return; }
+	poke "$dir/m"
+	# Shrink: keep the first half of the lines.
+	head -n 30 "$src" > "$dir/half.jsonl"
+	cp "$dir/half.jsonl" "$dir/expect.jsonl"
+	truncate -s "$(stat -c %s "$dir/half.jsonl")" "$log"
+	check_restart shrink "$log" "$dir/expect.jsonl" "$dir/m" shrank
+	poke "$dir/m"
+	# Rewrite in place, longer than before: other bytes where it ended.
+	{ tail -n 30 "$src"; head -n 30 "$src"; } > "$dir/other.jsonl"
+	[ "$(stat -c %s "$dir/other.jsonl")" -gt "$(stat -c %s "$log")" ] || bad "rewrite: test log too short"
+	dd if="$dir/other.jsonl" of="$log" conv=notrunc status=none
+	check_restart rewrite "$log" "$dir/other.jsonl" "$dir/m" rewritten
+	poke "$dir/m"
+	# Replace: another file takes the path.
+	head -n 45 "$src" > "$dir/new.jsonl"
+	mv "$dir/new.jsonl" "$log"
+	head -n 45 "$src" > "$dir/new-copy.jsonl"
+	check_restart replace "$log" "$dir/new-copy.jsonl" "$dir/m" replaced
+	# A path that holds a folder now: the old file is still shown.
+	mv "$log" "$dir/moved.jsonl"
+	mkdir "$log"
+	ls "$dir/m/branches" > /dev/null
+	grep -q 'a directory took the log' "$dir/m/errors.txt" && [ -d "$dir/m/branches/main" ] &&
+		ok "a folder at the log's path: reported, the log as it was still shown" ||
+		bad "a folder at the log's path: $(tail -2 "$dir/m/errors.txt")"
+	rmdir "$log"
+	unmount_log "$dir/m"
+}
+
+# ---- what the kernel keeps for long ----
+
+U() { printf '%08d-0000-4000-8000-%012d' "$1" "$1"; }
+
+row() {	# row UUID PARENT TYPE CONTENT [MSGID]
+	local p=null
+	[ "$2" != 0 ] && p="\"$(U "$2")\""
+	if [ "$3" = user ]; then
+		printf '{"parentUuid":%s,"isSidechain":false,"type":"user","message":{"role":"user","content":%s},"uuid":"%s","timestamp":"2026-01-01T10:00:%02d.000Z","sessionId":"s1"}\n' \
+			"$p" "$4" "$(U "$1")" "$1"
+	else
+		printf '{"parentUuid":%s,"isSidechain":false,"type":"assistant","message":{"id":"%s","role":"assistant","model":"m","content":%s},"uuid":"%s","timestamp":"2026-01-01T10:00:%02d.000Z","sessionId":"s1"}\n' \
+			"$p" "$5" "$4" "$(U "$1")" "$1"
+	fi
+}
+
+# wait_for CMD...: up to 3 s for CMD to succeed (the invalidation is sent
+# by a thread of its own, just after the request that noticed the change).
+wait_for() {
+	local i
+	for i in $(seq 1 30); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+shows() { grep -q "$2" "$1" 2>/dev/null && [ "$(stat -c %s "$1")" = "$(wc -c < "$1")" ]; }
+absent() { [ ! -e "$1" ]; }
+
+invalidations() {
+	local dir="$T/inv" log f
+	mkdir -p "$dir"
+	log="$dir/s.jsonl"
+	{
+		row 1 0 user '"first prompt"'
+		row 2 1 assistant '[{"type":"text","text":"first answer"}]' m1
+		row 3 2 user '"second prompt"'
+		row 4 3 assistant '[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]' m2
+		row 5 4 user '[{"type":"tool_result","tool_use_id":"t1","content":"a.txt"}]'
+	} > "$log"
+	mount_log "$log" "$dir/m" || { bad "mount: $(cat "$dir/m.err")"; return; }
+	f="$dir/m/branches/main/000002-assistant.md"
+	grep -q 'first answer' "$f" && [ -e "$dir/m/branches/main/000005-tool_result-Bash.md" ] ||
+		bad "the crafted log does not read as expected: $(ls "$dir/m/branches/main")"
+	# A later line with uuid 2: the last value wins, at the first place.
+	row 2 1 assistant '[{"type":"text","text":"a much longer second answer, which replaces the first"}]' m1 >> "$log"
+	ls "$dir/m/branches/main" > /dev/null
+	wait_for shows "$f" 'replaces the first' &&
+		ok "a record replaced by a later duplicate: its file shows the new bytes, exact size" ||
+		bad "duplicate: $(cat "$f")"
+	# A second tool_use row of response m2, written after the first's
+	# result: the result moves from 5 to 6, and its old name goes.
+	row 6 4 assistant '[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"/a"}}]' m2 >> "$log"
+	ls "$dir/m/branches/main" > /dev/null
+	wait_for absent "$dir/m/branches/main/000005-tool_result-Bash.md" &&
+		[ -e "$dir/m/branches/main/000005-tool_use-Read.md" ] &&
+		[ -e "$dir/m/branches/main/000006-tool_result-Bash.md" ] &&
+		ok "rows that moved in a branch: the old name is gone, the new names are there" ||
+		bad "moved rows: $(ls "$dir/m/branches/main" | tr '\n' ' ')"
+	mount_log "$log" "$dir/fresh" || { bad "fresh mount"; return; }
+	same_tree "$dir/m" "$dir/fresh" "after the duplicate and the move"
+	unmount_log "$dir/fresh"
+	unmount_log "$dir/m"
+}
+
+# ---- eight readers while the log grows ----
+
+# diff and tar exit 1 when the tree changed under them, which it does
+# while the log grows: only what is worse is an error.
+reader() {	# reader N MNT STOP ERR: one of eight kinds, until STOP exists
+	local n=$1 m=$2 stop=$3 err=$4 f
+	while [ ! -e "$stop" ]; do
+		case $n in
+		1) grep -r -c tool_result "$m/branches/" > /dev/null; [ $? -le 1 ] ;;
+		2) find "$m/branches" "$m/records" "$m/agents" > /dev/null ;;
+		3) for f in "$m"/records/*; do cat "$f"; done > /dev/null ;;
+		4) diff -r "$m/branches/main" "$m/branches/current/" > /dev/null; [ $? -le 1 ] ;;
+		5) cat "$m/session.json" "$m/errors.txt" "$m/README.md" "$m/context/messages.json" > /dev/null ;;
+		6) ls -lR "$m/branches" > /dev/null ;;
+		7) tar --warning=no-file-changed -cf - -C "$m" branches records > /dev/null; [ $? -le 1 ] ;;
+		8) grep -r -l user "$m/branches/current/" > /dev/null; [ $? -le 1 ] ;;
+		esac || echo "reader $n failed" >> "$err"
+	done 2>> "$err"
+}
+
+parallel_readers() {
+	local src dir="$T/par" log i pids="" stop
+	src=$(ls "$CORPUS"/fork/projects/*/*104.jsonl 2>/dev/null | head -1)
+	[ -n "$src" ] || src=mnt-examples/demo.jsonl
+	mkdir -p "$dir"
+	log="$dir/s.jsonl"
+	stop="$dir/stop"
+	head -c 20000 "$src" > "$log"
+	mount_log "$log" "$dir/m" || { bad "mount: $(cat "$dir/m.err")"; return; }
+	: > "$dir/err"
+	for i in 1 2 3 4 5 6 7 8; do
+		reader "$i" "$dir/m" "$stop" "$dir/err" &
+		pids="$pids $!"
+	done
+	tail -c +20001 "$src" > "$dir/rest"
+	grow "$dir/rest" "$log" "$dir/m" 60
+	touch "$stop"
+	for i in $pids; do
+		timeout 120 tail --pid="$i" -f /dev/null || bad "reader $i did not finish (deadlock?)"
+	done
+	[ ! -s "$dir/err" ] && ok "8 readers while the log grew: no error, no deadlock" ||
+		bad "readers: $(head -5 "$dir/err")"
+	mount_log "$log" "$dir/fresh" || { bad "fresh mount"; return; }
+	same_tree "$dir/m" "$dir/fresh" "after 8 readers"
+	unmount_log "$dir/fresh"
+	unmount_log "$dir/m"
+}
+
+grow_log mnt-examples/demo.jsonl demo 40
+invalidations
+restarts
+if [ -d "$CORPUS" ]; then
+	while IFS= read -r log; do
+		name=$(echo "$log" | sed "s|$CORPUS/||; s|/projects/[^/]*/|-|; s|/|-|g; s|\.jsonl$||")
+		case $name in big-*) n=40 ;; *) n=120 ;; esac
+		grow_log "$log" "$name" "$n"
+	done < <(ls "$CORPUS"/*/projects/*/*.jsonl)
+	parallel_readers
+else
+	need_corpus
+fi
+finish
