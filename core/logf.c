@@ -15,12 +15,17 @@ struct logf {
 
 int lf_open(const char *path, struct logf **out)
 {
+	return lf_openat(AT_FDCWD, path, out);
+}
+
+int lf_openat(int dirfd, const char *path, struct logf **out)
+{
 	struct logf *lf;
 	struct stat st;
 	int fd;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0) {

@@ -24,6 +24,8 @@ struct logf;
  * a new handle in *out (close with lf_close()); otherwise -errno.
  */
 int lf_open(const char *path, struct logf **out);
+/* The same for name in the folder dirfd (AT_FDCWD: the current one). */
+int lf_openat(int dirfd, const char *name, struct logf **out);
 void lf_close(struct logf *lf);
 int lf_fd(const struct logf *lf);
 const char *lf_path(const struct logf *lf);

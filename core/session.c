@@ -1,6 +1,7 @@
 #include "session.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <limits.h>
 #include <stdio.h>
@@ -15,6 +16,8 @@ struct session {
 	struct logf *lf;
 	enum ss_mode mode;
 	char *source;		/* absolute path of the log */
+	int dirfd;		/* its folder, opened before anything is mounted */
+	char *base;		/* its name in that folder */
 	uint64_t bytes;		/* size of the log when last indexed */
 	struct stat seen;	/* fstat of the log when last indexed */
 	char tail[SS_TAIL];	/* the bytes just before idx_end() then */
@@ -135,6 +138,22 @@ static int may_become_log(const struct session *s)
 	return !idx_pending(s->ix) || c == '{';
 }
 
+/* Opens the folder of path, to look at the path later (path_moved()). */
+static int open_folder(struct session *s, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path + 1)) : strdup(".");
+
+	s->base = strdup(slash ? slash + 1 : path);
+	if (!dir || !s->base) {
+		free(dir);
+		return -ENOMEM;
+	}
+	s->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	return 0;		/* without it, the file open is all there is */
+}
+
 int ss_open(const char *path, enum ss_mode mode, struct session **out)
 {
 	struct session *s = calloc(1, sizeof(*s));
@@ -146,6 +165,7 @@ int ss_open(const char *path, enum ss_mode mode, struct session **out)
 		return -ENOMEM;
 	s->mode = mode;
 	s->current = -1;
+	s->dirfd = -1;
 	sb_init(&s->notes);
 	pthread_mutex_init(&s->ctx_mu, NULL);
 	pthread_mutex_init(&s->st_mu, NULL);
@@ -154,7 +174,7 @@ int ss_open(const char *path, enum ss_mode mode, struct session **out)
 		goto fail;
 	s->source = strdup(realpath(path, abs) ? abs : path);
 	s->ix = idx_new();
-	if (!s->source || !s->ix) {
+	if (!s->source || !s->ix || open_folder(s, path)) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -179,6 +199,9 @@ void ss_close(struct session *s)
 	drop_built(s);
 	idx_free(s->ix);
 	lf_close(s->lf);
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	free(s->base);
 	free(s->source);
 	free(s->fh_dir);
 	sb_free(&s->notes);
@@ -192,11 +215,16 @@ static int same_time(const struct timespec *a, const struct timespec *b)
 	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
 }
 
-/* Another file (one not refused before) is at the log's path now. */
+/*
+ * Another file (one not refused before) is at the log's path now. The
+ * path is looked up from the folder opened at ss_open(): a mount over that
+ * folder (even this very one) does not hide it, and no lookup of the log's
+ * path can wait for the mount that is asking.
+ */
 static int path_moved(const struct session *s, const struct stat *fd_st,
 		      struct stat *path_st)
 {
-	if (stat(s->source, path_st) < 0)
+	if (s->dirfd < 0 || fstatat(s->dirfd, s->base, path_st, 0) < 0)
 		return 0;	/* gone or hidden: keep following the file */
 	if (path_st->st_dev == fd_st->st_dev && path_st->st_ino == fd_st->st_ino)
 		return 0;
@@ -236,7 +264,7 @@ static int follow_path(struct session *s)
 
 	if (lf_stat(s->lf, &st) || !path_moved(s, &st, &pst))
 		return 0;
-	rc = lf_open(s->source, &lf);
+	rc = lf_openat(s->dirfd, s->base, &lf);
 	if (rc) {
 		s->bad_dev = pst.st_dev;
 		s->bad_ino = pst.st_ino;
@@ -309,6 +337,7 @@ const struct graph *ss_graph(const struct session *s) { return s->g; }
 const struct br_set *ss_branches(const struct session *s) { return s->br; }
 const struct rs_chain *ss_chain(const struct session *s) { return s->chain; }
 const struct logf *ss_logf(const struct session *s) { return s->lf; }
+const char *ss_source(const struct session *s) { return s->source; }
 int ss_current_branch(const struct session *s) { return s->current; }
 
 const struct ctx *ss_context(struct session *s)

@@ -72,6 +72,8 @@ const struct graph *ss_graph(const struct session *s);
 const struct br_set *ss_branches(const struct session *s);
 const struct rs_chain *ss_chain(const struct session *s);
 const struct logf *ss_logf(const struct session *s);
+/* The log's absolute path (as found at ss_open()). */
+const char *ss_source(const struct session *s);
 
 /* Index of the branch a resume continues, or -1. */
 int ss_current_branch(const struct session *s);

@@ -58,8 +58,18 @@ void lv_wait(struct tree *t, struct lv_inval **out, size_t *n)
 	pthread_mutex_lock(&t->q_mu);
 	if (t->q_state == Q_OFF)
 		t->q_state = Q_ON;
-	while (t->q_state == Q_ON && !t->nq)
+	while (t->q_state == Q_ON && !t->nq) {
+		if (t->scan_due) {
+			/* Outside every request: the walk may look into
+			 * this very mount, whose folders a request holds. */
+			t->scan_due = 0;
+			pthread_mutex_unlock(&t->q_mu);
+			ad_scan(t);
+			pthread_mutex_lock(&t->q_mu);
+			continue;
+		}
 		pthread_cond_wait(&t->q_cv, &t->q_mu);
+	}
 	*out = t->q;
 	*n = t->nq;
 	if (t->q_state == Q_STOPPED) {
@@ -225,8 +235,9 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Looks at agents/ when LV_SCAN_MS passed since the last look. */
-static int scan_agents(struct tree *t)
+/* Asks the thread of lv_wait() to look at agents/, when LV_SCAN_MS
+ * passed since it was last asked. */
+static void want_scan(struct tree *t)
 {
 	int64_t now = now_ms();
 	int64_t last = __atomic_load_n(&t->scanned_ms, __ATOMIC_RELAXED);
@@ -234,24 +245,28 @@ static int scan_agents(struct tree *t)
 	if (now - last < LV_SCAN_MS ||
 	    !__atomic_compare_exchange_n(&t->scanned_ms, &last, now, 0,
 					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		return 0;
-	return ad_scan(t);
+		return;
+	pthread_mutex_lock(&t->q_mu);
+	t->scan_due = 1;
+	pthread_cond_signal(&t->q_cv);
+	pthread_mutex_unlock(&t->q_mu);
 }
 
 int lv_refresh(struct tree *t, uint64_t ino)
 {
 	uint32_t k = TR_VIEW(ino);
-	int scanned = scan_agents(t), changed, rc;
 	struct view *v;
+	int changed, rc;
 
+	want_scan(t);
 	pthread_rwlock_rdlock(&t->lock);
 	v = k < t->nviews ? t->views[k] : NULL;
 	changed = v && ss_changed(v->s);
 	pthread_rwlock_unlock(&t->lock);
 	if (!changed)
-		return scanned;
+		return 0;
 	pthread_rwlock_wrlock(&t->lock);
 	rc = refresh_view(t, v);	/* views are never removed */
 	pthread_rwlock_unlock(&t->lock);
-	return rc < 0 ? rc : (rc > 0 || scanned);
+	return rc;
 }

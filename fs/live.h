@@ -23,8 +23,10 @@
  *     another file took its path; see ss_refresh()): the view's epoch is
  *     bumped, so all its inodes are new, and the folders that hold them
  *     are dropped from the kernel's cache.
- * agents/ is looked at again at most once per LV_SCAN_MS: that is a walk
- * of folders, not a stat.
+ * agents/ is looked at again at most once per LV_SCAN_MS, when a request
+ * comes: that is a walk of folders, not a stat, and it is made by the
+ * thread of lv_wait(), never inside a request (the walk may lead into this
+ * very mount, whose folders the request holds locked in the kernel).
  *
  * All functions are thread-safe.
  */
@@ -42,9 +44,9 @@
 struct tree;
 
 /*
- * Brings the view of ino up to its log if the log changed, and looks for
- * new subagent logs when it is time. 1 if the tree changed, 0 if not,
- * -errno on error (the view then stays as it was).
+ * Brings the view of ino up to its log if the log changed, and asks for a
+ * look at agents/ when it is time. 1 if the view changed, 0 if not, -errno
+ * on error (the view then stays as it was).
  */
 int lv_refresh(struct tree *t, uint64_t ino);
 
@@ -59,8 +61,8 @@ struct lv_inval {
 /*
  * For the thread that tells the kernel: starts the queue (nothing is
  * queued before the first call), then waits until something is queued or
- * lv_stop() is called. Returns a new array in *out (free() it) of *n
- * entries; *n is 0 once stopped.
+ * lv_stop() is called, looking at agents/ meanwhile when asked to. Returns
+ * a new array in *out (free() it) of *n entries; *n is 0 once stopped.
  */
 void lv_wait(struct tree *t, struct lv_inval **out, size_t *n);
 /* Wakes the waiter for good; later changes are no longer queued. */

@@ -1,5 +1,6 @@
 /*
- * notify: the thread that tells the kernel what to forget.
+ * notify: the thread that tells the kernel what to forget (and looks at
+ * agents/ when asked to: live.h).
  *
  * live.c queues invalidations while it brings a view up to its log, under
  * the tree's write lock and often inside a request. They cannot be sent

@@ -142,12 +142,11 @@ static struct view *view_of(struct tree *t, uint64_t ino)
 struct tree *tr_new(struct session *s)
 {
 	struct tree *t = calloc(1, sizeof(*t));
-	char *abs = realpath(lf_path(ss_logf(s)), NULL);
-	struct view *v = tr_view_new(s, 0);
+	struct view *v;
 
 	if (t)
-		t->ad = ad_new(abs ? abs : lf_path(ss_logf(s)));
-	free(abs);
+		t->ad = ad_new(ss_source(s));
+	v = tr_view_new(s, 0);
 	if (!t || !v || !t->ad || !(t->cache = cache_new(TR_CACHE_BYTES)) ||
 	    tr_view_add(t, v)) {
 		if (t) {
@@ -289,7 +288,7 @@ static void readme(struct tree *t, struct view *v, struct sbuf *out)
 			v->meta ? " (see meta.json)" : "");
 	} else
 		sb_adds(out, "# A Claude Code session, mounted by sessfs\n\n");
-	sb_addf(out, "Log: %s\n\n", lf_path(ss_logf(s)));
+	sb_addf(out, "Log: %s\n\n", ss_source(s));
 	sb_adds(out, "This folder is a read-only view of the log. Nothing here changes it.\n\n"
 		     "- `branches/`: one folder per path a rewind left; `current` is the one a\n"
 		     "  resume continues. Each message is a file `<seq>-<kind>.md`, numbered by\n"

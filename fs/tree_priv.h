@@ -63,6 +63,7 @@ struct tree {
 	struct lv_inval *q;		/* for the kernel to forget */
 	size_t nq, capq;
 	int q_state;			/* 0 off, 1 queueing, 2 stopped */
+	int scan_due;			/* agents/ to be looked at (live.c) */
 };
 
 /* A new view of s numbered no (takes ownership of s), or NULL (s closed). */
