@@ -117,8 +117,6 @@ void cache_put(struct cache *c, uint64_t key, struct blob *b)
 {
 	struct centry *e = NULL;
 
-	if (b->len > c->max)
-		return;
 	pthread_mutex_lock(&c->mu);
 	HASH_FIND(hh, c->map, &key, sizeof(key), e);
 	if (e)
@@ -131,7 +129,8 @@ void cache_put(struct cache *c, uint64_t key, struct blob *b)
 		HASH_ADD(hh, c->map, key, sizeof(key), e);
 		push_front(c, e);
 		c->bytes += b->len;
-		while (c->bytes > c->max && c->tail)
+		/* A blob larger than the bound stays alone, until the next. */
+		while (c->bytes > c->max && c->tail != e)
 			drop(c, c->tail);
 	}
 	pthread_mutex_unlock(&c->mu);

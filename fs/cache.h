@@ -3,8 +3,10 @@
  *
  * A blob is an immutable, reference-counted byte string. The cache maps an
  * inode number to a blob and holds at most max_bytes of them, dropping the
- * least recently used; a blob dropped while a reader holds it lives until
- * that reader lets go. All functions are thread-safe.
+ * least recently used; a blob larger than max_bytes is kept alone (the
+ * kernel reads a file in pieces, and rendering a huge record for each
+ * piece would cost its size every time). A blob dropped while a reader
+ * holds it lives until that reader lets go. All functions are thread-safe.
  */
 #ifndef SESSFS_CACHE_H
 #define SESSFS_CACHE_H

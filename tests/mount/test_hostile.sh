@@ -1,0 +1,145 @@
+#!/bin/bash
+# Hostile logs: what is not a log is refused on the command line; what is
+# a log, however broken or large, mounts, loses nothing readable, says
+# what happened in errors.txt, and costs bounded memory.
+#   - a binary file, a folder, a FIFO, an unreadable file, a file of
+#     garbage lines: one line on stderr naming the path, exit 1;
+#   - a million tiny lines around a real log;
+#   - a 100 MB line (a message) and a 100 MB line of garbage;
+#   - a 2 GB log (records past 2^31; skipped when the disk is short).
+. "$(dirname "$0")/lib.sh"
+DEMO=mnt-examples/demo.jsonl
+MB=$((1024 * 1024))
+
+expect_refused() {	# expect_refused PATTERN FILE [RUNNER...]
+	local pat=$1 f=$2 err rc mode
+	shift 2
+	for mode in check mount; do
+		if [ "$mode" = check ]; then
+			err=$(timeout 20 "$@" "$SESSFS" --check "$f" 2>&1 >/dev/null)
+		else
+			err=$(timeout 20 "$@" "$SESSFS" "$f" "$T/mnt" 2>&1 >/dev/null)
+		fi
+		rc=$?
+		if [ "$rc" -eq 1 ] && [ "$(echo "$err" | wc -l)" -eq 1 ] &&
+		   echo "$err" | grep -q -- "$f: .*$pat"; then
+			ok "$mode $(basename "$f"): exit 1, $err"
+		else
+			bad "$mode $f: exit $rc, stderr: $err"
+			mountpoint -q "$T/mnt" && fusermount3 -u "$T/mnt"
+		fi
+	done
+}
+
+# peak_mb PID: the daemon's peak resident memory, in MB.
+peak_mb() { echo $(($(awk '/VmHWM/ {print $2}' "/proc/$1/status") / 1024)); }
+
+refusals() {
+	mkdir -p "$T/mnt" "$T/folder.jsonl"
+	head -c $((4 * MB)) /dev/urandom > "$T/binary.jsonl"
+	mkfifo "$T/fifo.jsonl"
+	for i in $(seq 1 5000); do echo "garbage line $i {\"type\":"; done > "$T/garbage.jsonl"
+	cp "$DEMO" "$T/unreadable.jsonl"
+	chmod 000 "$T/unreadable.jsonl"
+	expect_refused "not a Claude Code session log" "$T/binary.jsonl"
+	expect_refused "is a directory" "$T/folder.jsonl"
+	expect_refused "not a regular file" "$T/fifo.jsonl"
+	expect_refused "not a Claude Code session log" "$T/garbage.jsonl"
+	# root reads anything: a user who may not read it is refused.
+	chmod 755 "$T"
+	expect_refused "Permission denied" "$T/unreadable.jsonl" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups
+}
+
+# A million tiny lines, blank, garbage and almost-records, then a real log:
+# every bad line is one line of errors.txt, the log is all there.
+tiny_lines() {
+	local log="$T/tiny.jsonl" mnt="$T/tiny" bad pid
+	awk 'BEGIN { for (i = 0; i < 1000000; i++) {
+		k = i % 5
+		if (k == 0) print ""; else if (k == 1) print "{}"
+		else if (k == 2) print "x"; else if (k == 3) print "[1]"
+		else print "{\"type\":7}" } }' > "$log"
+	cat "$DEMO" >> "$log"
+	mount_log "$log" "$mnt" || { bad "mount tiny: $(cat "$mnt.err")"; return; }
+	pid=$PID
+	bad=$(wc -l < "$mnt/errors.txt")
+	[ "$bad" -eq 1000000 ] && grep -q '"badLines": 1000000' "$mnt/session.json" &&
+		ok "a million tiny bad lines: a line each in errors.txt, badLines 1000000" ||
+		bad "tiny lines: errors.txt has $bad lines"
+	mount_log "$DEMO" "$T/tiny-demo" || { bad "mount demo"; return; }
+	diff <(cd "$mnt/branches" && find . | sort) <(cd "$T/tiny-demo/branches" && find . | sort) > /dev/null &&
+		ok "... and every branch and message of the log after them" || bad "tiny lines: branches differ"
+	unmount_log "$T/tiny-demo"
+	ok "daemon peak RSS with a million lines: $(peak_mb "$pid") MB"
+	PID=$pid
+	unmount_log "$mnt"
+}
+
+# A row whose text is 100 MB, then a torn 100 MB line of garbage.
+long_line() {
+	local log="$T/long.jsonl" mnt="$T/long" f size peak
+	{
+		printf '{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"hello"},"uuid":"00000001-0000-4000-8000-000000000001","timestamp":"2026-01-01T10:00:00.000Z","sessionId":"s1"}\n'
+		printf '{"parentUuid":"00000001-0000-4000-8000-000000000001","isSidechain":false,"type":"assistant","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"text","text":"'
+		head -c $((100 * MB)) /dev/zero | tr '\0' 'x'
+		printf '"}]},"uuid":"00000002-0000-4000-8000-000000000002","timestamp":"2026-01-01T10:00:01.000Z","sessionId":"s1"}\n'
+		head -c $((100 * MB)) /dev/zero | tr '\0' '{'
+	} > "$log"
+	mount_log "$log" "$mnt" || { bad "mount long: $(cat "$mnt.err")"; return; }
+	f="$mnt/branches/main/000002-assistant.md"
+	size=$(stat -c %s "$f")
+	if [ "$size" -gt $((100 * MB)) ] && [ "$(timeout 120 cat "$f" | wc -c)" = "$size" ] &&
+	   [ "$(timeout 120 tr -cd x < "$f" | wc -c)" -eq $((100 * MB)) ]; then
+		ok "a 100 MB message: read whole ($size bytes), every x of it"
+	else
+		bad "100 MB message: stat $size"
+	fi
+	timeout 120 cmp -s <(sed -n 2p "$log") "$mnt/records/00000002-0000-4000-8000-000000000002.json" &&
+		ok "... its record is the line, byte for byte" || bad "100 MB record differs"
+	grep -q 'wait for a newline' "$mnt/errors.txt" &&
+		ok "a torn 100 MB garbage line waits for its newline, noted in errors.txt" ||
+		bad "torn garbage: $(cat "$mnt/errors.txt")"
+	peak=$(peak_mb "$PID")
+	# The line, its rendering, and the daemon itself; ASan adds its own.
+	case $SESSFS in
+	*asan*) ok "daemon peak RSS with a 100 MB line read: $peak MB (ASan)" ;;
+	*) [ "$peak" -le 350 ] && ok "daemon peak RSS with a 100 MB line read: $peak MB" ||
+		bad "daemon peak RSS with a 100 MB line read: $peak MB, more than 3.5 times the line" ;;
+	esac
+	unmount_log "$mnt"
+	timeout 120 "$SESSFS" --check "$log" | grep -q '"badLines": 1' &&
+		ok "--check: the torn garbage line is one bad line" || bad "--check long"
+}
+
+# A 2 GB log written by the benchmark's generator: records past 2^31.
+two_gb() {
+	local log="$T/two.jsonl" mnt="$T/two" gen="$T/genlog" last uuid cur
+	if [ "$(df --output=avail -B1G "$T" | tail -1)" -lt 6 ]; then
+		echo "skip the 2 GB log: less than 6 GB free under $T"
+		return
+	fi
+	cc -O2 -std=c11 -D_FILE_OFFSET_BITS=64 -o "$gen" scripts/genlog.c || { bad "build genlog"; return; }
+	"$gen" 2G "$log" 2>/dev/null || { bad "genlog 2G"; return; }
+	[ "$(stat -c %s "$log")" -gt 2147483648 ] || bad "the 2 GB log is smaller than 2^31"
+	mount_log "$log" "$mnt" || { bad "mount 2 GB: $(cat "$mnt.err")"; rm -f "$log"; return; }
+	last=$(tail -n 1 "$log")
+	uuid=$(tail -n 200 "$log" | grep -o '"uuid":"[0-9a-f-]*"' | tail -1 | cut -d'"' -f4)
+	grep -F "\"uuid\":\"$uuid\"" <(tail -n 200 "$log") | tail -1 | cmp -s - "$mnt/records/$uuid.json" &&
+		ok "2 GB log: a record past 2^31 is its line, byte for byte" || bad "2 GB: records/$uuid.json"
+	cur=$(ls "$mnt/branches/current/" | tail -1)
+	[ -n "$cur" ] && timeout 60 cat "$mnt/branches/current/$cur" > /dev/null &&
+		grep -q "\"bytes\": $(stat -c %s "$log")" "$mnt/session.json" &&
+		ok "2 GB log: the current branch's last file ($cur) and session.json read" ||
+		bad "2 GB: current branch or session.json"
+	[ "$(echo "$last" | head -c 1)" = "{" ] || bad "2 GB: last line"
+	ok "daemon peak RSS with the 2 GB log: $(peak_mb "$PID") MB"
+	unmount_log "$mnt"
+	rm -f "$log"
+}
+
+refusals
+tiny_lines
+long_line
+two_gb
+finish
