@@ -188,8 +188,10 @@ static int serve(struct tree *t, struct fuse_args *args,
 	}
 	/* A signal ends the loop with its number: that is a clean exit. */
 	rc = rc < 0 ? 1 : 0;
-	nt_stop(nt);
+	/* Unmounted first: a look at agents/ that led into this mount ends
+	 * (ENOTCONN) instead of waiting for a loop that is over. */
 	fuse_session_unmount(se);
+	nt_stop(nt);
 out_signals:
 	fuse_remove_signal_handlers(se);
 out_session:

@@ -256,6 +256,26 @@ parallel_readers() {
 	unmount_log "$dir/m"
 }
 
+# A mount at <log folder>/<log stem>, where the subagents' folder would
+# be: looking for agents leads into the mount itself, and once hung it.
+own_folder() {
+	local dir="$T/own" i
+	mkdir -p "$dir"
+	cp mnt-examples/demo.jsonl "$dir/s.jsonl"
+	mount_log "$dir/s.jsonl" "$dir/s" || { bad "mount at the log's stem: $(cat "$dir/s.err")"; return; }
+	# A lookup of a new name each time: the kernel holds the root locked
+	# while it waits for the answer.
+	for i in 1 2 3 4 5 6; do
+		timeout 10 stat "$dir/s/no-such-file-$i" > /dev/null 2>&1
+		[ $? -eq 124 ] && { bad "a lookup hung ($i)"; break; }
+		sleep 0.3
+	done
+	timeout 10 ls "$dir/s/agents" > /dev/null && ok "a mount at <folder>/<log stem>: answers while agents/ is looked for" ||
+		bad "a mount at <folder>/<log stem> hangs"
+	unmount_log "$dir/s"
+}
+
+own_folder
 grow_log mnt-examples/demo.jsonl demo 40
 invalidations
 restarts
