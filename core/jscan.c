@@ -7,8 +7,7 @@
 #include <emmintrin.h>
 #endif
 
-/* Nesting kept in a bit stack: 1 = object, 0 = array. */
-#define JS_STACK_WORDS 64
+#include "jskip.h"
 
 static int is_ws(char c)
 {
@@ -29,183 +28,44 @@ static inline const char *ws(const char *p, const char *e)
 }
 
 /*
- * Strings and nested values are stepped over 64 bytes at a time: a block
- * becomes bit masks (bit i for byte i) of its quotes, backslashes and
- * brackets, and the escapes, the ends of strings and the brackets outside
- * strings are found with arithmetic on the masks instead of a branch per
- * byte. Log lines are mostly long strings full of \" and \n: a branch per
- * quote or backslash would be mispredicted at every one of them.
+ * A short plain string, the most common kind (keys, ids, times): its
+ * closing quote within the 64 bytes at start, looked for 16 at a time
+ * while no backslash comes first. NULL when that does not tell; *from is
+ * then where jskip_string() can go on (nothing before needs decoding).
  */
-#define JS_BLOCK 64
-#define EVEN_BITS 0x5555555555555555ULL
-
-struct js_blk {
-	uint64_t quote, bslash, bracket;	/* bracket: any of {}[] */
-};
-
-/*
- * 64 readable bytes holding [p, e) from p on: p itself when that many are
- * there, else a copy in tmp padded with NULs (which are none of the bytes
- * looked for).
- */
-static const char *blk_at(const char *p, const char *e, char tmp[JS_BLOCK])
-{
-	if (e - p >= JS_BLOCK)
-		return p;
-	memset(tmp, 0, JS_BLOCK);
-	memcpy(tmp, p, (size_t)(e - p));
-	return tmp;
-}
-
-#ifdef __SSE2__
-static inline uint64_t bits16(__m128i eq)
-{
-	return (uint64_t)(unsigned)_mm_movemask_epi8(eq);
-}
-
-static inline uint64_t bits64(__m128i a, __m128i b, __m128i c, __m128i d)
-{
-	return bits16(a) | bits16(b) << 16 | bits16(c) << 32 | bits16(d) << 48;
-}
-
-static inline __m128i load16(const char *b)
-{
-	return _mm_loadu_si128((const __m128i *)(const void *)b);
-}
-
-/* '{' or '}', or '[' or ']' (the same without bit 0x20). */
-static inline __m128i brackets16(__m128i v)
-{
-	__m128i l = _mm_or_si128(v, _mm_set1_epi8(0x20));
-
-	return _mm_or_si128(_mm_cmpeq_epi8(l, _mm_set1_epi8('{')),
-			    _mm_cmpeq_epi8(l, _mm_set1_epi8('}')));
-}
-
-/* Fills the block's masks; brackets only when want_brackets. */
-static inline void blk_masks(const char *b, struct js_blk *m, int want_brackets)
-{
-	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
-	__m128i v0 = load16(b), v1 = load16(b + 16), v2 = load16(b + 32),
-		v3 = load16(b + 48);
-
-	m->quote = bits64(_mm_cmpeq_epi8(v0, q), _mm_cmpeq_epi8(v1, q),
-			  _mm_cmpeq_epi8(v2, q), _mm_cmpeq_epi8(v3, q));
-	m->bslash = bits64(_mm_cmpeq_epi8(v0, bs), _mm_cmpeq_epi8(v1, bs),
-			   _mm_cmpeq_epi8(v2, bs), _mm_cmpeq_epi8(v3, bs));
-	m->bracket = want_brackets ? bits64(brackets16(v0), brackets16(v1),
-					    brackets16(v2), brackets16(v3)) : 0;
-}
-#else
-static inline void blk_masks(const char *b, struct js_blk *m, int want_brackets)
-{
-	int i;
-
-	m->quote = m->bslash = m->bracket = 0;
-	for (i = 0; i < JS_BLOCK; i++) {
-		uint64_t bit = (uint64_t)1 << i;
-		char c = b[i];
-
-		if (c == '"')
-			m->quote |= bit;
-		else if (c == '\\')
-			m->bslash |= bit;
-		else if (want_brackets && (c == '{' || c == '}' || c == '[' || c == ']'))
-			m->bracket |= bit;
-	}
-}
-#endif
-
-/*
- * The bytes a backslash escapes, from the block's backslashes. A run of
- * backslashes escapes the byte after it when its length is odd, i.e. when
- * the run starts and ends on bits of different parity; adding a run's
- * first bit to the mask carries through the run to the bit just past it.
- * *carry is 1 when the block's first byte is escaped (the block before
- * ended in an unpaired backslash), and is set likewise for the next block.
- */
-static inline uint64_t esc_mask(uint64_t bslash, uint64_t *carry)
-{
-	uint64_t first = *carry;
-	uint64_t b = bslash & ~first;		/* an escaped '\' starts no run */
-	uint64_t starts = b & ~(b << 1);
-	uint64_t from_even = b + (starts & EVEN_BITS), from_odd;
-
-	*carry = __builtin_add_overflow(b, starts & ~EVEN_BITS, &from_odd);
-	return first | (from_even & ~b & ~EVEN_BITS) | (from_odd & ~b & EVEN_BITS);
-}
-
-/* Bit i set when an odd number of the bits 0..i of x are set. */
-static inline uint64_t prefix_xor(uint64_t x)
-{
-	x ^= x << 1;
-	x ^= x << 2;
-	x ^= x << 4;
-	x ^= x << 8;
-	x ^= x << 16;
-	x ^= x << 32;
-	return x;
-}
-
-/* A short string: its closing quote within the 16 bytes at start, if no
- * backslash comes first (most keys and ids); NULL when it does not tell. */
-static inline const char *string_end16(const char *start, const char *e)
-{
-#ifdef __SSE2__
-	__m128i v;
-	unsigned q, bs;
-
-	if (e - start < 16)
-		return NULL;
-	v = _mm_loadu_si128((const __m128i *)(const void *)start);
-	q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
-	bs = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
-	if (q && !(bs & ((q & -q) - 1)))
-		return start + __builtin_ctz(q);
-#else
-	(void)start;
-	(void)e;
-#endif
-	return NULL;
-}
-
-/*
- * The closing quote of a string whose body starts at start, or NULL: the
- * first quote not escaped. *bslash tells whether the body holds a
- * backslash.
- */
-static const char *string_end(const char *start, const char *e, int *bslash)
+static inline const char *string_end_short(const char *start, const char *e,
+					   const char **from)
 {
 	const char *p = start;
-	uint64_t carry = 0, seen = 0;
-	char tmp[JS_BLOCK];
+#ifdef __SSE2__
+	int i;
 
-	for (; p < e; p += JS_BLOCK) {
-		struct js_blk m;
-		uint64_t quotes;
+	for (i = 0; i < 4 && e - p >= 16; i++, p += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))),
+			 bs = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
 
-		blk_masks(blk_at(p, e, tmp), &m, 0);
-		quotes = m.quote;
-		if (m.bslash | carry)
-			quotes &= ~esc_mask(m.bslash, &carry);
-		if (quotes) {
-			*bslash = (seen | (m.bslash & ((quotes & -quotes) - 1))) != 0;
-			return p + __builtin_ctzll(quotes);
-		}
-		seen |= m.bslash;
+		if (q && !(bs & ((q & -q) - 1)))
+			return p + __builtin_ctz(q);
+		if (bs)
+			break;
 	}
+#else
+	(void)e;
+#endif
+	*from = p;
 	return NULL;
 }
 
 const char *js_string(const char *p, const char *e, struct js_str *s)
 {
-	const char *q;
+	const char *q, *from;
 	int bslash = 0;
 
 	if (p >= e || *p != '"')
 		return NULL;
-	q = string_end16(p + 1, e);
-	if (!q && !(q = string_end(p + 1, e, &bslash)))
+	q = string_end_short(p + 1, e, &from);
+	if (!q && !(q = jskip_string(from, e, &bslash)))
 		return NULL;
 	if (s) {
 		s->p = p + 1;
@@ -232,144 +92,6 @@ static const char *js_literal(const char *p, const char *e)
 	return p;
 }
 
-struct js_stack {
-	uint64_t *w;		/* local, or the heap once deeper */
-	size_t cap;		/* in bits */
-	size_t depth;
-	uint64_t local[JS_STACK_WORDS];	/* word i is set when level 64 i is pushed */
-};
-
-static int stack_grow(struct js_stack *st)
-{
-	size_t ncap = st->cap * 2;
-	uint64_t *nw = malloc(ncap / 8);
-
-	if (!nw)
-		return -1;
-	memcpy(nw, st->w, st->cap / 8);
-	if (st->w != st->local)
-		free(st->w);
-	st->w = nw;
-	st->cap = ncap;
-	return 0;
-}
-
-static inline int stack_push(struct js_stack *st, int obj)
-{
-	size_t i = st->depth / 64, bit = st->depth % 64;
-
-	if (st->depth == st->cap && stack_grow(st))
-		return -1;
-	if (!bit)
-		st->w[i] = 0;
-	st->w[i] = (st->w[i] & ~((uint64_t)1 << bit)) | (uint64_t)obj << bit;
-	st->depth++;
-	return 0;
-}
-
-static inline int stack_pop(struct js_stack *st, int obj)
-{
-	size_t d;
-
-	if (!st->depth)
-		return -1;
-	d = --st->depth;
-	return (int)((st->w[d / 64] >> (d % 64)) & 1) == obj ? 0 : -1;
-}
-
-/* Pushes or pops the bracket c; 1 when it closes the outermost one, -1
- * when it does not match or memory runs out. */
-static inline int bracket(struct js_stack *st, char c)
-{
-	if (c == '{' || c == '[')
-		return stack_push(st, c == '{');
-	if (stack_pop(st, c == '}'))
-		return -1;
-	return st->depth == 0;
-}
-
-/*
- * One block byte by byte, for a block with a backslash outside strings
- * (not JSON, but where it fails must not change): there a backslash is an
- * ordinary byte, while the masks would let it escape a quote. Carries the
- * same state as the masks; returns like bracket(), *at the byte it ends.
- */
-static int blk_walk(const char *b, struct js_stack *st, uint64_t *carry,
-		    uint64_t *in_str, int *at)
-{
-	int i, done;
-
-	for (i = 0; i < JS_BLOCK; i++) {
-		char c = b[i];
-
-		if (*carry) {
-			*carry = 0;
-		} else if (*in_str) {
-			*carry = c == '\\';
-			if (c == '"')
-				*in_str = 0;
-		} else if (c == '"') {
-			*in_str = ~(uint64_t)0;
-		} else if ((c == '{' || c == '}' || c == '[' || c == ']') &&
-			   (done = bracket(st, c))) {
-			*at = i;
-			return done;
-		}
-	}
-	return 0;
-}
-
-/*
- * One block of a nested value: strings are masked out with the running
- * parity of the unescaped quotes (*in_str: all ones when a string goes on
- * into the block), and each bracket outside them is matched. Returns like
- * bracket(), *at the byte it ends.
- */
-static inline int blk_nested(const char *b, struct js_stack *st, uint64_t *carry,
-			     uint64_t *in_str, int *at)
-{
-	uint64_t carry_in = *carry, inside, br;
-	struct js_blk m;
-	int done;
-
-	blk_masks(b, &m, 1);
-	if (m.bslash | carry_in)
-		m.quote &= ~esc_mask(m.bslash, carry);
-	inside = prefix_xor(m.quote) ^ *in_str;
-	if (m.bslash & ~inside) {
-		*carry = carry_in;
-		return blk_walk(b, st, carry, in_str, at);
-	}
-	*in_str = 0 - (inside >> 63);
-	for (br = m.bracket & ~inside; br; br &= br - 1) {
-		*at = __builtin_ctzll(br);
-		done = bracket(st, b[*at]);
-		if (done)
-			return done;
-	}
-	return 0;
-}
-
-/* p at '{' or '['. */
-static const char *skip_nested(const char *p, const char *e)
-{
-	struct js_stack st;
-	uint64_t carry = 0, in_str = 0;
-	const char *r;
-	char tmp[JS_BLOCK];
-	int at = 0, done = 0;
-
-	st.w = st.local;
-	st.cap = JS_STACK_WORDS * 64;
-	st.depth = 0;
-	for (; p < e && !done; p += JS_BLOCK)
-		done = blk_nested(blk_at(p, e, tmp), &st, &carry, &in_str, &at);
-	r = done > 0 ? p - JS_BLOCK + at + 1 : NULL;
-	if (st.w != st.local)
-		free(st.w);
-	return r;
-}
-
 const char *js_value(const char *p, const char *e)
 {
 	if (p >= e)
@@ -379,7 +101,7 @@ const char *js_value(const char *p, const char *e)
 		return js_string(p, e, NULL);
 	case '{':
 	case '[':
-		return skip_nested(p, e);
+		return jskip_nested(p, e);
 	default:
 		return js_literal(p, e);
 	}
@@ -432,13 +154,13 @@ static int iter_sep(struct js_iter *it, char close)
 
 int js_obj_next(struct js_iter *it, struct js_str *key, const char **val)
 {
-	const char *p, *k = it->p + !it->first, *q;
+	const char *p, *k = it->p + !it->first, *q, *from;
 	int r;
 
 	/* the usual case: ,"key":value ("key":value first), no blanks, a
 	 * short key without backslashes; the same answer as below, sooner */
 	if (it->e - it->p >= 18 && (it->first || *it->p == ',') && *k == '"' &&
-	    (q = string_end16(k + 1, it->e)) && it->e - q > 2 && q[1] == ':' &&
+	    (q = string_end_short(k + 1, it->e, &from)) && it->e - q > 2 && q[1] == ':' &&
 	    (unsigned char)q[2] > ' ') {
 		key->p = k + 1;
 		key->n = (size_t)(q - k - 1);

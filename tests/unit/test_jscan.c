@@ -184,116 +184,6 @@ static void test_value_deep_nesting(void **state)
 	free(t);
 }
 
-/* Byte-at-a-time references: the closing quote of a string whose body
- * starts at p, and the end of the nested value at p (brackets outside
- * strings must match; a backslash outside strings is an ordinary byte). */
-static const char *ref_string_end(const char *p, const char *e)
-{
-	for (; p < e; p++) {
-		if (*p == '\\') {
-			if (++p == e)
-				return NULL;
-		} else if (*p == '"') {
-			return p;
-		}
-	}
-	return NULL;
-}
-
-static const char *ref_nested(const char *p, const char *e)
-{
-	char stack[512];
-	size_t d = 0;
-
-	for (; p < e; p++) {
-		char c = *p;
-
-		if (c == '"') {
-			p = ref_string_end(p + 1, e);
-			if (!p)
-				return NULL;
-		} else if (c == '{' || c == '[') {
-			if (d == sizeof(stack))
-				return NULL;
-			stack[d++] = c;
-		} else if (c == '}' || c == ']') {
-			if (!d || stack[--d] != (c == '}' ? '{' : '['))
-				return NULL;
-			if (!d)
-				return p + 1;
-		}
-	}
-	return NULL;
-}
-
-static uint32_t rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return (uint32_t)(*s >> 11);
-}
-
-/* Random texts dense in quotes, backslashes and brackets, long enough to
- * cross the 64-byte blocks the scanner works in, at every alignment:
- * js_string and js_value agree with the references. */
-static void test_blocks_match_byte_reference(void **state)
-{
-	static const char alpha[] = "\"\\\\{}[]\"\\x \"";
-	char buf[512];
-	uint64_t seed = 0x9e3779b97f4a7c15ULL;
-	int k;
-
-	(void)state;
-	for (k = 0; k < 50000; k++) {
-		int off = (int)(rnd(&seed) % 16), n = (int)(rnd(&seed) % 300), i;
-		int sparse = (int)(rnd(&seed) % 3) * 8;
-		char *t = buf + off;
-		const char *e = t + n, *got, *want;
-
-		for (i = 0; i < n; i++)
-			t[i] = sparse && rnd(&seed) % (unsigned)sparse ? 'x' :
-			       alpha[rnd(&seed) % (sizeof(alpha) - 1)];
-		if (n)
-			t[0] = "\"{["[rnd(&seed) % 3];
-		got = js_value(t, e);
-		want = n == 0 ? NULL : t[0] == '"' ? ref_string_end(t + 1, e) : ref_nested(t, e);
-		if (n && t[0] == '"' && want)
-			want++;
-		assert_ptr_equal(got, want);
-		if (n && t[0] == '"' && want) {
-			struct js_str s;
-
-			assert_ptr_equal(js_string(t, e, &s), want);
-			assert_int_equal(s.n, want - t - 2);
-			assert_int_equal(s.escaped, memchr(t + 1, '\\', s.n) != NULL);
-		}
-	}
-}
-
-/* A run of backslashes ending on each side of a block boundary: the quote
- * after it ends the string when the run is even. */
-static void test_backslash_runs_across_blocks(void **state)
-{
-	char t[200];
-	int end, run;
-
-	(void)state;
-	for (end = 50; end < 140; end++) {
-		for (run = 0; run < 6 && run < end; run++) {
-			const char *got;
-
-			memset(t, 'a', sizeof(t));
-			t[0] = '"';
-			memset(t + end - run, '\\', (size_t)run);
-			t[end] = '"';
-			t[sizeof(t) - 1] = '"';
-			got = js_value(t, t + sizeof(t));
-			assert_ptr_equal(got, run % 2 ? t + sizeof(t) : t + end + 1);
-		}
-	}
-}
-
 static void test_obj_iteration(void **state)
 {
 	const char *t = "{ \"a\" : 1 , \"b\\\"\":[2,3], \"c\":{\"d\":null} }tail";
@@ -541,8 +431,6 @@ int main(void)
 		cmocka_unit_test(test_value_every_kind),
 		cmocka_unit_test(test_value_malformed_is_null),
 		cmocka_unit_test(test_value_deep_nesting),
-		cmocka_unit_test(test_blocks_match_byte_reference),
-		cmocka_unit_test(test_backslash_runs_across_blocks),
 		cmocka_unit_test(test_obj_iteration),
 		cmocka_unit_test(test_obj_malformed),
 		cmocka_unit_test(test_arr_iteration),
