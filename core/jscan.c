@@ -57,7 +57,8 @@ static inline const char *string_end_short(const char *start, const char *e,
 	return NULL;
 }
 
-const char *js_string(const char *p, const char *e, struct js_str *s)
+/* js_string(), inlined where a value is stepped over. */
+static inline const char *string_at(const char *p, const char *e, struct js_str *s)
 {
 	const char *q, *from;
 	int bslash = 0;
@@ -73,6 +74,11 @@ const char *js_string(const char *p, const char *e, struct js_str *s)
 		s->escaped = bslash;
 	}
 	return q + 1;
+}
+
+const char *js_string(const char *p, const char *e, struct js_str *s)
+{
+	return string_at(p, e, s);
 }
 
 static const char *js_literal(const char *p, const char *e)
@@ -98,7 +104,7 @@ const char *js_value(const char *p, const char *e)
 		return NULL;
 	switch (*p) {
 	case '"':
-		return js_string(p, e, NULL);
+		return string_at(p, e, NULL);
 	case '{':
 	case '[':
 		return jskip_nested(p, e);
