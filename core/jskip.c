@@ -40,6 +40,12 @@ static const char *blk_at(const char *p, const char *e, char tmp[BLOCK])
 	return tmp;
 }
 
+/* The next block's start: 64 bytes on, or e (never a pointer past it). */
+static inline const char *blk_next(const char *p, const char *e)
+{
+	return e - p > BLOCK ? p + BLOCK : e;
+}
+
 /* ---- masks ---- */
 
 #ifdef __SSE2__
@@ -171,7 +177,7 @@ ALWAYS_INLINE const char *string_with(blk_fn *masks, const char *p, const char *
 	uint64_t seen = 0;
 	char tmp[BLOCK];
 
-	for (; p < e; p += BLOCK) {
+	for (; p < e; p = blk_next(p, e)) {
 		struct blk m;
 		uint64_t quotes;
 
@@ -310,9 +316,9 @@ ALWAYS_INLINE int nested_blk(blk_fn *masks, const char *b, struct stack *st,
 }
 
 /*
- * A block wholly inside a string starts a long one (file contents, tool
- * output): the rest of it is found with the cheaper string masks, and the
- * value goes on just past its closing quote.
+ * A block that starts and ends inside a string most likely lies in a long
+ * one (file contents, tool output): the rest of it is found with the
+ * cheaper string masks, and the value goes on just past its closing quote.
  */
 ALWAYS_INLINE const char *nested_with(blk_fn *masks, const char *p, const char *e)
 {
@@ -325,22 +331,24 @@ ALWAYS_INLINE const char *nested_with(blk_fn *masks, const char *p, const char *
 	st.w = st.local;
 	st.cap = STACK_WORDS * 64;
 	st.depth = 0;
-	while (p < e && !done) {
+	while (p < e) {
+		const char *blk = p;
 		uint64_t was_in = in_str;
 
 		done = nested_blk(masks, blk_at(p, e, tmp), &st, &carry, &in_str, &at);
-		if (done || !(was_in & in_str) || e - p <= BLOCK) {
-			p += BLOCK;
-			continue;
+		p = blk_next(p, e);
+		if (done) {
+			r = done > 0 ? blk + at + 1 : NULL;
+			break;
 		}
-		p = string_with(masks, p + BLOCK, e, carry, &bslash);
+		if (!(was_in & in_str) || p == e)
+			continue;
+		p = string_with(masks, p, e, carry, &bslash);
 		if (!p)
 			break;
 		p++;
 		carry = in_str = 0;
 	}
-	if (done > 0)
-		r = p - BLOCK + at + 1;
 	if (st.w != st.local)
 		free(st.w);
 	return r;
