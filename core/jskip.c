@@ -170,6 +170,19 @@ ALWAYS_INLINE uint64_t prefix_xor(uint64_t x)
 
 /* ---- strings ---- */
 
+/*
+ * Whether the escapes must be worked out to find a string's end in a
+ * block: not when the first quote follows no backslash (it ends the
+ * string), nor when there is no quote and the block does not end in a
+ * backslash (nothing to find, and the next block starts unescaped).
+ */
+ALWAYS_INLINE int quotes_need_escapes(uint64_t quotes, uint64_t bslash, uint64_t carry)
+{
+	if (quotes)
+		return ((bslash << 1 | carry) & (quotes & -quotes)) != 0;
+	return (bslash >> 63) != 0;
+}
+
 /* carry: 1 when the byte at p is escaped. */
 ALWAYS_INLINE const char *string_with(blk_fn *masks, const char *p, const char *e,
 				      uint64_t carry, int *bslash)
@@ -183,8 +196,10 @@ ALWAYS_INLINE const char *string_with(blk_fn *masks, const char *p, const char *
 
 		masks(blk_at(p, e, tmp), &m, 0);
 		quotes = m.quote;
-		if (m.bslash | carry)
+		if (quotes_need_escapes(quotes, m.bslash, carry))
 			quotes &= ~esc_mask(m.bslash, &carry);
+		else
+			carry = 0;
 		if (quotes) {
 			*bslash = (seen | (m.bslash & ((quotes & -quotes) - 1))) != 0;
 			return p + __builtin_ctzll(quotes);
