@@ -158,24 +158,15 @@ static int iter_sep(struct js_iter *it, char close)
 	return 1;
 }
 
-int js_obj_next(struct js_iter *it, struct js_str *key, const char **val)
+/* js_obj_next() with blanks, escapes or the closing brace: kept out of
+ * line, so that the usual case saves no registers. */
+static __attribute__((noinline)) int obj_next_slow(struct js_iter *it,
+						   struct js_str *key,
+						   const char **val)
 {
-	const char *p, *k = it->p + !it->first, *q, *from;
-	int r;
+	const char *p;
+	int r = iter_sep(it, '}');
 
-	/* the usual case: ,"key":value ("key":value first), no blanks, a
-	 * short key without backslashes; the same answer as below, sooner */
-	if (it->e - it->p >= 18 && (it->first || *it->p == ',') && *k == '"' &&
-	    (q = string_end_short(k + 1, it->e, &from)) && it->e - q > 2 && q[1] == ':' &&
-	    (unsigned char)q[2] > ' ') {
-		key->p = k + 1;
-		key->n = (size_t)(q - k - 1);
-		key->escaped = 0;
-		it->first = 0;
-		*val = it->p = q + 2;
-		return 1;
-	}
-	r = iter_sep(it, '}');
 	if (r <= 0)
 		return r;
 	p = js_string(it->p, it->e, key);
@@ -190,6 +181,25 @@ int js_obj_next(struct js_iter *it, struct js_str *key, const char **val)
 	*val = p;
 	it->p = p;
 	return 1;
+}
+
+int js_obj_next(struct js_iter *it, struct js_str *key, const char **val)
+{
+	const char *k = it->p + !it->first, *q, *from;
+
+	/* the usual case: ,"key":value ("key":value first), no blanks, a
+	 * short key without backslashes; the same answer as below, sooner */
+	if (it->e - it->p >= 18 && (it->first || *it->p == ',') && *k == '"' &&
+	    (q = string_end_short(k + 1, it->e, &from)) && it->e - q > 2 && q[1] == ':' &&
+	    (unsigned char)q[2] > ' ') {
+		key->p = k + 1;
+		key->n = (size_t)(q - k - 1);
+		key->escaped = 0;
+		it->first = 0;
+		*val = it->p = q + 2;
+		return 1;
+	}
+	return obj_next_slow(it, key, val);
 }
 
 int js_arr_next(struct js_iter *it, const char **val)
