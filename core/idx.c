@@ -8,37 +8,60 @@
 #include "jscan.h"
 #include "scan.h"
 
-/*
- * uthash takes a bucket from the hash's low bits, where FNV mixes poorly:
- * FNV-1a over the key, then a 64-bit finaliser (murmur3's) to spread it.
- */
-#define HASH_FUNCTION(keyptr, keylen, hashv) ((hashv) = idx_keyhash(keyptr, keylen))
-static unsigned idx_keyhash(const void *k, unsigned n)
+/* 64-bit finaliser (murmur3's): spreads every bit over the whole word. */
+static uint64_t mix64(uint64_t h)
 {
-	const unsigned char *p = k;
-	uint64_t h = 0xcbf29ce484222325ULL;
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;
 	h ^= h >> 33;
 	h *= 0xc4ceb9fe1a85ec53ULL;
 	h ^= h >> 33;
-	return (unsigned)h;
+	return h;
 }
+
+static uint64_t str_hash(const void *k, size_t n)
+{
+	const unsigned char *p = k;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return mix64(h);
+}
+
+/* uthash (atoms) takes a bucket from the hash's low bits: FNV-1a mixes
+ * them poorly, so it is finalised. */
+#define HASH_FUNCTION(keyptr, keylen, hashv) \
+	((hashv) = (unsigned)str_hash(keyptr, keylen))
 #include <uthash.h>
 
-#define ID_CHUNK 4096		/* ids per allocation block */
 #define ATOM_MAX UINT16_MAX
-#define KEY_BIN 0		/* key tag: 16 binary bytes follow */
-#define KEY_STR 1		/* key tag: the string follows */
+#define SLOTS_MIN 1024
 
-struct idx_id {
-	UT_hash_handle hh;
-	uint32_t num;
-	uint8_t key[17];
+/*
+ * ids. Each id has a 16-byte key: a canonical uuid's bytes, or for any
+ * other string (its bit set in strbits) the string's index in strs and its
+ * length. They are found through an open-addressing table of (id, the
+ * high half of the key's hash): an id's first lookup is a new random place
+ * in memory, so one probe is one cache line, and the key itself is read
+ * only when the hash halves agree.
+ */
+struct idx_key {
+	uint64_t a, b;
+};
+
+struct idx_slot {
+	uint32_t id;		/* 0: empty */
+	uint32_t tag;		/* the hash's high half */
+};
+
+/* What is looked up: the key of a string and its hash. */
+struct idx_probe {
+	struct idx_key k;
+	const char *s;		/* the string, when not canonical */
+	size_t n;
+	uint64_t h;
 };
 
 struct idx_atom {
@@ -56,9 +79,12 @@ struct idx {
 	uint32_t lines;
 	int finished;
 
-	struct idx_id *ids;		/* hash of all ids */
-	struct idx_id **idblocks;	/* id n is idblocks[(n-1)/ID_CHUNK][...] */
-	uint32_t nids, capblocks;
+	struct idx_key *keys;		/* key of id n is keys[n - 1] */
+	uint32_t nids, capkeys;
+	uint64_t *strbits;		/* bit n - 1: id n is a string */
+	uint32_t capbits;		/* in words */
+	struct idx_slot *slots;
+	uint32_t nslots;		/* a power of two, or 0 */
 	char **strs;			/* keys of non-canonical uuids */
 	uint32_t nstrs, capstrs;
 
@@ -109,10 +135,9 @@ void idx_free(struct idx *ix)
 
 	if (!ix)
 		return;
-	HASH_CLEAR(hh, ix->ids);
-	for (i = 0; i * ID_CHUNK < ix->nids; i++)
-		free(ix->idblocks[i]);
-	free(ix->idblocks);
+	free(ix->keys);
+	free(ix->strbits);
+	free(ix->slots);
 	for (i = 0; i < ix->nstrs; i++)
 		free(ix->strs[i]);
 	free(ix->strs);
@@ -127,148 +152,205 @@ void idx_free(struct idx *ix)
 
 /* ---- ids ---- */
 
-static int hexv(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
+/* 0x10 plus a lowercase hex digit's value; 0 for any other byte. */
+static const uint8_t hex_tab[256] = {
+	['0'] = 0x10, ['1'] = 0x11, ['2'] = 0x12, ['3'] = 0x13, ['4'] = 0x14,
+	['5'] = 0x15, ['6'] = 0x16, ['7'] = 0x17, ['8'] = 0x18, ['9'] = 0x19,
+	['a'] = 0x1a, ['b'] = 0x1b, ['c'] = 0x1c, ['d'] = 0x1d, ['e'] = 0x1e,
+	['f'] = 0x1f,
+};
 
 /* Canonical lowercase uuid text to 16 bytes; -1 if not canonical. */
 static int uuid_bin(const char *s, size_t n, uint8_t *out)
 {
-	size_t i, j = 0;
+	static const uint8_t at[16] = { 0, 2, 4, 6, 9, 11, 14, 16, 19, 21,
+					24, 26, 28, 30, 32, 34 };
+	unsigned ok = 0x10;
+	size_t i;
 
-	if (n != 36)
+	if (n != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-')
 		return -1;
-	for (i = 0; i < 36; i++) {
-		int hi, lo;
+	for (i = 0; i < 16; i++) {
+		unsigned hi = hex_tab[(unsigned char)s[at[i]]],
+			 lo = hex_tab[(unsigned char)s[at[i] + 1]];
 
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (s[i] != '-')
-				return -1;
-			continue;
-		}
-		hi = hexv(s[i]);
-		lo = hexv(s[i + 1]);
-		if (hi < 0 || lo < 0)
-			return -1;
-		out[j++] = (uint8_t)(hi << 4 | lo);
-		i++;
+		ok &= hi & lo;
+		out[i] = (uint8_t)(hi << 4 | (lo & 0xf));
 	}
+	return ok ? 0 : -1;
+}
+
+static int is_str(const struct idx *ix, uint32_t id)
+{
+	return (int)(ix->strbits[(id - 1) / 64] >> ((id - 1) % 64) & 1);
+}
+
+static void probe_init(struct idx_probe *pk, const char *s, size_t n)
+{
+	uint8_t bin[16];
+
+	if (uuid_bin(s, n, bin) == 0) {
+		memcpy(&pk->k.a, bin, 8);
+		memcpy(&pk->k.b, bin + 8, 8);
+		pk->s = NULL;
+		pk->h = mix64(pk->k.a ^ pk->k.b * 0x9e3779b97f4a7c15ULL);
+	} else {
+		pk->s = s;
+		pk->n = n;
+		pk->h = str_hash(s, n);
+	}
+}
+
+static uint64_t key_hash(const struct idx *ix, uint32_t id)
+{
+	const struct idx_key *k = &ix->keys[id - 1];
+
+	if (is_str(ix, id))
+		return str_hash(ix->strs[k->a], k->b);
+	return mix64(k->a ^ k->b * 0x9e3779b97f4a7c15ULL);
+}
+
+static int key_eq(const struct idx *ix, uint32_t id, const struct idx_probe *pk)
+{
+	const struct idx_key *k = &ix->keys[id - 1];
+
+	if (is_str(ix, id) != (pk->s != NULL))
+		return 0;
+	if (!pk->s)
+		return k->a == pk->k.a && k->b == pk->k.b;
+	return k->b == pk->n && !memcmp(ix->strs[k->a], pk->s, pk->n);
+}
+
+/* The slot holding the probed key, or the empty slot where it goes. The
+ * table always has an empty slot. */
+static struct idx_slot *slot_of(const struct idx *ix, const struct idx_probe *pk)
+{
+	uint32_t mask = ix->nslots - 1, i = (uint32_t)pk->h & mask,
+		 tag = (uint32_t)(pk->h >> 32);
+
+	for (;; i = (i + 1) & mask) {
+		struct idx_slot *sl = &ix->slots[i];
+
+		if (!sl->id || (sl->tag == tag && key_eq(ix, sl->id, pk)))
+			return sl;
+	}
+}
+
+/* Doubles the table (at most two thirds full) and places every id again. */
+static int slots_grow(struct idx *ix)
+{
+	uint32_t n = ix->nslots ? ix->nslots * 2 : SLOTS_MIN, mask = n - 1, id;
+	struct idx_slot *v = calloc(n, sizeof(*v));
+
+	if (!v || n < ix->nslots) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (id = 1; id <= ix->nids; id++) {
+		uint64_t h = key_hash(ix, id);
+		uint32_t i = (uint32_t)h & mask;
+
+		while (v[i].id)
+			i = (i + 1) & mask;
+		v[i].id = id;
+		v[i].tag = (uint32_t)(h >> 32);
+	}
+	free(ix->slots);
+	ix->slots = v;
+	ix->nslots = n;
 	return 0;
 }
 
-static struct idx_id *id_at(const struct idx *ix, uint32_t id)
+/* Makes room for one more id (and its string). */
+static int ids_reserve(struct idx *ix, int str)
 {
-	return &ix->idblocks[(id - 1) / ID_CHUNK][(id - 1) % ID_CHUNK];
-}
+	uint32_t words = ix->nids / 64 + 1;
 
-static struct idx_id *id_lookup(const struct idx *ix, const char *s, size_t n,
-				uint8_t *kbuf, const void **kp, unsigned *klen)
-{
-	struct idx_id *ent = NULL;
+	if (ix->nids == UINT32_MAX - 1 ||
+	    grow((void **)&ix->keys, &ix->capkeys, ix->nids + 1, sizeof(*ix->keys)))
+		return -ENOMEM;
+	if (words > ix->capbits) {
+		uint32_t old = ix->capbits;
 
-	kbuf[0] = KEY_BIN;
-	if (uuid_bin(s, n, kbuf + 1) == 0) {
-		*kp = kbuf;
-		*klen = 17;
-	} else {
-		char *k = malloc(n + 1);
-
-		if (!k)
-			return NULL;
-		k[0] = KEY_STR;
-		memcpy(k + 1, s, n);
-		*kp = k;
-		*klen = (unsigned)n + 1;
+		if (grow((void **)&ix->strbits, &ix->capbits, words, sizeof(*ix->strbits)))
+			return -ENOMEM;
+		memset(ix->strbits + old, 0, (ix->capbits - old) * sizeof(*ix->strbits));
 	}
-	HASH_FIND(hh, ix->ids, *kp, *klen, ent);
-	return ent;
+	if (str && grow((void **)&ix->strs, &ix->capstrs, ix->nstrs + 1,
+			sizeof(*ix->strs)))
+		return -ENOMEM;
+	if ((uint64_t)(ix->nids + 1) * 3 > (uint64_t)ix->nslots * 2)
+		return slots_grow(ix);
+	return 0;
 }
 
 uint32_t idx_intern_id(struct idx *ix, const char *s, size_t n)
 {
-	uint8_t kbuf[17];
-	const void *kp = NULL;
-	unsigned klen = 0;
-	struct idx_id *ent = id_lookup(ix, s, n, kbuf, &kp, &klen);
-	uint32_t b;
+	struct idx_probe pk;
+	struct idx_slot *sl = NULL;
+	uint32_t id, nslots = ix->nslots;
 
-	if (ent || !kp) {
-		if (kp && kp != kbuf)
-			free((void *)kp);
-		return ent ? ent->num : 0;
+	probe_init(&pk, s, n);
+	if (nslots && (sl = slot_of(ix, &pk))->id)
+		return sl->id;
+	if (ids_reserve(ix, pk.s != NULL))
+		return 0;
+	if (ix->nslots != nslots)	/* the table grew: the place moved */
+		sl = slot_of(ix, &pk);
+	id = ix->nids + 1;
+	ix->keys[id - 1] = pk.k;
+	if (pk.s) {
+		char *copy = malloc(n ? n : 1);
+
+		if (!copy)
+			return 0;
+		memcpy(copy, s, n);
+		ix->keys[id - 1].a = ix->nstrs;
+		ix->keys[id - 1].b = n;
+		ix->strs[ix->nstrs++] = copy;
+		ix->strbytes += n;
+		ix->strbits[(id - 1) / 64] |= (uint64_t)1 << ((id - 1) % 64);
 	}
-	b = ix->nids / ID_CHUNK;
-	if (ix->nids % ID_CHUNK == 0) {
-		if (grow((void **)&ix->idblocks, &ix->capblocks, b + 1,
-			 sizeof(*ix->idblocks)))
-			goto nomem;
-		ix->idblocks[b] = malloc(ID_CHUNK * sizeof(struct idx_id));
-		if (!ix->idblocks[b])
-			goto nomem;
-	}
-	if (kp != kbuf && grow((void **)&ix->strs, &ix->capstrs, ix->nstrs + 1,
-			       sizeof(*ix->strs)))
-		goto nomem;
-	ent = &ix->idblocks[b][ix->nids % ID_CHUNK];
-	memset(ent, 0, sizeof(*ent));
-	ent->num = ++ix->nids;
-	if (kp == kbuf) {
-		memcpy(ent->key, kbuf, 17);
-		kp = ent->key;
-	} else {
-		ix->strs[ix->nstrs++] = (char *)kp;
-		ix->strbytes += klen;
-	}
-	HASH_ADD_KEYPTR(hh, ix->ids, kp, klen, ent);
-	return ent->num;
-nomem:
-	if (kp != kbuf)
-		free((void *)kp);
-	return 0;
+	ix->nids = id;
+	sl->id = id;
+	sl->tag = (uint32_t)(pk.h >> 32);
+	return id;
 }
 
 uint32_t idx_id_find(const struct idx *ix, const char *s, size_t n)
 {
-	uint8_t kbuf[17];
-	const void *kp = NULL;
-	unsigned klen = 0;
-	struct idx_id *ent = id_lookup(ix, s, n, kbuf, &kp, &klen);
+	struct idx_probe pk;
 
-	if (kp && kp != kbuf)
-		free((void *)kp);
-	return ent ? ent->num : 0;
+	if (!ix->nslots)
+		return 0;
+	probe_init(&pk, s, n);
+	return slot_of(ix, &pk)->id;
 }
 
 size_t idx_id_buf(const struct idx *ix, uint32_t id, char *buf)
 {
 	static const char hex[] = "0123456789abcdef";
-	const struct idx_id *ent;
-	const uint8_t *k;
+	const struct idx_key *k;
+	uint8_t bin[16];
 	size_t i, j = 0;
 
 	if (!id || id > ix->nids) {
 		buf[0] = '\0';
 		return 0;
 	}
-	ent = id_at(ix, id);
-	k = ent->hh.key;
-	if (k[0] == KEY_STR) {
-		size_t n = ent->hh.keylen - 1;
-
-		memcpy(buf, k + 1, n);
-		buf[n] = '\0';
-		return n;
+	k = &ix->keys[id - 1];
+	if (is_str(ix, id)) {
+		memcpy(buf, ix->strs[k->a], k->b);
+		buf[k->b] = '\0';
+		return k->b;
 	}
+	memcpy(bin, &k->a, 8);
+	memcpy(bin + 8, &k->b, 8);
 	for (i = 0; i < 16; i++) {
 		if (i == 4 || i == 6 || i == 8 || i == 10)
 			buf[j++] = '-';
-		buf[j++] = hex[k[1 + i] >> 4];
-		buf[j++] = hex[k[1 + i] & 15];
+		buf[j++] = hex[bin[i] >> 4];
+		buf[j++] = hex[bin[i] & 15];
 	}
 	buf[j] = '\0';
 	return j;
@@ -546,14 +628,13 @@ const char *idx_err_text(enum idx_err_code code)
 
 size_t idx_mem(const struct idx *ix)
 {
-	size_t blocks = (ix->nids + ID_CHUNK - 1) / ID_CHUNK;
-
 	/* Arrays count what is used: the rest of their capacity is address
 	 * space the kernel has not backed (large reallocs are mmaps). */
 	return (size_t)ix->nrecs * sizeof(struct idx_rec) +
 	       (size_t)ix->nerrs * sizeof(struct idx_err) +
-	       blocks * ID_CHUNK * sizeof(struct idx_id) +
-	       (ix->ids ? HASH_OVERHEAD(hh, ix->ids) : 0) +
+	       (size_t)ix->nids * sizeof(struct idx_key) +
+	       (size_t)(ix->nids / 64 + 1) * sizeof(uint64_t) +
+	       (size_t)ix->nslots * sizeof(struct idx_slot) +
 	       (ix->atoms ? HASH_OVERHEAD(hh, ix->atoms) : 0) +
 	       (size_t)ix->capstrs * sizeof(char *) + ix->strbytes +
 	       (size_t)ix->capatoms * sizeof(void *);

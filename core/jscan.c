@@ -7,8 +7,7 @@
 #include <emmintrin.h>
 #endif
 
-/* Nesting kept in a bit stack: 1 = object, 0 = array. */
-#define JS_STACK_WORDS 64
+#include "jskip.h"
 
 static int is_ws(char c)
 {
@@ -22,58 +21,64 @@ const char *js_ws(const char *p, const char *e)
 	return p;
 }
 
-/* The next '"' at or after p, or NULL. Sixteen bytes at a time. */
-static const char *next_quote(const char *p, const char *e)
+/* js_ws() for the common case of no whitespace at all (JSONL is compact). */
+static inline const char *ws(const char *p, const char *e)
 {
-#ifdef __SSE2__
-	const __m128i quote = _mm_set1_epi8('"');
-
-	while (e - p >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote));
-
-		if (m)
-			return p + __builtin_ctz(m);
-		p += 16;
-	}
-#endif
-	return memchr(p, '"', (size_t)(e - p));
+	return p < e && (unsigned char)*p > ' ' ? p : js_ws(p, e);
 }
 
 /*
- * The closing quote of a string whose body starts at start, or NULL: the
- * first quote not escaped, i.e. preceded by an even run of backslashes.
- * Most of a log's bytes are inside strings, so only quotes are looked for.
+ * A short plain string, the most common kind (keys, ids, times): its
+ * closing quote within the 64 bytes at start, looked for 16 at a time
+ * while no backslash comes first. NULL when that does not tell; *from is
+ * then where jskip_string() can go on (nothing before needs decoding).
  */
-static const char *string_end(const char *start, const char *e)
+static inline const char *string_end_short(const char *start, const char *e,
+					   const char **from)
 {
-	const char *p = start, *q, *b;
+	const char *p = start;
+#ifdef __SSE2__
+	int i;
 
-	while ((q = next_quote(p, e))) {
-		for (b = q; b > start && b[-1] == '\\'; b--)
-			;
-		if (((q - b) & 1) == 0)
-			return q;
-		p = q + 1;
+	for (i = 0; i < 4 && e - p >= 16; i++, p += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		unsigned q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))),
+			 bs = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+
+		if (q && !(bs & ((q & -q) - 1)))
+			return p + __builtin_ctz(q);
+		if (bs)
+			break;
 	}
+#else
+	(void)e;
+#endif
+	*from = p;
 	return NULL;
 }
 
-const char *js_string(const char *p, const char *e, struct js_str *s)
+/* js_string(), inlined where a value is stepped over. */
+static inline const char *string_at(const char *p, const char *e, struct js_str *s)
 {
-	const char *q;
+	const char *q, *from;
+	int bslash = 0;
 
 	if (p >= e || *p != '"')
 		return NULL;
-	q = string_end(p + 1, e);
-	if (!q)
+	q = string_end_short(p + 1, e, &from);
+	if (!q && !(q = jskip_string(from, e, &bslash)))
 		return NULL;
 	if (s) {
 		s->p = p + 1;
 		s->n = (size_t)(q - p - 1);
-		s->escaped = memchr(s->p, '\\', s->n) != NULL;
+		s->escaped = bslash;
 	}
 	return q + 1;
+}
+
+const char *js_string(const char *p, const char *e, struct js_str *s)
+{
+	return string_at(p, e, s);
 }
 
 static const char *js_literal(const char *p, const char *e)
@@ -93,117 +98,16 @@ static const char *js_literal(const char *p, const char *e)
 	return p;
 }
 
-struct js_stack {
-	uint64_t local[JS_STACK_WORDS];
-	uint64_t *w;
-	size_t cap;		/* in bits */
-	size_t depth;
-};
-
-static int stack_push(struct js_stack *st, int obj)
-{
-	size_t i = st->depth / 64;
-
-	if (st->depth == st->cap) {
-		size_t ncap = st->cap * 2;
-		uint64_t *nw = malloc(ncap / 8);
-
-		if (!nw)
-			return -1;
-		memcpy(nw, st->w, st->cap / 8);
-		if (st->w != st->local)
-			free(st->w);
-		st->w = nw;
-		st->cap = ncap;
-	}
-	if (obj)
-		st->w[i] |= (uint64_t)1 << (st->depth % 64);
-	else
-		st->w[i] &= ~((uint64_t)1 << (st->depth % 64));
-	st->depth++;
-	return 0;
-}
-
-static int stack_pop(struct js_stack *st, int obj)
-{
-	size_t d;
-
-	if (!st->depth)
-		return -1;
-	d = --st->depth;
-	return (int)((st->w[d / 64] >> (d % 64)) & 1) == obj ? 0 : -1;
-}
-
-/* The next '"', '{', '}', '[' or ']' at or after p (e if none). */
-static const char *next_structural(const char *p, const char *e)
-{
-#ifdef __SSE2__
-	const __m128i q = _mm_set1_epi8('"'), ob = _mm_set1_epi8('{'),
-		      cb = _mm_set1_epi8('}'), os = _mm_set1_epi8('['),
-		      cs = _mm_set1_epi8(']');
-
-	while (e - p >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		__m128i m = _mm_or_si128(
-			_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, ob)),
-			_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, cb), _mm_cmpeq_epi8(v, os)),
-				     _mm_cmpeq_epi8(v, cs)));
-		unsigned bits = (unsigned)_mm_movemask_epi8(m);
-
-		if (bits)
-			return p + __builtin_ctz(bits);
-		p += 16;
-	}
-#endif
-	while (p < e && *p != '"' && *p != '{' && *p != '}' && *p != '[' && *p != ']')
-		p++;
-	return p;
-}
-
-static const char *skip_nested(const char *p, const char *e)
-{
-	struct js_stack st = { .cap = JS_STACK_WORDS * 64 };
-	const char *r = NULL;
-
-	st.w = st.local;
-	while ((p = next_structural(p, e)) < e) {
-		char c = *p;
-
-		if (c == '"') {
-			p = js_string(p, e, NULL);
-			if (!p)
-				goto out;
-			continue;
-		}
-		if (c == '{' || c == '[') {
-			if (stack_push(&st, c == '{'))
-				goto out;
-		} else if (c == '}' || c == ']') {
-			if (stack_pop(&st, c == '}'))
-				goto out;
-			if (!st.depth) {
-				r = p + 1;
-				goto out;
-			}
-		}
-		p++;
-	}
-out:
-	if (st.w != st.local)
-		free(st.w);
-	return r;
-}
-
 const char *js_value(const char *p, const char *e)
 {
 	if (p >= e)
 		return NULL;
 	switch (*p) {
 	case '"':
-		return js_string(p, e, NULL);
+		return string_at(p, e, NULL);
 	case '{':
 	case '[':
-		return skip_nested(p, e);
+		return jskip_nested(p, e);
 	default:
 		return js_literal(p, e);
 	}
@@ -232,7 +136,7 @@ int js_arr_begin(struct js_iter *it, const char *p, const char *e)
 /* Steps over the separator before the next member; 1 = member, 0 = end. */
 static int iter_sep(struct js_iter *it, char close)
 {
-	const char *p = js_ws(it->p, it->e);
+	const char *p = ws(it->p, it->e);
 
 	if (p >= it->e)
 		return -1;
@@ -245,7 +149,7 @@ static int iter_sep(struct js_iter *it, char close)
 	if (!it->first) {
 		if (*p != ',')
 			return -1;
-		p = js_ws(p + 1, it->e);
+		p = ws(p + 1, it->e);
 		if (p >= it->e || *p == close)
 			return -1;
 	}
@@ -254,7 +158,11 @@ static int iter_sep(struct js_iter *it, char close)
 	return 1;
 }
 
-int js_obj_next(struct js_iter *it, struct js_str *key, const char **val)
+/* js_obj_next() with blanks, escapes or the closing brace: kept out of
+ * line, so that the usual case saves no registers. */
+static __attribute__((noinline)) int obj_next_slow(struct js_iter *it,
+						   struct js_str *key,
+						   const char **val)
 {
 	const char *p;
 	int r = iter_sep(it, '}');
@@ -264,15 +172,34 @@ int js_obj_next(struct js_iter *it, struct js_str *key, const char **val)
 	p = js_string(it->p, it->e, key);
 	if (!p)
 		return -1;
-	p = js_ws(p, it->e);
+	p = ws(p, it->e);
 	if (p >= it->e || *p != ':')
 		return -1;
-	p = js_ws(p + 1, it->e);
+	p = ws(p + 1, it->e);
 	if (p >= it->e)
 		return -1;
 	*val = p;
 	it->p = p;
 	return 1;
+}
+
+int js_obj_next(struct js_iter *it, struct js_str *key, const char **val)
+{
+	const char *k = it->p + !it->first, *q, *from;
+
+	/* the usual case: ,"key":value ("key":value first), no blanks, a
+	 * short key without backslashes; the same answer as below, sooner */
+	if (it->e - it->p >= 18 && (it->first || *it->p == ',') && *k == '"' &&
+	    (q = string_end_short(k + 1, it->e, &from)) && it->e - q > 2 && q[1] == ':' &&
+	    (unsigned char)q[2] > ' ') {
+		key->p = k + 1;
+		key->n = (size_t)(q - k - 1);
+		key->escaped = 0;
+		it->first = 0;
+		*val = it->p = q + 2;
+		return 1;
+	}
+	return obj_next_slow(it, key, val);
 }
 
 int js_arr_next(struct js_iter *it, const char **val)

@@ -14,49 +14,54 @@ struct scan {
 	int has_message;
 };
 
+/* A name and its length, for tables compared against raw strings. */
+#define NAME(s) s, sizeof(s) - 1
+
 static const struct {
 	const char *name;
+	size_t n;
 	uint8_t type;
 } type_names[] = {
-	{ "user", IDX_T_USER },
-	{ "assistant", IDX_T_ASSISTANT },
-	{ "attachment", IDX_T_ATTACHMENT },
-	{ "system", IDX_T_SYSTEM },
-	{ "progress", IDX_T_PROGRESS },
-	{ "last-prompt", IDX_T_LAST_PROMPT },
-	{ "summary", IDX_T_SUMMARY },
-	{ "file-history-snapshot", IDX_T_FH_SNAPSHOT },
-	{ "file-history-delta", IDX_T_FH_DELTA },
-	{ "content-replacement", IDX_T_CONTENT_REPL },
-	{ "custom-title", IDX_T_META },
-	{ "ai-title", IDX_T_META },
-	{ "tag", IDX_T_META },
-	{ "agent-name", IDX_T_META },
-	{ "agent-color", IDX_T_META },
-	{ "agent-setting", IDX_T_META },
-	{ "worktree-state", IDX_T_META },
-	{ "mode", IDX_T_META },
-	{ "permission-mode", IDX_T_META },
-	{ "cost-state", IDX_T_META },
-	{ "queue-operation", IDX_T_META },
-	{ "api-request", IDX_T_META },
-	{ "api-request-shape", IDX_T_META },
-	{ "api-request-blob", IDX_T_META },
-	{ "atis-latch", IDX_T_META },
-	{ "tools-used", IDX_T_META },
+	{ NAME("user"), IDX_T_USER },
+	{ NAME("assistant"), IDX_T_ASSISTANT },
+	{ NAME("attachment"), IDX_T_ATTACHMENT },
+	{ NAME("system"), IDX_T_SYSTEM },
+	{ NAME("progress"), IDX_T_PROGRESS },
+	{ NAME("last-prompt"), IDX_T_LAST_PROMPT },
+	{ NAME("summary"), IDX_T_SUMMARY },
+	{ NAME("file-history-snapshot"), IDX_T_FH_SNAPSHOT },
+	{ NAME("file-history-delta"), IDX_T_FH_DELTA },
+	{ NAME("content-replacement"), IDX_T_CONTENT_REPL },
+	{ NAME("custom-title"), IDX_T_META },
+	{ NAME("ai-title"), IDX_T_META },
+	{ NAME("tag"), IDX_T_META },
+	{ NAME("agent-name"), IDX_T_META },
+	{ NAME("agent-color"), IDX_T_META },
+	{ NAME("agent-setting"), IDX_T_META },
+	{ NAME("worktree-state"), IDX_T_META },
+	{ NAME("mode"), IDX_T_META },
+	{ NAME("permission-mode"), IDX_T_META },
+	{ NAME("cost-state"), IDX_T_META },
+	{ NAME("queue-operation"), IDX_T_META },
+	{ NAME("api-request"), IDX_T_META },
+	{ NAME("api-request-shape"), IDX_T_META },
+	{ NAME("api-request-blob"), IDX_T_META },
+	{ NAME("atis-latch"), IDX_T_META },
+	{ NAME("tools-used"), IDX_T_META },
 };
 
 static const struct {
 	const char *name;
+	size_t n;
 	uint8_t block;
 } block_names[] = {
-	{ "text", IDX_B_TEXT },
-	{ "thinking", IDX_B_THINKING },
-	{ "redacted_thinking", IDX_B_REDACTED },
-	{ "tool_use", IDX_B_TOOL_USE },
-	{ "tool_result", IDX_B_TOOL_RESULT },
-	{ "image", IDX_B_IMAGE },
-	{ "document", IDX_B_DOCUMENT },
+	{ NAME("text"), IDX_B_TEXT },
+	{ NAME("thinking"), IDX_B_THINKING },
+	{ NAME("redacted_thinking"), IDX_B_REDACTED },
+	{ NAME("tool_use"), IDX_B_TOOL_USE },
+	{ NAME("tool_result"), IDX_B_TOOL_RESULT },
+	{ NAME("image"), IDX_B_IMAGE },
+	{ NAME("document"), IDX_B_DOCUMENT },
 };
 
 static uint8_t type_of(const struct js_str *s)
@@ -64,7 +69,7 @@ static uint8_t type_of(const struct js_str *s)
 	size_t i;
 
 	for (i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++)
-		if (js_eq(s, type_names[i].name))
+		if (s->n == type_names[i].n && !memcmp(s->p, type_names[i].name, s->n))
 			return type_names[i].type;
 	return IDX_T_OTHER;
 }
@@ -74,7 +79,7 @@ static uint8_t block_of(const struct js_str *s)
 	size_t i;
 
 	for (i = 0; i < sizeof(block_names) / sizeof(block_names[0]); i++)
-		if (js_eq(s, block_names[i].name))
+		if (s->n == block_names[i].n && !memcmp(s->p, block_names[i].name, s->n))
 			return block_names[i].block;
 	return IDX_B_OTHER;
 }

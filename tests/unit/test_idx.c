@@ -296,6 +296,50 @@ static void test_ids_are_interned_once(void **state)
 	tu_log_free(&l);
 }
 
+/* Enough ids, canonical and not, to make the id table grow several times:
+ * every one keeps its number, its text and its lookup. */
+static void test_many_ids_survive_table_growth(void **state)
+{
+	enum { N = 20000 };
+	struct tu_log l;
+	struct ixf x;
+	char line[160], name[40], buf[IDX_UUID_MAX + 1];
+	int i;
+
+	(void)state;
+	tu_log_init(&l);
+	for (i = 1; i <= N; i++) {
+		if (i % 7) {
+			tu_user(&l, i, (i - 1) % 7 ? i - 1 : 0, "x");
+			continue;
+		}
+		snprintf(name, sizeof(name), "Id-%d", i);
+		snprintf(line, sizeof(line), "{\"type\":\"user\",\"uuid\":\"%s\","
+			 "\"message\":{\"content\":\"x\"}}", name);
+		tu_line(&l, line);
+	}
+	ixf_full(&x, l.sb.buf, l.sb.len);
+	assert_int_equal(idx_nrecs(x.ix), N);
+	assert_int_equal(idx_nids(x.ix), N);
+	for (i = 1; i <= N; i++) {
+		uint32_t id = idx_rec(x.ix, (uint32_t)i - 1)->uuid;
+
+		if (i % 7)
+			tu_uuid(i, name);
+		else
+			snprintf(name, sizeof(name), "Id-%d", i);
+		assert_int_equal(id, i);
+		assert_int_equal(idx_id_find(x.ix, name, strlen(name)), id);
+		assert_int_equal(idx_id_buf(x.ix, id, buf), strlen(name));
+		assert_string_equal(buf, name);
+	}
+	assert_int_equal(idx_id_find(x.ix, "id-7", 4), 0);
+	tu_uuid(N + 1, name);
+	assert_int_equal(idx_id_find(x.ix, name, 36), 0);
+	ixf_close(&x);
+	tu_log_free(&l);
+}
+
 static void test_unusable_uuid_is_reported_and_ignored(void **state)
 {
 	struct sbuf sb;
@@ -795,6 +839,7 @@ int main(void)
 		cmocka_unit_test(test_message_record_fields),
 		cmocka_unit_test(test_metadata_record_fields),
 		cmocka_unit_test(test_ids_are_interned_once),
+		cmocka_unit_test(test_many_ids_survive_table_growth),
 		cmocka_unit_test(test_unusable_uuid_is_reported_and_ignored),
 		cmocka_unit_test(test_bad_lines_reported_with_line_numbers),
 		cmocka_unit_test(test_torn_last_line_pending_then_reported),
