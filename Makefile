@@ -46,7 +46,7 @@ $(BUILD)/%.o: %.c $(wildcard core/*.h fs/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJ) tests/unit/testutil.h
+$(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJ) tests/unit/testutil.h tests/unit/render_oracle.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Icore -o $@ $< $(CORE_OBJ) $(PKG_LIBS) $(CMOCKA) $(LDFLAGS_ALL)
 

@@ -1,12 +1,13 @@
 #include "logf.h"
 
-#include "jscan.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 struct logf {
 	int fd;
@@ -111,29 +112,59 @@ static int hex4(const char *p, const char *e, unsigned *v)
 	return 0;
 }
 
+/* The next "\\u" followed by 'd' or 'D' at or after p (the start of what
+ * may be a surrogate escape), or NULL. Sixteen bytes at a time. */
+static char *next_surrogate(char *p, char *e)
+{
+#ifdef __SSE2__
+	const __m128i bs = _mm_set1_epi8('\\'), u = _mm_set1_epi8('u'),
+		      d = _mm_set1_epi8('d'), lower = _mm_set1_epi8(0x20);
+
+	while (e - p >= 18) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(void *)p),
+			b = _mm_loadu_si128((const __m128i *)(void *)(p + 1)),
+			c = _mm_loadu_si128((const __m128i *)(void *)(p + 2));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(
+			_mm_and_si128(_mm_cmpeq_epi8(a, bs), _mm_cmpeq_epi8(b, u)),
+			_mm_cmpeq_epi8(_mm_or_si128(c, lower), d)));
+
+		if (m)
+			return p + __builtin_ctz(m);
+		p += 16;
+	}
+#endif
+	for (; e - p >= 3; p++)
+		if (p[0] == '\\' && p[1] == 'u' && (p[2] | 0x20) == 'd')
+			return p;
+	return NULL;
+}
+
 /*
  * Rewrites lone surrogate escapes as \ufffd, in place (same length).
- * Only escapes matter, so every backslash pair is stepped over as a unit.
+ * Backslashes pair up from the start of each run of them, so a "\\u" is an
+ * escape when an even number of backslashes stands before it; a high
+ * surrogate followed by a low one is a pair and kept.
  */
-static void fix_surrogates(char *p, size_t n)
+void lf_fix_surrogates(char *p, size_t n)
 {
-	char *e = p + n;
+	char *s = p, *e = p + n, *q = p, *b;
 
-	while ((p = memchr(p, '\\', (size_t)(e - p))) && p + 1 < e) {
+	while ((q = next_surrogate(q, e))) {
 		unsigned hi, lo;
 
-		if (p[1] != 'u' || hex4(p + 2, e, &hi)) {
-			p += 2;
+		for (b = q; b > s && b[-1] == '\\'; b--)
+			;
+		if (((q - b) & 1) || hex4(q + 2, e, &hi) || hi < 0xd800) {
+			q += 2;
 			continue;
 		}
-		if (hi >= 0xd800 && hi <= 0xdbff && e - p >= 12 && p[6] == '\\' &&
-		    p[7] == 'u' && !hex4(p + 8, e, &lo) && lo >= 0xdc00 && lo <= 0xdfff) {
-			p += 12;
+		if (hi <= 0xdbff && e - q >= 12 && q[6] == '\\' && q[7] == 'u' &&
+		    !hex4(q + 8, e, &lo) && lo >= 0xdc00 && lo <= 0xdfff) {
+			q += 12;
 			continue;
 		}
-		if (hi >= 0xd800 && hi <= 0xdfff)
-			memcpy(p + 2, "fffd", 4);
-		p += 6;
+		memcpy(q + 2, "fffd", 4);
+		q += 6;
 	}
 }
 
@@ -142,7 +173,7 @@ static cJSON *parse_owned(char *p, size_t n)
 {
 	while (n && *p == '\0')
 		p++, n--;
-	fix_surrogates(p, n);
+	lf_fix_surrogates(p, n);
 	return cJSON_ParseWithLength(p, n);
 }
 
@@ -170,66 +201,4 @@ cJSON *lf_parse(const struct logf *lf, const struct idx_rec *r)
 		j = parse_owned(sb.buf, sb.len);
 	sb_free(&sb);
 	return j;
-}
-
-static int wanted(const struct js_str *k, const char *const *keys)
-{
-	for (; *keys; keys++)
-		if (js_eq(k, *keys))
-			return 1;
-	return 0;
-}
-
-/* Adds the member at [v, end) named k to obj, parsed alone. */
-static int add_member(cJSON *obj, const struct js_str *k, const char *v,
-		      const char *end)
-{
-	char name[64];
-	cJSON *item;
-
-	if (k->escaped || k->n >= sizeof(name))
-		return 0;
-	memcpy(name, k->p, k->n);
-	name[k->n] = '\0';
-	item = cJSON_ParseWithLength(v, (size_t)(end - v));
-	if (!item)
-		return -1;
-	cJSON_AddItemToObject(obj, name, item);
-	return 0;
-}
-
-cJSON *lf_parse_keys(const struct logf *lf, const struct idx_rec *r,
-		     const char *const *keys)
-{
-	struct sbuf sb;
-	struct js_iter it;
-	struct js_str k;
-	const char *v, *p, *e;
-	cJSON *obj = NULL;
-	int rc;
-
-	sb_init(&sb);
-	if (lf_read(lf, r, &sb))
-		goto out;
-	p = sb.buf;
-	e = sb.buf + sb.len;
-	while (p < e && *p == '\0')
-		p++;
-	fix_surrogates((char *)p, (size_t)(e - p));
-	if (js_obj_begin(&it, js_ws(p, e), e) || !(obj = cJSON_CreateObject()))
-		goto out;
-	while ((rc = js_obj_next(&it, &k, &v)) == 1) {
-		const char *end = js_value(v, e);
-
-		if (!end || (wanted(&k, keys) && add_member(obj, &k, v, end)))
-			break;
-		it.p = end;
-	}
-	if (rc != 0) {
-		cJSON_Delete(obj);
-		obj = NULL;
-	}
-out:
-	sb_free(&sb);
-	return obj;
 }

@@ -44,12 +44,10 @@ cJSON *lf_parse(const struct logf *lf, const struct idx_rec *r);
 /* The same for bytes already in memory. */
 cJSON *lf_parse_mem(const char *p, size_t n);
 /*
- * Parses only the top-level members named in keys (a NULL-terminated
- * list) into a new object: rendering needs a few members, and a tool
- * result carries its output twice (toolUseResult), so this parses half.
- * NULL when the record's own text is not an object it can read.
+ * Rewrites lone surrogate escapes (\ud800 .. \udfff not in a valid pair)
+ * as \ufffd, in place (same length): what lf_parse() does before parsing,
+ * for readers of the bytes themselves (render.h).
  */
-cJSON *lf_parse_keys(const struct logf *lf, const struct idx_rec *r,
-		     const char *const *keys);
+void lf_fix_surrogates(char *p, size_t n);
 
 #endif

@@ -2,29 +2,10 @@
 
 #include <string.h>
 
-#include "jarena.h"
 #include "jscan.h"
+#include "jv.h"
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
-static const char *str(const cJSON *o, const char *key)
-{
-	const cJSON *v = get(o, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static void add_text(struct sbuf *out, const char *s)
-{
-	size_t n = strlen(s);
-
-	sb_add_utf8(out, s, n);
-	if (n && s[n - 1] != '\n')
-		sb_addc(out, '\n');
-}
+/* ---- the cJSON tree printer (state/ files) ---- */
 
 static void pad(struct sbuf *out, int indent)
 {
@@ -66,123 +47,362 @@ void rd_json(const cJSON *v, int indent, struct sbuf *out)
 	}
 }
 
-static void add_pretty(struct sbuf *out, const cJSON *v)
+/* ---- a record's line, read once ---- */
+
+/* The top-level members the content comes from. */
+enum rk { RK_TYPE, RK_MESSAGE, RK_ATTACHMENT, RK_RENDERED, RK_CONTENT, RK_META, RK_N };
+
+static const char *const rk_names[RK_N] = {
+	"type", "message", "attachment", "rendered", "content", "compactMetadata",
+};
+
+/* A value in the line: its first byte (NULL when absent), the end of the
+ * top-level member holding it (every walk stays inside), and the doc that
+ * checked it. */
+struct val {
+	const char *v, *e;
+	const struct jv_doc *d;
+};
+
+struct rec {
+	struct sbuf line;
+	struct jv_doc doc;
+	struct val m[RK_N];	/* each member's first occurrence */
+};
+
+static struct val at(struct val in, const char *v)
 {
-	rd_json(v, 0, out);
+	struct val r = { v, v ? in.e : NULL, in.d };
+
+	return r;
+}
+
+static struct val get(struct val o, const char *key)
+{
+	return at(o, jv_get(o.d, o.v, o.e, key));
+}
+
+static int is_str(struct val v)
+{
+	return v.v && *v.v == '"';
+}
+
+/* get(o, key) when it is a string; v NULL otherwise. */
+static struct val str(struct val o, const char *key)
+{
+	struct val v = get(o, key);
+
+	return is_str(v) ? v : at(v, NULL);
+}
+
+static int str_is(struct val v, const char *lit)
+{
+	return is_str(v) && jv_str_eq(v.v, v.e, lit);
+}
+
+static int wanted(const struct js_str *k)
+{
+	int i;
+
+	for (i = 0; i < RK_N; i++)
+		if (js_eq(k, rk_names[i]))
+			return i;
+	return -1;
+}
+
+/*
+ * Reads the record's members as the tree renderer did: the line must be
+ * an object jscan can walk, and each wanted member a value cJSON accepts
+ * (the first of a repeated one counts). 0, or -1 when the record cannot
+ * be shown (a read error, a wanted member nested too deeply ...).
+ */
+static int rec_load(struct rec *rc, const struct logf *lf, const struct idx_rec *r)
+{
+	const char *p, *e, *v, *end;
+	struct js_iter it;
+	struct js_str k;
+	int n, i;
+
+	memset(rc->m, 0, sizeof(rc->m));
+	for (i = 0; i < RK_N; i++)
+		rc->m[i].d = &rc->doc;
+	if (lf_read(lf, r, &rc->line))
+		return -1;
+	p = rc->line.buf;
+	e = p + rc->line.len;
+	while (p < e && *p == '\0')
+		p++;
+	lf_fix_surrogates((char *)p, (size_t)(e - p));
+	if (js_obj_begin(&it, js_ws(p, e), e))
+		return -1;
+	while ((n = js_obj_next(&it, &k, &v)) == 1) {
+		i = wanted(&k);
+		/* A string or container cJSON takes ends where jscan says: one
+		 * pass does both. */
+		if (i >= 0 && (*v == '"' || *v == '{' || *v == '[')) {
+			if (!(end = jv_check(v, e, &rc->doc)))
+				return -1;
+		} else if (!(end = js_value(v, e)) ||
+			   (i >= 0 && !jv_check(v, end, &rc->doc))) {
+			return -1;
+		}
+		if (i >= 0 && !rc->m[i].v)
+			rc->m[i] = (struct val){ v, end, &rc->doc };
+		it.p = end;
+	}
+	return n == 0 ? 0 : -1;
+}
+
+/* ---- strings out ---- */
+
+static void emit_raw(void *arg, const char *p, size_t n)
+{
+	sb_add(arg, p, n);
+}
+
+static void emit_utf8(void *arg, const char *p, size_t n)
+{
+	sb_add_utf8(arg, p, n);
+}
+
+static void emit_json(void *arg, const char *p, size_t n)
+{
+	sb_add_json_chars(arg, p, n);
+}
+
+/* A string's text, then a newline unless it ends with one (or is empty). */
+static void add_text(struct sbuf *out, struct val s)
+{
+	char last;
+
+	if (s.v && jv_text(s.v, s.e, out, &last) && last != '\n')
+		sb_addc(out, '\n');
+}
+
+/* A string as written into a header line (no check of its bytes). */
+static void add_raw(struct sbuf *out, struct val s, const char *none)
+{
+	if (s.v)
+		jv_str(s.v, s.e, emit_raw, out);
+	else
+		sb_adds(out, none);
+}
+
+static void add_utf8(struct sbuf *out, struct val s, const char *none)
+{
+	if (s.v)
+		jv_str(s.v, s.e, emit_utf8, out);
+	else
+		sb_adds(out, none);
+}
+
+/* ---- JSON out, indented by two spaces per level ---- */
+
+static void json_value(struct sbuf *out, struct val v, int indent);
+
+static void json_container(struct sbuf *out, struct val v, int indent)
+{
+	struct jv_iter it;
+	struct js_str k;
+	const char *c;
+	int obj = *v.v == '{';
+
+	jv_begin(&it, v.d, v.v, v.e);
+	if (!jv_next(&it, &k, &c)) {
+		sb_adds(out, obj ? "{}" : "[]");
+		return;
+	}
+	sb_adds(out, obj ? "{\n" : "[\n");
+	do {
+		pad(out, indent + 1);
+		if (obj) {
+			sb_addc(out, '"');
+			jv_key(&k, emit_json, out);
+			sb_adds(out, "\": ");
+		}
+		json_value(out, at(v, c), indent + 1);
+		sb_adds(out, *it.p == ',' ? ",\n" : "\n");
+	} while (jv_next(&it, &k, &c));
+	pad(out, indent);
+	sb_addc(out, obj ? '}' : ']');
+}
+
+static void json_value(struct sbuf *out, struct val v, int indent)
+{
+	switch (*v.v) {
+	case '{': case '[':
+		json_container(out, v, indent);
+		break;
+	case '"':
+		sb_addc(out, '"');
+		jv_str(v.v, v.e, emit_json, out);
+		sb_addc(out, '"');
+		break;
+	case 't':
+		sb_adds(out, "true");
+		break;
+	case 'f':
+		sb_adds(out, "false");
+		break;
+	case 'n':
+		sb_adds(out, "null");
+		break;
+	default:
+		jv_number(v.v, v.e, out);
+	}
+}
+
+/* A value as indented JSON and a newline (just the newline if absent). */
+static void add_pretty(struct sbuf *out, struct val v)
+{
+	if (v.v)
+		json_value(out, v, 0);
 	sb_addc(out, '\n');
 }
 
-static void add_result_content(struct sbuf *out, const cJSON *content)
-{
-	const cJSON *b;
+/* ---- content ---- */
 
-	if (cJSON_IsString(content)) {
-		add_text(out, content->valuestring);
+static void add_result_content(struct sbuf *out, struct val content)
+{
+	struct jv_iter it;
+	const char *c;
+
+	if (is_str(content)) {
+		add_text(out, content);
 		return;
 	}
-	cJSON_ArrayForEach(b, content) {
-		const char *type = str(b, "type");
+	if (!jv_begin(&it, content.d, content.v, content.e))
+		return;
+	while (jv_next(&it, NULL, &c)) {
+		struct val b = at(content, c), type = str(b, "type");
 
-		if (type && !strcmp(type, "text") && str(b, "text"))
+		if (str_is(type, "text") && str(b, "text").v)
 			add_text(out, str(b, "text"));
-		else if (type && !strcmp(type, "image"))
+		else if (str_is(type, "image"))
 			sb_adds(out, "[image]\n");
 		else
 			add_pretty(out, b);
 	}
 }
 
-static void add_block(struct sbuf *out, const cJSON *b, int alone)
+static void add_tool_use(struct sbuf *out, struct val b)
 {
-	const char *type = str(b, "type");
+	sb_adds(out, "--- tool_use ");
+	add_utf8(out, str(b, "name"), "?");
+	sb_adds(out, " (");
+	add_raw(out, str(b, "id"), "no id");
+	sb_adds(out, ") ---\n");
+	add_pretty(out, get(b, "input"));
+}
 
-	if (!type)
-		type = "";
-	if (!strcmp(type, "text") && str(b, "text")) {
+static void add_tool_result(struct sbuf *out, struct val b)
+{
+	struct val err = get(b, "is_error");
+
+	sb_adds(out, "--- tool_result (");
+	add_raw(out, str(b, "tool_use_id"), "no id");
+	sb_adds(out, err.v && *err.v == 't' ? ") [error] ---\n" : ") ---\n");
+	add_result_content(out, get(b, "content"));
+}
+
+static void add_block(struct sbuf *out, struct val b, int alone)
+{
+	struct val type = str(b, "type");
+
+	if (str_is(type, "text") && str(b, "text").v) {
 		if (!alone)
 			sb_adds(out, "--- text ---\n");
 		add_text(out, str(b, "text"));
-	} else if (!strcmp(type, "thinking")) {
+	} else if (str_is(type, "thinking")) {
 		sb_adds(out, "--- thinking ---\n");
-		add_text(out, str(b, "thinking") ? str(b, "thinking") : "");
-	} else if (!strcmp(type, "redacted_thinking")) {
+		add_text(out, str(b, "thinking"));
+	} else if (str_is(type, "redacted_thinking")) {
 		sb_adds(out, "--- thinking (redacted) ---\n");
-	} else if (!strcmp(type, "tool_use")) {
-		sb_adds(out, "--- tool_use ");
-		sb_add_utf8(out, str(b, "name") ? str(b, "name") : "?", strlen(str(b, "name") ? str(b, "name") : "?"));
-		sb_addf(out, " (%s) ---\n", str(b, "id") ? str(b, "id") : "no id");
-		add_pretty(out, get(b, "input"));
-	} else if (!strcmp(type, "tool_result")) {
-		sb_addf(out, "--- tool_result (%s)%s ---\n",
-			str(b, "tool_use_id") ? str(b, "tool_use_id") : "no id",
-			cJSON_IsTrue(get(b, "is_error")) ? " [error]" : "");
-		add_result_content(out, get(b, "content"));
-	} else if (!strcmp(type, "image")) {
+	} else if (str_is(type, "tool_use")) {
+		add_tool_use(out, b);
+	} else if (str_is(type, "tool_result")) {
+		add_tool_result(out, b);
+	} else if (str_is(type, "image")) {
 		sb_adds(out, "--- image ---\n");
 	} else {
 		sb_adds(out, "--- ");
-		sb_add_utf8(out, type, strlen(type));
+		add_utf8(out, type, "");
 		sb_adds(out, " ---\n");
 		add_pretty(out, b);
 	}
 }
 
-static void add_message(struct sbuf *out, const cJSON *msg)
+/* A message's content: a string, or blocks (an object's member values
+ * count as blocks, as cJSON walks them). */
+static void add_message(struct sbuf *out, struct val msg)
 {
-	const cJSON *content = get(msg, "content"), *b;
+	struct val content = get(msg, "content");
+	struct jv_iter it;
+	const char *c;
+	int alone;
 
-	if (cJSON_IsString(content)) {
-		add_text(out, content->valuestring);
+	if (is_str(content)) {
+		add_text(out, content);
 		return;
 	}
-	cJSON_ArrayForEach(b, content)
-		add_block(out, b, cJSON_GetArraySize(content) == 1);
+	alone = jv_count(content.d, content.v, content.e) == 1;
+	if (jv_begin(&it, content.d, content.v, content.e))
+		while (jv_next(&it, NULL, &c))
+			add_block(out, at(content, c), alone);
 }
 
-static void add_attachment(struct sbuf *out, const cJSON *rec)
+static void add_attachment(struct sbuf *out, const struct rec *rc)
 {
-	const cJSON *parts = get(rec, "rendered"), *p;
+	struct val parts = rc->m[RK_RENDERED];
+	struct jv_iter it;
+	const char *c;
 	int any = 0;
 
-	cJSON_ArrayForEach(p, parts) {
-		if (str(p, "content")) {
-			add_text(out, str(p, "content"));
-			any = 1;
+	if (jv_begin(&it, parts.d, parts.v, parts.e)) {
+		while (jv_next(&it, NULL, &c)) {
+			struct val s = str(at(parts, c), "content");
+
+			if (s.v) {
+				add_text(out, s);
+				any = 1;
+			}
 		}
 	}
-	if (!any && get(rec, "attachment"))
-		add_pretty(out, get(rec, "attachment"));
+	if (!any && rc->m[RK_ATTACHMENT].v)
+		add_pretty(out, rc->m[RK_ATTACHMENT]);
 }
 
-static void add_system(struct sbuf *out, const cJSON *rec)
+static void add_system(struct sbuf *out, const struct rec *rc)
 {
-	const cJSON *meta = get(rec, "compactMetadata");
+	struct val meta = rc->m[RK_META];
 
-	if (cJSON_IsObject(meta)) {
-		const cJSON *tok = get(meta, "preTokens");
+	if (meta.v && *meta.v == '{') {
+		struct val tok = get(meta, "preTokens");
 
-		sb_addf(out, "trigger: %s\n", str(meta, "trigger") ? str(meta, "trigger") : "?");
-		if (cJSON_IsNumber(tok))
-			sb_addf(out, "preTokens: %.0f\n", tok->valuedouble);
+		sb_adds(out, "trigger: ");
+		add_raw(out, str(meta, "trigger"), "?");
+		sb_addc(out, '\n');
+		if (tok.v && (*tok.v == '-' || (*tok.v >= '0' && *tok.v <= '9')))
+			sb_addf(out, "preTokens: %.0f\n", jv_double(tok.v, tok.e));
 		sb_addc(out, '\n');
 	}
-	if (str(rec, "content"))
-		add_text(out, str(rec, "content"));
+	if (is_str(rc->m[RK_CONTENT]))
+		add_text(out, rc->m[RK_CONTENT]);
 }
 
-void rd_content(const cJSON *rec, struct sbuf *out)
+static void add_content(struct sbuf *out, const struct rec *rc)
 {
-	const char *type = str(rec, "type");
+	struct val type = rc->m[RK_TYPE];
 
-	if (!type)
-		return;
-	if (!strcmp(type, "user") || !strcmp(type, "assistant"))
-		add_message(out, get(rec, "message"));
-	else if (!strcmp(type, "attachment"))
-		add_attachment(out, rec);
-	else if (!strcmp(type, "system"))
-		add_system(out, rec);
+	if (str_is(type, "user") || str_is(type, "assistant"))
+		add_message(out, rc->m[RK_MESSAGE]);
+	else if (str_is(type, "attachment"))
+		add_attachment(out, rc);
+	else if (str_is(type, "system"))
+		add_system(out, rc);
 }
+
+/* ---- the file ---- */
 
 static void header_uuid(const struct graph *g, struct sbuf *out, const char *key,
 			uint32_t id)
@@ -195,12 +415,12 @@ static void header_uuid(const struct graph *g, struct sbuf *out, const char *key
 	sb_addc(out, '\n');
 }
 
-static void header(const struct graph *g, uint32_t id, const cJSON *rec,
+/* msg: the record's message member (v NULL when absent or unreadable). */
+static void header(const struct graph *g, uint32_t id, struct val msg,
 		   const char *extra, struct sbuf *out)
 {
 	const struct idx_rec *r = gr_node_rec(g, id);
 	const struct idx *ix = gr_idx(g);
-	const cJSON *msg = get(rec, "message");
 	char ts[32];
 
 	header_uuid(g, out, "uuid: ", id);
@@ -213,10 +433,16 @@ static void header(const struct graph *g, uint32_t id, const cJSON *rec,
 	if (r->sub)
 		sb_addf(out, "/%s", idx_atom(ix, r->sub));
 	sb_addc(out, '\n');
-	if (r->type == IDX_T_ASSISTANT && str(msg, "model"))
-		sb_addf(out, "model: %s\n", str(msg, "model"));
-	if (r->type == IDX_T_ASSISTANT && str(msg, "id"))
-		sb_addf(out, "message-id: %s\n", str(msg, "id"));
+	if (r->type == IDX_T_ASSISTANT && str(msg, "model").v) {
+		sb_adds(out, "model: ");
+		add_raw(out, str(msg, "model"), "");
+		sb_addc(out, '\n');
+	}
+	if (r->type == IDX_T_ASSISTANT && str(msg, "id").v) {
+		sb_adds(out, "message-id: ");
+		add_raw(out, str(msg, "id"), "");
+		sb_addc(out, '\n');
+	}
 	if (r->flags & IDX_F_SIDECHAIN)
 		sb_adds(out, "sidechain: true\n");
 	sb_addf(out, "line: %u\n", r->line);
@@ -234,25 +460,21 @@ int rd_message(const struct graph *g, const struct logf *lf, uint32_t id,
 int rd_message_ex(const struct graph *g, const struct logf *lf, uint32_t id,
 		  const char *extra, struct sbuf *out)
 {
-	struct jarena arena;
-	cJSON *rec;
+	struct rec rc;
+	int ok;
 
-	static const char *const keys[] = {
-		"type", "message", "attachment", "rendered", "content",
-		"compactMetadata", NULL,
-	};
-
-	ja_install();
-	ja_begin(&arena);
-	rec = lf_parse_keys(lf, gr_node_rec(g, id), keys);
-	header(g, id, rec, extra, out);
-	if (rec)
-		rd_content(rec, out);
+	sb_init(&rc.line);
+	jv_doc_init(&rc.doc);
+	ok = rec_load(&rc, lf, gr_node_rec(g, id)) == 0;
+	header(g, id, ok ? rc.m[RK_MESSAGE] : at(rc.m[RK_MESSAGE], NULL), extra, out);
+	if (ok)
+		add_content(out, &rc);
 	else
 		sb_adds(out, "(this record cannot be shown as text: it is nested too deeply "
 			     "to parse; records/ holds its bytes)\n");
 	if (out->len && out->buf[out->len - 1] != '\n')
 		sb_addc(out, '\n');
-	ja_end(&arena);		/* frees the tree */
+	sb_free(&rc.line);
+	jv_doc_free(&rc.doc);
 	return 0;
 }

@@ -8,6 +8,12 @@
  * trigger and token count; a summary's text. Output is valid UTF-8 and
  * ends with a newline. The same record always renders to the same bytes.
  *
+ * A record is rendered from its line's bytes (jv.h), with no tree: it
+ * costs the line plus the output. Which records render, and to what, is
+ * what parsing the line's members with cJSON gave: a record whose wanted
+ * members cJSON refuses (nested deeper than its limit, a bad escape)
+ * renders as its header and a note pointing to records/.
+ *
  * Thread-safe: reads the log with pread() and touches nothing shared.
  */
 #ifndef SESSFS_RENDER_H
@@ -31,10 +37,8 @@ int rd_message(const struct graph *g, const struct logf *lf, uint32_t id,
 int rd_message_ex(const struct graph *g, const struct logf *lf, uint32_t id,
 		  const char *extra, struct sbuf *out);
 
-/* Appends the content part of a parsed record (no header). */
-void rd_content(const cJSON *rec, struct sbuf *out);
-
-/* Appends v as JSON, indented by two spaces per level. */
+/* Appends the cJSON value v as JSON, indented by two spaces per level
+ * (the layout a message file gives its JSON parts). */
 void rd_json(const cJSON *v, int indent, struct sbuf *out);
 
 #endif

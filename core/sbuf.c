@@ -150,12 +150,11 @@ void sb_add_utf8(struct sbuf *sb, const char *s, size_t n)
 	sb_add(sb, s + run, n - run);
 }
 
-void sb_add_json_str(struct sbuf *sb, const char *s, size_t n)
+void sb_add_json_chars(struct sbuf *sb, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t i, run = 0;
 
-	sb_addc(sb, '"');
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 		char esc[7];
@@ -180,6 +179,12 @@ void sb_add_json_str(struct sbuf *sb, const char *s, size_t n)
 		}
 	}
 	sb_add_utf8(sb, s + run, n - run);
+}
+
+void sb_add_json_str(struct sbuf *sb, const char *s, size_t n)
+{
+	sb_addc(sb, '"');
+	sb_add_json_chars(sb, s, n);
 	sb_addc(sb, '"');
 }
 

@@ -29,6 +29,9 @@ void sb_addf(struct sbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Appends s as a JSON string literal, quotes included. */
 void sb_add_json_str(struct sbuf *sb, const char *s, size_t n);
+/* The same without the quotes: the inside of a literal, which may be
+ * written in pieces (split where no UTF-8 sequence is cut in two). */
+void sb_add_json_chars(struct sbuf *sb, const char *s, size_t n);
 /* Appends text, replacing invalid UTF-8 sequences with U+FFFD. */
 void sb_add_utf8(struct sbuf *sb, const char *s, size_t n);
 void sb_reset(struct sbuf *sb);
