@@ -15,7 +15,8 @@ struct centry {
 struct cache {
 	pthread_mutex_t mu;
 	struct centry *map, *head, *tail;
-	size_t bytes, max;
+	size_t bytes, max;	/* of the blobs within the budget */
+	unsigned nbig;		/* blobs larger than max */
 };
 
 struct blob *blob_new(const char *p, size_t n)
@@ -26,8 +27,25 @@ struct blob *blob_new(const char *p, size_t n)
 		return NULL;
 	b->refs = 1;
 	b->len = n;
+	b->data = (char *)(b + 1);
 	memcpy(b->data, p, n);
 	b->data[n] = '\0';
+	return b;
+}
+
+struct blob *blob_take(struct sbuf *sb)
+{
+	struct blob *b = malloc(sizeof(*b));
+	char *p;
+
+	if (!b)
+		return NULL;
+	b->refs = 1;
+	b->data = sb_detach(sb, &b->len);
+	/* give back what the buffer grew beyond the text */
+	p = realloc(b->data, b->len + 1);
+	if (p)
+		b->data = p;
 	return b;
 }
 
@@ -38,8 +56,11 @@ void blob_ref(struct blob *b)
 
 void blob_unref(struct blob *b)
 {
-	if (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0)
+	if (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		if (b->data != (char *)(b + 1))
+			free(b->data);
 		free(b);
+	}
 }
 
 struct cache *cache_new(size_t max_bytes)
@@ -77,13 +98,34 @@ static void push_front(struct cache *c, struct centry *e)
 		c->tail = e;
 }
 
+static int is_big(const struct cache *c, const struct blob *b)
+{
+	return b->len > c->max;
+}
+
 static void drop(struct cache *c, struct centry *e)
 {
 	unlink_entry(c, e);
 	HASH_DEL(c->map, e);
-	c->bytes -= e->b->len;
+	if (is_big(c, e->b))
+		c->nbig--;
+	else
+		c->bytes -= e->b->len;
 	blob_unref(e->b);
 	free(e);
+}
+
+/* Drops the least recently used blob that is big (or not). */
+static void drop_oldest(struct cache *c, int big)
+{
+	struct centry *e;
+
+	for (e = c->tail; e; e = e->prev) {
+		if (is_big(c, e->b) == big) {
+			drop(c, e);
+			return;
+		}
+	}
 }
 
 void cache_free(struct cache *c)
@@ -128,10 +170,14 @@ void cache_put(struct cache *c, uint64_t key, struct blob *b)
 		blob_ref(b);
 		HASH_ADD(hh, c->map, key, sizeof(key), e);
 		push_front(c, e);
-		c->bytes += b->len;
-		/* A blob larger than the bound stays alone, until the next. */
-		while (c->bytes > c->max && c->tail != e)
-			drop(c, c->tail);
+		if (is_big(c, b))
+			c->nbig++;
+		else
+			c->bytes += b->len;
+		while (c->bytes > c->max)
+			drop_oldest(c, 0);
+		while (c->nbig > CACHE_BIG)
+			drop_oldest(c, 1);
 	}
 	pthread_mutex_unlock(&c->mu);
 }

@@ -3,10 +3,12 @@
  *
  * A blob is an immutable, reference-counted byte string. The cache maps an
  * inode number to a blob and holds at most max_bytes of them, dropping the
- * least recently used; a blob larger than max_bytes is kept alone (the
- * kernel reads a file in pieces, and rendering a huge record for each
- * piece would cost its size every time). A blob dropped while a reader
- * holds it lives until that reader lets go. All functions are thread-safe.
+ * least recently used; a blob dropped while a reader holds it lives until
+ * that reader lets go. A blob larger than max_bytes is held too, outside
+ * the budget: the CACHE_BIG most recently used of them (the kernel reads a
+ * file in pieces, and rendering a huge record for each piece would cost
+ * its size every time; the other blobs stay).
+ * All functions are thread-safe.
  */
 #ifndef SESSFS_CACHE_H
 #define SESSFS_CACHE_H
@@ -14,14 +16,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../core/sbuf.h"
+
+#define CACHE_BIG 2	/* blobs larger than the budget kept */
+
 struct blob {
 	int refs;		/* atomic */
 	size_t len;
-	char data[];
+	char *data;		/* len bytes and a NUL */
 };
 
 /* Returns a new blob holding a copy of p[0..n) with one reference. */
 struct blob *blob_new(const char *p, size_t n);
+/* Returns a new blob holding sb's bytes with one reference, taking its
+ * buffer (no copy; sb is left empty), or NULL (sb unchanged). */
+struct blob *blob_take(struct sbuf *sb);
 void blob_ref(struct blob *b);
 void blob_unref(struct blob *b);
 

@@ -7,6 +7,7 @@
 #include <sys/statvfs.h>
 
 #include "../core/names.h"
+#include "pool.h"
 #include "tree.h"
 
 static struct tree *tree_of(fuse_req_t req)
@@ -35,6 +36,8 @@ static void fill_entry(struct fuse_entry_param *e, const struct tr_attr *a)
 /* Set at init: the kernel opens files without asking (zero-message open). */
 static int no_open;
 static struct fuse_session *session;
+/* The helper that renders and pushes a listing's files with us. */
+static struct pool *pool;
 
 void ops_set_session(struct fuse_session *se)
 {
@@ -42,30 +45,72 @@ void ops_set_session(struct fuse_session *se)
 }
 
 /*
- * A listing with attributes (ls -l, find, grep -r) renders each message
- * file to learn its size. Hand the text to the kernel's page cache, once
- * per file, so the reads that usually follow need no round trip. The
- * kernel knows an entry's inode only once the reader has taken the batch,
- * which is certain when it asks for the next one: so each call pushes the
- * batch before it (the last, empty call pushes the last batch).
+ * A listing with attributes renders each message file to learn its size.
+ * Hand the text to the kernel's page cache, once per file, so the reads
+ * that usually follow need no round trip. The kernel knows an entry's
+ * inode only once the reader has taken the batch, which is certain when
+ * it asks for the next one: so each call pushes the batch before it (the
+ * last, empty call pushes the last batch).
  */
-static void push_pages(struct tree *t, const uint64_t *inos, size_t n)
+static void push_one(struct tree *t, uint64_t ino)
 {
-	size_t i;
+	struct blob *b;
+	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(0);
 
-	for (i = 0; i < n && session; i++) {
-		struct blob *b;
-		struct fuse_bufvec bv = FUSE_BUFVEC_INIT(0);
-
-		if (!tr_claim_push(t, inos[i]) || tr_content(t, inos[i], &b))
-			continue;
-		if (b->len && b->len <= OPS_PUSH_MAX) {
-			bv.buf[0].mem = b->data;
-			bv.buf[0].size = b->len;
-			fuse_lowlevel_notify_store(session, inos[i], 0, &bv, 0);
-		}
-		blob_unref(b);
+	if (!session || !tr_claim_push(t, ino) || tr_content(t, ino, &b))
+		return;
+	if (b->len && b->len <= OPS_PUSH_MAX) {
+		bv.buf[0].mem = b->data;
+		bv.buf[0].size = b->len;
+		fuse_lowlevel_notify_store(session, ino, 0, &bv, 0);
 	}
+	blob_unref(b);
+}
+
+/* One listing call's work, shared with the pool: first the pushes of the
+ * batch before, then the entries this call will likely send (rendering
+ * them is what takes the time; their attributes are kept for the reply). */
+struct ahead {
+	struct tree *t;
+	struct tr_dir *d;
+	const uint64_t *push;
+	size_t npush;
+	uint64_t off;		/* entry index of item npush */
+	struct ahead_entry {
+		int rc;
+		struct tr_attr a;
+		char name[NM_MAX + 1];
+	} *e;
+	size_t ne;
+};
+
+static void ahead_item(void *arg, size_t i)
+{
+	struct ahead *w = arg;
+	struct ahead_entry *x;
+
+	if (i < w->npush) {
+		push_one(w->t, w->push[i]);
+		return;
+	}
+	x = &w->e[i - w->npush];
+	x->rc = tr_dir_entry(w->t, w->d, w->off + (i - w->npush), x->name, &x->a);
+}
+
+/* Entry i of the listing: from the work done ahead, or now. */
+static int entry_at(struct tree *t, struct tr_dir *d, const struct ahead *w,
+		    uint64_t i, char *name, struct tr_attr *a)
+{
+	const struct ahead_entry *x;
+
+	if (i < w->off || i - w->off >= w->ne)
+		return tr_dir_entry(t, d, i, name, a);
+	x = &w->e[i - w->off];
+	if (x->rc > 0) {
+		memcpy(name, x->name, strlen(x->name) + 1);
+		*a = x->a;
+	}
+	return x->rc;
 }
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
@@ -83,6 +128,15 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 		conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
 		no_open = 1;
 	}
+	/* Without it, a listing renders on one thread only. */
+	pool = pool_new();
+}
+
+static void op_destroy(void *userdata)
+{
+	(void)userdata;
+	pool_free(pool);
+	pool = NULL;
 }
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -122,11 +176,13 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 		fuse_reply_readlink(req, target);
 }
 
-/* An open directory: its listing, and the files listed but not pushed. */
+/* An open directory: its listing, the files listed but not pushed, and
+ * how many bytes an entry took in the last reply. */
 struct odir {
 	struct tr_dir *d;
 	uint64_t *pending;
 	size_t npending;
+	size_t entry_bytes;
 };
 
 static void odir_free(struct odir *od)
@@ -148,9 +204,35 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		fuse_reply_err(req, -rc);
 		return;
 	}
+	od->entry_bytes = OPS_ENTRY_GUESS;
 	fi->fh = (uintptr_t)od;
 	if (fuse_reply_open(req, fi) == -ENOENT)
 		odir_free(od);
+}
+
+/*
+ * Before a reply is filled: pushes the batch before and, for a reply with
+ * attributes, works out the entries it will likely hold (as many as fit by
+ * the size an entry took last time, and a few more), on both threads.
+ */
+static void work_ahead(struct tree *t, struct odir *od, size_t size, uint64_t off,
+		       int plus, struct ahead *w)
+{
+	size_t guess = plus ? size / od->entry_bytes + 1 : 0;
+
+	memset(w, 0, sizeof(*w));
+	w->t = t;
+	w->d = od->d;
+	w->off = off;
+	if (no_open) {
+		w->push = od->pending;
+		w->npush = od->npending;
+	}
+	w->ne = guess + guess / 8;
+	w->e = w->ne ? malloc(w->ne * sizeof(*w->e)) : NULL;
+	if (!w->e)
+		w->ne = 0;
+	pool_run(pool, w->npush + w->ne, ahead_item, w);
 }
 
 static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -161,18 +243,19 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 	struct tree *t = tree_of(req);
 	char *buf = malloc(size), name[NM_MAX + 1];
 	uint64_t *files = malloc((size / 32 + 1) * sizeof(*files));
-	size_t used = 0, nfiles = 0;
+	size_t used = 0, nfiles = 0, nsent = 0;
+	struct ahead w;
 	uint64_t i;
 
 	(void)ino;
+	memset(&w, 0, sizeof(w));
 	if (!buf || !files) {
 		free(buf);
 		free(files);
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	if (no_open && od->npending)
-		push_pages(t, od->pending, od->npending);
+	work_ahead(t, od, size, (uint64_t)off, plus, &w);
 	free(od->pending);
 	od->pending = NULL;
 	od->npending = 0;
@@ -180,7 +263,7 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 		struct tr_attr a;
 		struct fuse_entry_param e;
 		size_t n;
-		int rc = tr_dir_entry(t, d, i, name, &a);
+		int rc = entry_at(t, d, &w, i, name, &a);
 
 		if (rc == 0)
 			break;
@@ -197,9 +280,13 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 		if (n > size - used)
 			break;
 		used += n;
+		nsent++;
 		if (plus && S_ISREG(a.st.st_mode) && nfiles <= size / 32)
 			files[nfiles++] = a.st.st_ino;
 	}
+	free(w.e);
+	if (plus && nsent)
+		od->entry_bytes = used / nsent;
 	/* Once replied, the reader may close the directory: od is gone. */
 	od->pending = files;
 	od->npending = nfiles;
@@ -415,6 +502,7 @@ static void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 
 const struct fuse_lowlevel_ops sessfs_ops = {
 	.init = op_init,
+	.destroy = op_destroy,
 	.lookup = op_lookup,
 	.getattr = op_getattr,
 	.readlink = op_readlink,

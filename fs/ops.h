@@ -12,6 +12,7 @@
 #define OPS_TIMEOUT_LIVE 0.0		/* what grows with the log */
 
 #define OPS_PUSH_MAX (256u << 10)	/* largest file pushed to the page cache */
+#define OPS_ENTRY_GUESS 184		/* bytes of a listing entry, until known */
 
 extern const struct fuse_lowlevel_ops sessfs_ops;
 

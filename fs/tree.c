@@ -403,7 +403,7 @@ static int content_locked(struct tree *t, uint64_t ino, struct blob **out)
 		return -ENOENT;
 	sb_init(&sb);
 	rc = render(t, v, TR_LOCAL(ino), &sb);
-	if (!rc && !(b = blob_new(sb.buf, sb.len)))
+	if (!rc && !(b = blob_take(&sb)))	/* no copy */
 		rc = -ENOMEM;
 	sb_free(&sb);
 	if (rc)

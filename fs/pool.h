@@ -1,0 +1,29 @@
+/*
+ * pool: a helper thread that takes part in the caller's batches of work.
+ *
+ * A listing with attributes renders its files one after the other on the
+ * thread that answers it, while the machine's other core has nothing to
+ * do. pool_run() spreads a batch's items over the calling thread and the
+ * helper: each takes the next item until none is left, and the call
+ * returns once every item is done. While the helper works for one caller,
+ * another caller runs its batch alone (it never waits for the helper).
+ *
+ * Thread-safe. Items must be safe to run on any thread, in any order.
+ */
+#ifndef SESSFS_POOL_H
+#define SESSFS_POOL_H
+
+#include <stddef.h>
+
+struct pool;
+
+/* Starts the helper. Returns a new pool (free with pool_free()), or NULL. */
+struct pool *pool_new(void);
+/* Stops the helper and waits for it; p may be NULL. */
+void pool_free(struct pool *p);
+
+/* Runs fn(arg, i) for every i in [0, n) and returns when all are done.
+ * p may be NULL (everything runs on the caller). */
+void pool_run(struct pool *p, size_t n, void (*fn)(void *arg, size_t i), void *arg);
+
+#endif
