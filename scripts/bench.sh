@@ -10,6 +10,8 @@
 #   - the time of the first read of context/messages.json
 #   - the time of the first find over state/
 #   - the daemon's peak RSS
+# and, for a log whose one record is a 100 MB message (BENCH_BIG=0 skips
+# it), the time to read that file and the daemon's peak RSS.
 # Times are the best of BENCH_RUNS runs (default 3); the log is read once
 # first so every tool starts with it in the page cache. Figures, not
 # pass/fail: the machine is shared.
@@ -94,6 +96,38 @@ bench_mount() {
 	PID=
 }
 
+# bench_big: a log whose first record is a user message of 100 MB of text
+# (lines of 1 KiB), then a short one; reads the big file once.
+bench_big() {
+	local log=$DIR/bench-big.jsonl x t0 t1 f size rss
+	x=$(printf '%01023d' 0 | tr 0 x)
+	if [ ! -f "$log" ]; then
+		{
+			printf '{"type":"user","message":{"role":"user","content":"'
+			yes "$x\\n" | head -n 97657 | tr -d '\n'
+			printf '"},"parentUuid":null,"uuid":"00000001-0000-4000-8000-000000000001",'
+			printf '"timestamp":"2026-01-01T10:00:00.000Z","sessionId":"5e55f500-0000-4000-8000-000000000001"}\n'
+			printf '{"type":"user","message":{"role":"user","content":"short"},"parentUuid":'
+			printf '"00000001-0000-4000-8000-000000000001","uuid":"00000002-0000-4000-8000-000000000002",'
+			printf '"timestamp":"2026-01-01T10:00:01.000Z","sessionId":"5e55f500-0000-4000-8000-000000000001"}\n'
+		} > "$log"
+	fi
+	echo
+	echo "== one 100 MB record: line of $(head -n 1 "$log" | wc -c) bytes"
+	mkdir -p "$MNT"
+	build/sessfs -f "$log" "$MNT" 2>"$DIR/daemon.err" &
+	PID=$!
+	wait_ls || { echo "  mount did not come up: $(cat "$DIR/daemon.err")"; return; }
+	f=$MNT/branches/current/000001-user.md
+	t0=$(now); size=$(stat -c %s "$f"); cat "$f" > /dev/null; t1=$(now)
+	rss=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
+	printf '  stat and cat of its file (%s bytes): %.3f s; daemon peak RSS %.1f MB\n' \
+		"$size" "$(echo "$t1 - $t0" | bc -l)" "$(echo "$rss / 1024" | bc -l)"
+	fusermount3 -u "$MNT"
+	wait "$PID"
+	PID=
+}
+
 echo "sessfs benchmark ($(nproc) cores; best of $RUNS runs; log in page cache)"
 for size in $SIZES; do
 	log=$DIR/bench-$size.jsonl
@@ -118,3 +152,4 @@ for size in $SIZES; do
 		"$cj" "$(ratio "$cj" "$idx")" "$gr" "$(ratio "$idx" "$gr")"
 	bench_mount "$log" "$idx"
 done
+[ "${BENCH_BIG:-1}" = 0 ] || bench_big
