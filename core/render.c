@@ -415,6 +415,18 @@ static void header_uuid(const struct graph *g, struct sbuf *out, const char *key
 	sb_addc(out, '\n');
 }
 
+static void add_line(struct sbuf *out, uint32_t line)
+{
+	char b[16], *p = b + sizeof(b);
+
+	*--p = '\n';
+	do
+		*--p = (char)('0' + line % 10);
+	while ((line /= 10));
+	sb_adds(out, "line: ");
+	sb_add(out, p, (size_t)(b + sizeof(b) - p));
+}
+
 /* msg: the record's message member (v NULL when absent or unreadable). */
 static void header(const struct graph *g, uint32_t id, struct val msg,
 		   const char *extra, struct sbuf *out)
@@ -428,10 +440,14 @@ static void header(const struct graph *g, uint32_t id, struct val msg,
 	if (gr_is_boundary(g, id))
 		header_uuid(g, out, "logical-parent: ", r->aux);
 	js_time_fmt(r->ts, ts);
-	sb_addf(out, "time: %s\n", r->ts == IDX_NO_TS ? "-" : ts);
-	sb_addf(out, "type: %s", idx_atom(ix, r->type_atom));
-	if (r->sub)
-		sb_addf(out, "/%s", idx_atom(ix, r->sub));
+	sb_adds(out, "time: ");
+	sb_adds(out, r->ts == IDX_NO_TS ? "-" : ts);
+	sb_adds(out, "\ntype: ");
+	sb_adds(out, idx_atom(ix, r->type_atom));
+	if (r->sub) {
+		sb_addc(out, '/');
+		sb_adds(out, idx_atom(ix, r->sub));
+	}
 	sb_addc(out, '\n');
 	if (r->type == IDX_T_ASSISTANT && str(msg, "model").v) {
 		sb_adds(out, "model: ");
@@ -445,7 +461,7 @@ static void header(const struct graph *g, uint32_t id, struct val msg,
 	}
 	if (r->flags & IDX_F_SIDECHAIN)
 		sb_adds(out, "sidechain: true\n");
-	sb_addf(out, "line: %u\n", r->line);
+	add_line(out, r->line);
 	if (extra)
 		sb_adds(out, extra);
 	sb_addc(out, '\n');
@@ -465,6 +481,9 @@ int rd_message_ex(const struct graph *g, const struct logf *lf, uint32_t id,
 
 	sb_init(&rc.line);
 	jv_doc_init(&rc.doc);
+	/* The text is about as long as the line or shorter: one allocation
+	 * (pages not written to cost nothing). */
+	sb_grow(out, gr_node_rec(g, id)->len + 512u);
 	ok = rec_load(&rc, lf, gr_node_rec(g, id)) == 0;
 	header(g, id, ok ? rc.m[RK_MESSAGE] : at(rc.m[RK_MESSAGE], NULL), extra, out);
 	if (ok)
