@@ -176,19 +176,63 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 		fuse_reply_readlink(req, target);
 }
 
-/* An open directory: its listing, the files listed but not pushed, and
- * how many bytes an entry took in the last reply. */
+/* Entries rendered by the helper while the reader takes a reply, so that
+ * the next call finds them in the cache. */
+struct warm {
+	struct pool_job job;
+	struct tree *t;
+	struct tr_dir *d;
+	uint64_t off;
+};
+
+static void warm_item(void *arg, size_t i)
+{
+	struct warm *w = arg;
+	struct tr_attr a;
+	char name[NM_MAX + 1];
+
+	tr_dir_entry(w->t, w->d, w->off + i, name, &a);
+}
+
+/* An open directory: its listing, the files listed but not pushed, how
+ * many bytes an entry took in the last reply, what the helper renders. */
 struct odir {
 	struct tr_dir *d;
 	uint64_t *pending;
 	size_t npending;
 	size_t entry_bytes;
+	struct warm *warm;
 };
+
+/* Starts rendering n entries from off in the background. */
+static void warm_start(struct tree *t, struct odir *od, uint64_t off, size_t n)
+{
+	struct warm *w = malloc(sizeof(*w));
+
+	if (!w)
+		return;
+	*w = (struct warm){ { warm_item, w, n, 0 }, t, od->d, off };
+	if (pool_post(pool, &w->job))
+		od->warm = w;
+	else
+		free(w);
+}
+
+/* Finishes the background rendering (helping), or drops what is left. */
+static void warm_end(struct odir *od, int drop)
+{
+	if (!od->warm)
+		return;
+	pool_wait(pool, &od->warm->job, drop);
+	free(od->warm);
+	od->warm = NULL;
+}
 
 static void odir_free(struct odir *od)
 {
 	if (!od)
 		return;
+	warm_end(od, 1);
 	tr_closedir(od->d);
 	free(od->pending);
 	free(od);
@@ -246,6 +290,7 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 	size_t used = 0, nfiles = 0, nsent = 0;
 	struct ahead w;
 	uint64_t i;
+	int rc = 0;
 
 	(void)ino;
 	memset(&w, 0, sizeof(w));
@@ -255,6 +300,7 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
+	warm_end(od, 0);
 	work_ahead(t, od, size, (uint64_t)off, plus, &w);
 	free(od->pending);
 	od->pending = NULL;
@@ -263,8 +309,8 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 		struct tr_attr a;
 		struct fuse_entry_param e;
 		size_t n;
-		int rc = entry_at(t, d, &w, i, name, &a);
 
+		rc = entry_at(t, d, &w, i, name, &a);
 		if (rc == 0)
 			break;
 		if (rc < 0)
@@ -287,6 +333,10 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 	free(w.e);
 	if (plus && nsent)
 		od->entry_bytes = used / nsent;
+	/* Entry i did not fit: while the reader takes this batch, the helper
+	 * renders the next. */
+	if (plus && rc != 0 && w.ne)
+		warm_start(t, od, i, w.ne);
 	/* Once replied, the reader may close the directory: od is gone. */
 	od->pending = files;
 	od->npending = nfiles;

@@ -3,23 +3,16 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-struct batch {
-	void (*fn)(void *arg, size_t i);
-	void *arg;
-	size_t n;
-	size_t next;		/* atomic: the next item to take */
-};
-
 struct pool {
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t work;	/* a batch was handed over, or stop */
 	pthread_cond_t done;	/* the helper let go of its batch */
-	struct batch *b;	/* the helper's batch; NULL when it is idle */
+	struct pool_job *b;	/* the helper's batch; NULL when it is idle */
 	int stop;
 };
 
-static void run_items(struct batch *b)
+static void run_items(struct pool_job *b)
 {
 	size_t i;
 
@@ -31,9 +24,10 @@ static void *helper(void *arg)
 {
 	struct pool *p = arg;
 
+	pthread_setname_np(pthread_self(), "sessfs-pool");
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
-		struct batch *b;
+		struct pool_job *b;
 
 		while (!p->b && !p->stop)
 			pthread_cond_wait(&p->work, &p->mu);
@@ -84,26 +78,41 @@ void pool_free(struct pool *p)
 	free(p);
 }
 
-void pool_run(struct pool *p, size_t n, void (*fn)(void *arg, size_t i), void *arg)
+int pool_post(struct pool *p, struct pool_job *j)
 {
-	struct batch b = { fn, arg, n, 0 };
-	int shared = 0;
+	int taken = 0;
 
-	if (p && n > 1) {
-		pthread_mutex_lock(&p->mu);
-		if (!p->b && !p->stop) {
-			p->b = &b;
-			shared = 1;
-			pthread_cond_signal(&p->work);
-		}
-		pthread_mutex_unlock(&p->mu);
-	}
-	run_items(&b);
-	if (!shared)
-		return;
-	/* b lives on this stack: wait until the helper has let go of it */
+	if (!p)
+		return 0;
 	pthread_mutex_lock(&p->mu);
-	while (p->b == &b)
+	if (!p->b && !p->stop) {
+		p->b = j;
+		taken = 1;
+		pthread_cond_signal(&p->work);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return taken;
+}
+
+void pool_wait(struct pool *p, struct pool_job *j, int drop)
+{
+	if (drop)
+		__atomic_store_n(&j->next, j->n, __ATOMIC_RELAXED);
+	else
+		run_items(j);
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	while (p->b == j)
 		pthread_cond_wait(&p->done, &p->mu);
 	pthread_mutex_unlock(&p->mu);
+}
+
+void pool_run(struct pool *p, size_t n, void (*fn)(void *arg, size_t i), void *arg)
+{
+	struct pool_job j = { fn, arg, n, 0 };
+
+	if (n > 1)
+		pool_post(p, &j);
+	pool_wait(p, &j, 0);	/* j lives on this stack */
 }
