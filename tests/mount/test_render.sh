@@ -135,6 +135,15 @@ if mount_log "$log" "$mnt"; then
 	timeout 60 grep -rh 'needle-' "$mnt/branches/current/" | sort > "$T/grep.out"
 	cat "$mnt"/branches/current/*.md | grep 'needle-' | sort | cmp -s - "$T/grep.out" &&
 		ok "grep -r reads what cat reads" || bad "grep -r and cat differ"
+	# Readers that close the folder after the first batch, while the
+	# helper renders the next one: the daemon lets go of it cleanly.
+	n=0
+	for i in $(seq 1 20); do
+		f=$(timeout 20 find "$mnt/branches/fork"* "$mnt/branches/current/" -maxdepth 1 \
+			-name '*.md' -print -quit 2>/dev/null)
+		[ -n "$f" ] && n=$((n + 1))
+	done
+	[ "$n" = 20 ] && ok "20 listings closed after their first batch" || bad "early close: $n of 20"
 	unmount_log "$mnt"
 else
 	bad "mount many: $(cat "$mnt.err")"
