@@ -27,10 +27,12 @@ CJSON=$(pkg-config --cflags --libs libcjson)
 mkdir -p "$B" "$DIR"
 MNT=$DIR/mnt
 PID=
+# The tmpfs copy: a folder of this run's own (runs of others may share /dev/shm).
+SHM=$(mktemp -d /dev/shm/sessfs-bench.XXXXXX) || exit 1
 cleanup() {
 	fusermount3 -u -z "$MNT" 2>/dev/null
 	[ -n "$PID" ] && kill "$PID" 2>/dev/null
-	rm -rf "$DIR"/tree-* /dev/shm/sessfs-bench-*
+	rm -rf "$DIR"/tree-* "$SHM"
 }
 trap cleanup EXIT
 
@@ -80,7 +82,7 @@ bench_mount() {
 	t0=$(now); grep -r -c 'NO-SUCH-STRING-xyzzy' "$MNT/branches/current/" > /dev/null; t1=$(now)
 	cold=$(echo "$t1 - $t0" | bc -l)
 	warm=$(best grep -r -c 'NO-SUCH-STRING-xyzzy' "$MNT/branches/current/")
-	copy=/dev/shm/sessfs-bench-tree
+	copy=$SHM/tree
 	rm -rf "$copy"; cp -r "$MNT/branches/current/" "$copy"
 	tmpfs=$(best grep -r -c 'NO-SUCH-STRING-xyzzy' "$copy")
 	raw=$(best grep -c 'NO-SUCH-STRING-xyzzy' "$log")
