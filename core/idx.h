@@ -91,6 +91,11 @@ enum idx_flag {
 	IDX_F_BLANK_STR = 1u << 13,	/* string content, blank */
 };
 
+/* The top-level members a message file is rendered from (render.c), by
+ * their keys as written. */
+#define IDX_RENDER_KEYS \
+	{ "type", "message", "attachment", "rendered", "content", "compactMetadata" }
+
 struct idx_rec {
 	uint64_t off;		/* byte offset of the line */
 	int64_t ts;		/* ms since the epoch, or IDX_NO_TS */
@@ -105,6 +110,10 @@ struct idx_rec {
 	 * sentAsUuid (user) */
 	uint32_t aux;
 	uint32_t flags;		/* enum idx_flag */
+	/* The line's bytes up to the end of the last top-level member a
+	 * message file is rendered from (IDX_RENDER_KEYS); 0 when none. What
+	 * follows was checked here and holds none of them. */
+	uint32_t rlen;
 	uint16_t type_atom;	/* the "type" string */
 	uint16_t sub;		/* subtype (system) or attachment type */
 	uint16_t name;		/* tool name of a tool_use block */

@@ -69,11 +69,17 @@ int lf_stat(const struct logf *lf, struct stat *st)
 
 int lf_read(const struct logf *lf, const struct idx_rec *r, struct sbuf *out)
 {
+	return lf_read_part(lf, r, r->len, out);
+}
+
+int lf_read_part(const struct logf *lf, const struct idx_rec *r, size_t len,
+		 struct sbuf *out)
+{
 	size_t got = 0;
 
-	sb_grow(out, r->len);
-	while (got < r->len) {
-		ssize_t n = pread(lf->fd, out->buf + out->len + got, r->len - got,
+	sb_grow(out, len);
+	while (got < len) {
+		ssize_t n = pread(lf->fd, out->buf + out->len + got, len - got,
 				  (off_t)(r->off + got));
 
 		if (n < 0 && errno == EINTR)

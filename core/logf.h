@@ -34,6 +34,9 @@ int lf_stat(const struct logf *lf, struct stat *st);
 
 /* Appends the record's exact bytes (its line, no newline) to out. 0 or -errno. */
 int lf_read(const struct logf *lf, const struct idx_rec *r, struct sbuf *out);
+/* The same for the line's first n bytes (n <= r->len). */
+int lf_read_part(const struct logf *lf, const struct idx_rec *r, size_t n,
+		 struct sbuf *out);
 /*
  * Parses the record into a new cJSON tree (free with cJSON_Delete()), or
  * NULL when cJSON cannot take it (nesting deeper than its limit). Lone

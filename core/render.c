@@ -1,6 +1,7 @@
 #include "render.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include "jscan.h"
 #include "jv.h"
@@ -52,9 +53,7 @@ void rd_json(const cJSON *v, int indent, struct sbuf *out)
 /* The top-level members the content comes from. */
 enum rk { RK_TYPE, RK_MESSAGE, RK_ATTACHMENT, RK_RENDERED, RK_CONTENT, RK_META, RK_N };
 
-static const char *const rk_names[RK_N] = {
-	"type", "message", "attachment", "rendered", "content", "compactMetadata",
-};
+static const char *const rk_names[RK_N] = IDX_RENDER_KEYS;
 
 /* A value in the line: its first byte (NULL when absent), the end of the
  * top-level member holding it (every walk stays inside), and the doc that
@@ -113,28 +112,33 @@ static int wanted(const struct js_str *k)
 /*
  * Reads the record's members as the tree renderer did: the line must be
  * an object jscan can walk, and each wanted member a value cJSON accepts
- * (the first of a repeated one counts). 0, or -1 when the record cannot
- * be shown (a read error, a wanted member nested too deeply ...).
+ * (the first of a repeated one counts). Only the line's part up to the
+ * last wanted member is read (idx_rec.rlen): the index walked the rest,
+ * which holds none (a tool result's second copy of its output, mostly).
+ * 0, or -1 when the record cannot be shown (its line is gone, a wanted
+ * member nested too deeply ...).
  */
 static int rec_load(struct rec *rc, const struct logf *lf, const struct idx_rec *r)
 {
 	const char *p, *e, *v, *end;
 	struct js_iter it;
 	struct js_str k;
+	struct stat st;
 	int n, i;
 
 	memset(rc->m, 0, sizeof(rc->m));
 	for (i = 0; i < RK_N; i++)
 		rc->m[i].d = &rc->doc;
-	if (lf_read(lf, r, &rc->line))
+	if (lf_stat(lf, &st) || (uint64_t)st.st_size < r->off + r->len ||
+	    lf_read_part(lf, r, r->rlen, &rc->line))
 		return -1;
 	p = rc->line.buf;
 	e = p + rc->line.len;
 	while (p < e && *p == '\0')
 		p++;
 	lf_fix_surrogates((char *)p, (size_t)(e - p));
-	if (js_obj_begin(&it, js_ws(p, e), e))
-		return -1;
+	if (!r->rlen || js_obj_begin(&it, js_ws(p, e), e))
+		return r->rlen ? -1 : 0;
 	while ((n = js_obj_next(&it, &k, &v)) == 1) {
 		i = wanted(&k);
 		/* A string or container cJSON takes ends where jscan says: one
@@ -148,9 +152,11 @@ static int rec_load(struct rec *rc, const struct logf *lf, const struct idx_rec 
 		}
 		if (i >= 0 && !rc->m[i].v)
 			rc->m[i] = (struct val){ v, end, &rc->doc };
+		if (end == e)
+			return 0;	/* the last wanted member */
 		it.p = end;
 	}
-	return n == 0 ? 0 : -1;
+	return -1;
 }
 
 /* ---- strings out ---- */

@@ -412,6 +412,18 @@ static const char *scan_member(struct scan *sc, const struct js_str *k,
 	return js_value(v, e);
 }
 
+/* Is k one of IDX_RENDER_KEYS? */
+static int render_key(const struct js_str *k)
+{
+	static const char *const keys[] = IDX_RENDER_KEYS;
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (js_eq(k, keys[i]))
+			return 1;
+	return 0;
+}
+
 /* Fills the record's aux field from what its type says it is keyed by. */
 static void scan_finish(struct scan *sc)
 {
@@ -485,6 +497,8 @@ int scan_line(struct idx *ix, const char *p, size_t n, int torn,
 			it.p = val;
 			break;
 		}
+		if (render_key(&k))
+			rec->rlen = (uint32_t)(end - p);
 		it.p = end;
 	}
 	*col = (uint32_t)(it.p - p);

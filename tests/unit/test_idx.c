@@ -198,6 +198,35 @@ static void test_message_record_fields(void **state)
 	tu_log_free(&l);
 }
 
+/* rlen: the line up to the end of the last member a message file is
+ * rendered from; what follows (a result's second copy) is not needed. */
+static void test_render_prefix(void **state)
+{
+	static const char log[] =
+		"{\"type\":\"user\",\"message\":{\"content\":\"x\"},\"toolUseResult\":"
+		"{\"stdout\":\"x\"},\"uuid\":\"a\"}\n"
+		"\0\0{\"uuid\":\"b\",\"type\":\"system\",\"content\":\"c\",\"x\":1,"
+		"\"compactMetadata\":{\"preTokens\":1} ,\"level\":\"info\"}\n"
+		"{\"type\":\"user\",\"message\":{},\"x\":1,\"message\":[1]}\r\n"
+		"{\"uuid\":\"c\",\"typ\\u0065\":\"user\",\"type\":\"mode\"}\n";
+	struct ixf x;
+
+	(void)state;
+	ixf_full(&x, log, sizeof(log) - 1);
+	assert_int_equal(idx_nrecs(x.ix), 4);
+	assert_int_equal(idx_rec(x.ix, 0)->rlen,
+			 strlen("{\"type\":\"user\",\"message\":{\"content\":\"x\"}"));
+	/* counted from the line's start, its NULs too */
+	assert_int_equal(idx_rec(x.ix, 1)->rlen, 2 + strlen("{\"uuid\":\"b\",\"type\":\"system\","
+			 "\"content\":\"c\",\"x\":1,\"compactMetadata\":{\"preTokens\":1}"));
+	assert_int_equal(idx_rec(x.ix, 2)->rlen,
+			 strlen("{\"type\":\"user\",\"message\":{},\"x\":1,\"message\":[1]"));
+	/* a key written with an escape is not one of them */
+	assert_int_equal(idx_rec(x.ix, 3)->rlen, strlen("{\"uuid\":\"c\",\"typ\\u0065\":"
+			 "\"user\",\"type\":\"mode\""));
+	ixf_close(&x);
+}
+
 static void test_metadata_record_fields(void **state)
 {
 	static const int pres[] = { 2 };
@@ -837,6 +866,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_message_record_fields),
+		cmocka_unit_test(test_render_prefix),
 		cmocka_unit_test(test_metadata_record_fields),
 		cmocka_unit_test(test_ids_are_interned_once),
 		cmocka_unit_test(test_many_ids_survive_table_growth),
