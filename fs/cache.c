@@ -19,20 +19,6 @@ struct cache {
 	unsigned nbig;		/* blobs larger than max */
 };
 
-struct blob *blob_new(const char *p, size_t n)
-{
-	struct blob *b = malloc(sizeof(*b) + n + 1);
-
-	if (!b)
-		return NULL;
-	b->refs = 1;
-	b->len = n;
-	b->data = (char *)(b + 1);
-	memcpy(b->data, p, n);
-	b->data[n] = '\0';
-	return b;
-}
-
 struct blob *blob_take(struct sbuf *sb)
 {
 	struct blob *b = malloc(sizeof(*b));
@@ -57,8 +43,7 @@ void blob_ref(struct blob *b)
 void blob_unref(struct blob *b)
 {
 	if (b && __atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-		if (b->data != (char *)(b + 1))
-			free(b->data);
+		free(b->data);
 		free(b);
 	}
 }

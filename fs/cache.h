@@ -26,8 +26,6 @@ struct blob {
 	char *data;		/* len bytes and a NUL */
 };
 
-/* Returns a new blob holding a copy of p[0..n) with one reference. */
-struct blob *blob_new(const char *p, size_t n);
 /* Returns a new blob holding sb's bytes with one reference, taking its
  * buffer (no copy; sb is left empty), or NULL (sb unchanged). */
 struct blob *blob_take(struct sbuf *sb);
