@@ -52,19 +52,23 @@ void ops_set_session(struct fuse_session *se)
  * it asks for the next one: so each call pushes the batch before it (the
  * last, empty call pushes the last batch).
  */
-static void push_one(struct tree *t, uint64_t ino)
+/* 1 when this call claimed the file (it was not pushed before). */
+static int push_one(struct tree *t, uint64_t ino)
 {
 	struct blob *b;
 	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(0);
 
-	if (!session || !tr_claim_push(t, ino) || tr_content(t, ino, &b))
-		return;
+	if (!session || !tr_claim_push(t, ino))
+		return 0;
+	if (tr_content(t, ino, &b))
+		return 1;
 	if (b->len && b->len <= OPS_PUSH_MAX) {
 		bv.buf[0].mem = b->data;
 		bv.buf[0].size = b->len;
 		fuse_lowlevel_notify_store(session, ino, 0, &bv, 0);
 	}
 	blob_unref(b);
+	return 1;
 }
 
 /* One listing call's work, shared with the pool: first the pushes of the
@@ -75,6 +79,7 @@ struct ahead {
 	struct tr_dir *d;
 	const uint64_t *push;
 	size_t npush;
+	size_t claimed;		/* atomic: pushes that were first */
 	uint64_t off;		/* entry index of item npush */
 	struct ahead_entry {
 		int rc;
@@ -90,7 +95,8 @@ static void ahead_item(void *arg, size_t i)
 	struct ahead_entry *x;
 
 	if (i < w->npush) {
-		push_one(w->t, w->push[i]);
+		if (push_one(w->t, w->push[i]))
+			__atomic_add_fetch(&w->claimed, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	x = &w->e[i - w->npush];
@@ -334,8 +340,9 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 	if (plus && nsent)
 		od->entry_bytes = used / nsent;
 	/* Entry i did not fit: while the reader takes this batch, the helper
-	 * renders the next. */
-	if (plus && rc != 0 && w.ne)
+	 * renders the next, unless the batch before had all been pushed
+	 * already (a listing read again: its files are rendered). */
+	if (plus && rc != 0 && w.ne && (!w.npush || w.claimed))
 		warm_start(t, od, i, w.ne);
 	/* Once replied, the reader may close the directory: od is gone. */
 	od->pending = files;
