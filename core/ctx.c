@@ -631,7 +631,7 @@ void ctx_message_json(const struct ctx *x, uint32_t i, struct sbuf *out)
 static void md_uuid(const struct graph *g, uint32_t id, struct sbuf *out)
 {
 	if (id)
-		idx_id_str(gr_idx(g), id, out);
+		idx_id_text(gr_idx(g), id, out);
 	else
 		sb_adds(out, "(synthetic)");
 }
@@ -719,7 +719,7 @@ static void md_notes(const struct ctx *x, const struct graph *g, uint8_t kind,
 			sb_addf(out, "\n## %s\n\n", title);
 		sb_addf(out, "- line %u, ", n->line);
 		if (n->id)
-			idx_id_str(gr_idx(g), n->id, out);
+			idx_id_text(gr_idx(g), n->id, out);
 		else
 			sb_adds(out, "no uuid");
 		sb_addf(out, ": %s\n", n->text);
