@@ -792,6 +792,46 @@ static void test_window_md(void **state)
 	tu_log_free(&l);
 }
 
+/*
+ * Notes cut a uuid to 8 bytes, which may split a character; a metadata
+ * type may hold bytes that are not UTF-8. window.md, the notes and the
+ * repairs stay UTF-8, one line each (found by the fuzz target).
+ */
+static void test_window_md_is_utf8_text(void **state)
+{
+	struct tu_fx f;
+	struct ctx *x;
+	struct sbuf sb;
+	uint32_t i;
+
+	(void)state;
+	tu_load(&f,
+		"{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,"
+		"\"message\":{\"role\":\"user\",\"content\":\"q1\"}}\n"
+		"{\"type\":\"assistant\",\"uuid\":\"abcdefg\xc3\xa9-2\",\"parentUuid\":\"u1\","
+		"\"message\":{\"id\":\"m1\",\"role\":\"assistant\","
+		"\"content\":[{\"type\":\"text\",\"text\":\"a1\"}]}}\n"
+		"{\"type\":\"progress\",\"uuid\":\"p3\",\"parentUuid\":\"abcdefg\xc3\xa9-2\"}\n"
+		"{\"type\":\"user\",\"uuid\":\"u\\n4\",\"parentUuid\":\"p3\","
+		"\"message\":{\"role\":\"user\",\"content\":\"q2\"}}\n"
+		"{\"type\":\"t\xff\\n\",\"sessionId\":\"s\"}\n");
+	assert_int_equal(ctx_build(f.g, f.c, f.lf, &x), 0);
+	assert_true(ctx_nnotes(x) > 0);
+	for (i = 0; i < ctx_nnotes(x); i++) {
+		const char *t = ctx_note(x, i)->text;
+
+		assert_true(tu_utf8(t, strlen(t)) && !strchr(t, '\n'));
+	}
+	sb_init(&sb);
+	ctx_window_md(x, f.g, &sb);
+	assert_true(tu_utf8(sb.buf, sb.len));
+	assert_non_null(strstr(sb.buf, "re-parented past a progress/dropped row to abcdefg\xef\xbf\xbd\n"));
+	assert_non_null(strstr(sb.buf, "- line 4, u\xef\xbf\xbd" "4: re-parented"));
+	sb_free(&sb);
+	ctx_free(x);
+	tu_unload(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -814,6 +854,7 @@ int main(void)
 		cmocka_unit_test(test_task_notification_is_framed),
 		cmocka_unit_test(test_rows_not_sent),
 		cmocka_unit_test(test_window_md),
+		cmocka_unit_test(test_window_md_is_utf8_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,14 +15,8 @@
 /* Fails unless sb is valid UTF-8 ending in a newline. */
 static void assert_text(const struct sbuf *sb)
 {
-	size_t i = 0, k;
-
 	assert_true(sb->len > 0 && sb->buf[sb->len - 1] == '\n');
-	while (i < sb->len) {
-		k = utf8_seq_len((const unsigned char *)sb->buf + i, sb->len - i);
-		assert_true(k > 0);
-		i += k;
-	}
+	assert_true(tu_utf8(sb->buf, sb->len));
 }
 
 /* The lines of the header (before the first blank line). */
