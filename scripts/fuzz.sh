@@ -5,6 +5,7 @@
 #                           for FUZZ_SMOKE_SECONDS (10) from the seeds alone:
 #                           the check of make test
 #   scripts/fuzz.sh cov     source coverage of the corpus (llvm-cov report)
+# FUZZ_TARGETS="fuzz_session ..." runs only those.
 # Under build/fuzz/: <target>/corpus (what the fuzzer found, kept between
 # runs), <target>/seeds (made afresh each run), <target>/artifacts (crashes,
 # leaks, timeouts), <target>/run.log, smoke.log. Seeds: mnt-examples/*.jsonl, and the
@@ -113,6 +114,7 @@ failed=0
 for bin in "$root"/obj/fuzz_*; do
 	[ -x "$bin" ] || continue
 	name=$(basename "$bin")
+	case " ${FUZZ_TARGETS:-$name} " in *" $name "*) ;; *) continue ;; esac
 	if [ "$mode" = smoke ]; then
 		# every seed once, so a seed that breaks is named as such
 		seeds "$root/$name/seeds" "$name" && mkdir -p "$root/$name/tmp" &&

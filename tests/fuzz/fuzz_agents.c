@@ -188,8 +188,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char aid[AG_ID_MAX + 1];
 	size_t n;
+	int fd0;
 
 	setup();
+	fd0 = fz_lowest_fd();
 	write_log(data, size);
 	n = result_id(data, size, aid);
 	if (n) {
@@ -197,5 +199,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_quote(aid, n);
 	}
 	list_agents(data, size, aid, n);
+	CHECK(fz_lowest_fd() == fd0);
 	return 0;
 }

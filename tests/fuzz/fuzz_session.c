@@ -450,9 +450,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct session *s;
 	struct sbuf out;
-	int fd;
+	int fd, fd0;
 
 	setup();
+	fd0 = fz_lowest_fd();
 	fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	CHECK(fd >= 0);
 	grow(data, size, fd);
@@ -465,5 +466,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	walk_agents();
 	sb_free(&out);
+	CHECK(fz_lowest_fd() == fd0);
 	return 0;
 }

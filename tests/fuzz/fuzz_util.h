@@ -85,6 +85,19 @@ static inline void fz_put_file(const char *path, const void *p, size_t n)
 	close(fd);
 }
 
+/* The lowest free file descriptor. Taken before and after an input, the
+ * two agree unless the input left one open (libFuzzer opens its own, e.g.
+ * pipes to llvm-symbolizer, between inputs, so only within one input is
+ * this a test). */
+static inline int fz_lowest_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	CHECK(fd >= 0);
+	close(fd);
+	return fd;
+}
+
 /* ---- what the headers promise ---- */
 
 /* The length of the valid UTF-8 at the start of s[0..n). */
