@@ -161,7 +161,8 @@ uint32_t st_add(struct st_state *st, uint32_t dir, const char *name, size_t n,
  */
 uint32_t st_add_path(struct st_state *st, uint32_t dir, const char *path,
 		     uint8_t what, uint32_t ref, const char **why);
-/* Appends one line to the problems ("line N: " first when line > 0). */
+/* Appends one line to the problems ("line N: " first when line > 0): the
+ * whole text, as one line of UTF-8 (sb_add_line()). */
 void st_err(struct st_state *st, uint32_t line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Appends s to out as a JSON string, cut to a readable length. */

@@ -454,6 +454,45 @@ static void test_hostile_read_paths(void **state)
 	tu_log_free(&l);
 }
 
+/*
+ * A problem quoting a path of control characters (each escaped in six
+ * bytes) and letters of two bytes is long: it is reported whole, as
+ * UTF-8 (it was cut at 1023 bytes, in the middle of a letter and before
+ * its reason; found by the fuzz target's check of errors.txt).
+ */
+static void test_long_problem_lines_stay_utf8(void **state)
+{
+	struct fx x = { 0 };
+	struct tu_log l;
+	struct sbuf path, input;
+	char *s;
+	int i;
+
+	(void)state;
+	start(&l);
+	sb_init(&path);
+	sb_init(&input);
+	sb_adds(&path, "\"/a");
+	for (i = 0; i < 160; i++)
+		sb_adds(&path, "\\u0001");
+	for (i = 0; i < 100; i++)
+		sb_adds(&path, "\xc3\xa9");
+	sb_adds(&path, "\"");
+	sb_addf(&input, "{\"file_path\":%s}", path.buf);
+	use(&l, 2, 1, "Read", "toolu_2", input.buf);
+	result(&l, 3, 2, "toolu_2", "\"x\"", 0, NULL);
+	build(&x, &l);
+	s = errors(x.st);
+	assert_int_equal(st_nerrors(x.st), 1);
+	assert_true(tu_utf8(s, strlen(s)));
+	assert_non_null(strstr(s, "\xc3\xa9\"...(362 bytes) left out: a part longer than 255 bytes\n"));
+	free(s);
+	unbuild(&x);
+	sb_free(&path);
+	sb_free(&input);
+	tu_log_free(&l);
+}
+
 /* ---- file history ---- */
 
 static char *make_dir(void)
@@ -709,6 +748,7 @@ int main(void)
 		cmocka_unit_test(test_read_write_and_failures),
 		cmocka_unit_test(test_partial_reads),
 		cmocka_unit_test(test_hostile_read_paths),
+		cmocka_unit_test(test_long_problem_lines_stay_utf8),
 		cmocka_unit_test(test_snapshots_updates_deltas),
 		cmocka_unit_test(test_last_100_and_no_folder),
 		cmocka_unit_test(test_hostile_tracking_paths),
