@@ -8,9 +8,11 @@
 # FUZZ_TARGETS="fuzz_session ..." runs only those.
 # Under build/fuzz/: <target>/corpus (what the fuzzer found, kept between
 # runs), <target>/seeds (made afresh each run), <target>/artifacts (crashes,
-# leaks, timeouts), <target>/run.log, smoke.log. Seeds: mnt-examples/*.jsonl, and the
-# first and last lines of each log of the test corpus (../shared/corpus, or
-# SESSFS_CORPUS) when it is there. Nothing here is committed.
+# leaks, timeouts), <target>/run.log, smoke.log. Seeds: mnt-examples/*.jsonl,
+# tests/fuzz/seeds/*.jsonl (small logs written for the fuzzer: state, file
+# history, compaction, agents, a long path), and the first and last lines
+# of each log of the test corpus (../shared/corpus, or SESSFS_CORPUS) when
+# it is there. Nothing under build/fuzz/ is committed.
 # Exit status: 0 when nothing was found, 1 when a target failed.
 set -u
 mode=${1:-run}
@@ -42,7 +44,7 @@ seeds() {
 		head -n 5 mnt-examples/demo.jsonl > "$1/log"
 		return 0
 	fi
-	for f in mnt-examples/*.jsonl; do
+	for f in mnt-examples/*.jsonl tests/fuzz/seeds/*.jsonl; do
 		[ -f "$f" ] && cp "$f" "$1/"
 	done
 	[ -d "$corpus_src" ] || return 0
