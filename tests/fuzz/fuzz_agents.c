@@ -75,7 +75,7 @@ static int plain_id(const uint8_t *data, size_t size, char *out)
 	sb_adds(&sb, line2);
 	sb_add(&sb, data, size);
 	sb_adds(&sb, "}");
-	j = cJSON_ParseWithLength(sb.buf, sb.len);
+	j = cJSON_ParseWithOpts(sb.buf, NULL, 1);	/* the whole line, as the index */
 	v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "toolUseResult"),
 					     "agentId");
 	if (cJSON_IsString(v) && *v->valuestring && strlen(v->valuestring) < AG_ID_MAX &&

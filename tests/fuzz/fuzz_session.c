@@ -382,6 +382,7 @@ static void walk_agents(void)
 	CHECK(!ag_find(log_path, NULL, NULL, &l));
 	sb_init(&sb);
 	ag_errors_text(l, &sb);
+	fz_check_utf8(&sb, "agents errors", 0);
 	for (i = 0; i < ag_count(l); i++) {
 		fz_check_name(ag_get(l, i)->name);
 		CHECK(ag_by_name(l, ag_get(l, i)->name) == ag_get(l, i));
