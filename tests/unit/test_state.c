@@ -455,6 +455,42 @@ static void test_hostile_read_paths(void **state)
 }
 
 /*
+ * A Read whose input ends its line: the input is read up to the end of
+ * its own line, not of the result's (read_view() walked it with the
+ * result line's end, and read past its buffer: the ASan build fails here
+ * without the fix; found by the fuzz target).
+ */
+static void test_read_input_at_the_end_of_its_line(void **state)
+{
+	struct fx x = { 0 };
+	struct tu_log l;
+	struct sbuf sb;
+	char u1[37], u2[37];
+
+	(void)state;
+	start(&l);
+	tu_uuid(1, u1);
+	tu_uuid(2, u2);
+	sb_init(&sb);
+	sb_addf(&sb, "{\"type\":\"assistant\",\"uuid\":\"%s\",\"parentUuid\":\"%s\","
+		"\"sessionId\":\"" TU_SID "\",\"message\":{\"id\":\"m2\",\"role\":\"assistant\","
+		"\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_2\",\"name\":\"Read\","
+		"\"input\":{\"file_path\":\"/r/e.c\"}}]}}", u2, u1);
+	tu_line(&l, sb.buf);
+	result(&l, 3, 2, "toolu_2", "\"...\"", 0, "{\"type\":\"text\",\"file\":{\"filePath\":"
+	       "\"/r/e.c\",\"content\":\"x\",\"numLines\":5,\"startLine\":10,"
+	       "\"totalLines\":900,\"padding\":\"................................................\"}}");
+	build(&x, &l);
+	sb_reset(&sb);
+	assert_int_equal(st_getxattr(x.st, at(x.st, "read-cache/r/e.c"), "user.sessfs.partial",
+				     &sb), 0);
+	assert_string_equal(sb.buf, "offset=10 limit=5");
+	sb_free(&sb);
+	unbuild(&x);
+	tu_log_free(&l);
+}
+
+/*
  * A problem quoting a path of control characters (each escaped in six
  * bytes) and letters of two bytes is long: it is reported whole, as
  * UTF-8 (it was cut at 1023 bytes, in the middle of a letter and before
@@ -749,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_partial_reads),
 		cmocka_unit_test(test_hostile_read_paths),
 		cmocka_unit_test(test_long_problem_lines_stay_utf8),
+		cmocka_unit_test(test_read_input_at_the_end_of_its_line),
 		cmocka_unit_test(test_snapshots_updates_deltas),
 		cmocka_unit_test(test_last_100_and_no_folder),
 		cmocka_unit_test(test_hostile_tracking_paths),
