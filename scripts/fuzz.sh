@@ -69,18 +69,19 @@ fuzz() {
 		rm -rf "$corpus"
 	fi
 	log=$dir/$mode.log
-	mkdir -p "$corpus" "$dir/artifacts" "$dir/tmp" || return 1
-	rm -rf "${dir:?}/tmp/"*
+	tmp=$dir/$mode.tmp	# the targets' folders (removed at exit, not on a crash)
+	rm -rf "$tmp"
+	mkdir -p "$corpus" "$dir/artifacts" "$tmp" || return 1
 	seeds "$dir/seeds" "$2" || return 1
 	echo "== fuzz: $2, ${seconds}s (log: $log)"
-	TMPDIR=$dir/tmp ASAN_OPTIONS="detect_leaks=1" \
+	TMPDIR=$tmp ASAN_OPTIONS="detect_leaks=1" \
 	UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
 	nice -n 19 "$1" -dict=tests/fuzz/sessfs.dict -max_len="$MAX_LEN" -timeout=10 -rss_limit_mb=2048 \
 		-max_total_time="$seconds" -print_final_stats=1 $opts \
 		-artifact_prefix="$dir/artifacts/" "$corpus" "$dir/seeds" \
 		> "$log" 2>&1
 	rc=$?
-	rm -rf "${dir:?}/tmp/"*
+	rm -rf "$tmp"
 	[ "$mode" = smoke ] && rm -rf "$corpus"
 	grep -aE '^#[0-9]+ +DONE|^stat::number_of_executed_units|^Done [0-9]+ runs' "$log" | tail -2
 	if [ $rc -ne 0 ]; then
@@ -96,13 +97,13 @@ cov() {
 	for bin in "$root"/cov/fuzz_*; do
 		name=$(basename "$bin")
 		dir=$root/$name
-		mkdir -p "$dir/tmp"
-		TMPDIR=$dir/tmp LLVM_PROFILE_FILE="$dir/cov.profraw" \
+		mkdir -p "$dir/cov.tmp"
+		TMPDIR=$dir/cov.tmp LLVM_PROFILE_FILE="$dir/cov.profraw" \
 			"$bin" -runs=0 "$dir/corpus" "$dir/seeds" > "$dir/cov.log" 2>&1
 		"$LLVM/llvm-profdata" merge -o "$dir/cov.profdata" "$dir/cov.profraw" || return 1
 		echo "== coverage of core/ by $name over $dir/corpus"
 		"$LLVM/llvm-cov" report "$bin" -instr-profile="$dir/cov.profdata" core/*.c
-		rm -rf "${dir:?}/tmp"
+		rm -rf "$dir/cov.tmp"
 	done
 }
 
@@ -119,8 +120,8 @@ for bin in "$root"/obj/fuzz_*; do
 	case " ${FUZZ_TARGETS:-$name} " in *" $name "*) ;; *) continue ;; esac
 	if [ "$mode" = smoke ]; then
 		# every seed once, so a seed that breaks is named as such
-		seeds "$root/$name/seeds" "$name" && mkdir -p "$root/$name/tmp" &&
-		TMPDIR=$root/$name/tmp "$bin" -runs=0 "$root/$name/seeds" > "$root/$name/seeds.log" 2>&1 ||
+		seeds "$root/$name/seeds" "$name" && mkdir -p "$root/$name/smoke.tmp" &&
+		TMPDIR=$root/$name/smoke.tmp "$bin" -runs=0 "$root/$name/seeds" > "$root/$name/seeds.log" 2>&1 ||
 			{ echo "fuzz: $name fails on a seed; see $root/$name/seeds.log"; failed=1; continue; }
 	fi
 	fuzz "$bin" "$name" || failed=1
