@@ -5,6 +5,7 @@
 #                           for FUZZ_SMOKE_SECONDS (10) from the seeds alone:
 #                           the check of make test
 #   scripts/fuzz.sh cov     source coverage of the corpus (llvm-cov report)
+#   scripts/fuzz.sh merge   cut each corpus down to what keeps its coverage
 # FUZZ_TARGETS="fuzz_session ..." runs only those.
 # Under build/fuzz/: <target>/corpus (what the fuzzer found, kept between
 # runs), <target>/seeds (made afresh each run), <target>/artifacts (crashes,
@@ -107,10 +108,27 @@ cov() {
 	done
 }
 
+# merge: each corpus cut down to the inputs that keep its coverage.
+merge() {
+	make --no-print-directory fuzz-build FUZZ_CC="$CLANG" >/dev/null || return 1
+	for bin in "$root"/obj/fuzz_*; do
+		dir=$root/$(basename "$bin")
+		[ -d "$dir/corpus" ] || continue
+		rm -rf "$dir/corpus.new" "$dir/merge.tmp"
+		mkdir -p "$dir/corpus.new" "$dir/merge.tmp"
+		TMPDIR=$dir/merge.tmp nice -n 19 "$bin" -merge=1 -max_len="$MAX_LEN" \
+			"$dir/corpus.new" "$dir/corpus" > "$dir/merge.log" 2>&1 || return 1
+		rm -rf "$dir/corpus" "$dir/merge.tmp"
+		mv "$dir/corpus.new" "$dir/corpus"
+		echo "== $(basename "$bin"): $(ls "$dir/corpus" | wc -l) inputs kept"
+	done
+}
+
 case $mode in
 run|smoke) ;;
 cov) cov; exit $? ;;
-*) echo "usage: $0 run|smoke|cov" >&2; exit 2 ;;
+merge) merge; exit $? ;;
+*) echo "usage: $0 run|smoke|cov|merge" >&2; exit 2 ;;
 esac
 make --no-print-directory fuzz-build FUZZ_CC="$CLANG" >/dev/null || exit 1
 failed=0
