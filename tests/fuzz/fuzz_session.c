@@ -461,37 +461,66 @@ static void touch(struct session *s)
 	sb_free(&sb);
 }
 
+/* The log cut to its first cut bytes: in place, or (replace) as another
+ * file renamed over it. */
+static void cut_log(const uint8_t *data, size_t cut, int fd, int replace)
+{
+	char tmp[4300];
+
+	if (!replace) {
+		CHECK(!ftruncate(fd, (off_t)cut));
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.new", log_path);
+	fz_put_file(tmp, data, cut);
+	CHECK(!rename(tmp, log_path));
+}
+
 /*
  * The log changes under a live session: its first part is opened, the
- * rest appended and picked up by ss_refresh(); then it is cut short and
- * picked up again (indexed from scratch). Each time the session shows
- * what a live session opened on the log as it is shows.
+ * rest appended and picked up by ss_refresh(); then it is cut short, in
+ * place or by another file renamed over it, and picked up again (indexed
+ * from scratch). Each time ss_changed() sees it coming, and the session
+ * then shows what a live session opened on the log as it is shows. The
+ * whole log is at its path again afterwards.
  */
-static void grow(const uint8_t *data, size_t size, int fd)
+static void grow(const uint8_t *data, size_t size)
 {
 	uint64_t h = fnv1a(data, size);
 	size_t split = (size_t)(h % (size + 1)), cut = (size_t)((h >> 32) % (size + 1));
+	int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int rc, replace = (int)((h >> 16) & 1);
 	struct session *live;
 	struct sbuf a, b;
-	int rc;
 
+	CHECK(fd >= 0);
 	fz_write_all(fd, data, split);
 	if ((live = open_log(SS_LIVE)))
 		touch(live);
 	fz_write_all(fd, data + split, size - split);
-	if (!live)
+	if (!live) {
+		close(fd);
 		return;
+	}
+	CHECK(ss_changed(live) == (split < size));
 	rc = ss_refresh(live);
 	CHECK(rc == SS_SAME || rc == SS_GREW);
-	CHECK(ss_refresh(live) == SS_SAME);
+	CHECK(!ss_changed(live) && ss_refresh(live) == SS_SAME);
 	sb_init(&a);
 	sb_init(&b);
 	same_as_fresh(live, &a, &b);
-	if (cut < size) {
-		CHECK(!ftruncate(fd, (off_t)cut));
+	if (cut < size || replace) {
+		cut_log(data, cut, fd, replace);
+		CHECK(ss_changed(live));
 		CHECK(ss_refresh(live) == SS_RESET);
+		CHECK(!ss_changed(live));
 		same_as_fresh(live, &a, &b);
+		close(fd);
+		fd = open(log_path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		CHECK(fd >= 0);
+		fz_write_all(fd, data, size);
 	}
+	close(fd);
 	ss_close(live);
 	sb_free(&a);
 	sb_free(&b);
@@ -503,14 +532,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct session *s;
 	struct sbuf out;
-	int fd, fd0;
+	int fd0;
 
 	setup();
 	fd0 = fz_lowest_fd();
-	fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	CHECK(fd >= 0);
-	grow(data, size, fd);
-	close(fd);
+	grow(data, size);
 	sb_init(&out);
 	if ((s = open_log(SS_COMPLETE))) {
 		CHECK(!ss_set_file_history(s, fh_dir));
