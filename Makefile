@@ -33,7 +33,7 @@ CONTEXT_BIN = $(BUILD)/tests/context_check
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN  = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/%)
 
-ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 # The fuzz targets: clang, libFuzzer, ASan + UBSan; coverage build for llvm-cov.
 FUZZ_CC   ?= clang

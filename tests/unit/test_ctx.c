@@ -832,6 +832,36 @@ static void test_window_md_is_utf8_text(void **state)
 	tu_unload(&f);
 }
 
+/*
+ * Numbers in a message are written back as numbers; one too large for a
+ * long long is not converted to one (undefined behaviour: the UBSan build
+ * fails here without the fix; seen in the fuzz target's coverage report,
+ * then confirmed by the target on such a log).
+ */
+static void test_large_numbers_in_messages(void **state)
+{
+	struct tu_log l;
+	struct cx t;
+	struct sbuf sb;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "go");
+	cx_asst(&l, 2, 1, "m1", "[{'type':'tool_use','id':'t1','name':'Bash','input':"
+		"{'a':1e300,'b':-1e19,'c':0.5,'d':12345,'e':-7}}]", "");
+	cx_load(&t, &l);
+	sb_init(&sb);
+	ctx_messages_json(t.x, &sb);
+	assert_non_null(strstr(sb.buf, "\"a\": 1e+300"));
+	assert_non_null(strstr(sb.buf, "\"b\": -1e+19"));
+	assert_non_null(strstr(sb.buf, "\"c\": 0.5"));
+	assert_non_null(strstr(sb.buf, "\"d\": 12345"));
+	assert_non_null(strstr(sb.buf, "\"e\": -7"));
+	sb_free(&sb);
+	cx_unload(&t);
+	tu_log_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -855,6 +885,7 @@ int main(void)
 		cmocka_unit_test(test_rows_not_sent),
 		cmocka_unit_test(test_window_md),
 		cmocka_unit_test(test_window_md_is_utf8_text),
+		cmocka_unit_test(test_large_numbers_in_messages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
