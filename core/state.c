@@ -1,6 +1,7 @@
 #include "state_priv.h"
 
 #include <errno.h>
+#include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,7 +100,8 @@ int stj_num(const char *v, const char *e, double *out)
 	memcpy(buf, v, n);
 	buf[n] = '\0';
 	*out = strtod(buf, &end);
-	return end == buf ? -1 : 0;
+	/* 1e999 is inf: not a number JSON can write back */
+	return end == buf || *out != *out || *out > DBL_MAX || *out < -DBL_MAX ? -1 : 0;
 }
 
 int stj_true(const char *v, const char *e)

@@ -145,6 +145,7 @@ int stj_str(const char *v, const char *e, struct sbuf *out);
 /* A new decoded copy of the string at v, or NULL (also for a string that
  * holds a NUL: such a value is never used as a C string). */
 char *stj_dup(const char *v, const char *e);
+/* The number at v: 0, or -1 if it is not one or not finite (1e999). */
 int stj_num(const char *v, const char *e, double *out);
 int stj_true(const char *v, const char *e);
 int stj_null(const char *v, const char *e);

@@ -247,6 +247,13 @@ static struct st_read *slot(struct st_state *st, struct rbuild *b, const char *p
 	return r;
 }
 
+/* A line number (d >= 0) as int64_t, INT64_MAX past it (a conversion out
+ * of range is undefined). */
+static int64_t line_no(double d)
+{
+	return d < 9.2e18 ? (int64_t)d : INT64_MAX;
+}
+
 /* Partial view of a Read: from its input (in the call's line, which ends
  * at ie), then from the structured file (in the result's, ending at fe). */
 static void read_view(struct st_read *r, const char *input, const char *ie,
@@ -263,8 +270,8 @@ static void read_view(struct st_read *r, const char *input, const char *ie,
 		r->partial = start > 1 || lines < total;
 	else
 		r->partial = (uint8_t)given;
-	r->offset = off >= 0 ? (int64_t)off : start >= 0 ? (int64_t)start : -1;
-	r->limit = lim >= 0 ? (int64_t)lim : r->partial && lines >= 0 ? (int64_t)lines : -1;
+	r->offset = off >= 0 ? line_no(off) : start >= 0 ? line_no(start) : -1;
+	r->limit = lim >= 0 ? line_no(lim) : r->partial && lines >= 0 ? line_no(lines) : -1;
 }
 
 /* Where a successful Read's content is; -1 when it adds nothing (the

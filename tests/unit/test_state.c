@@ -593,6 +593,46 @@ static void delta(struct tu_log *l, int row, int snap, const char *path, const c
 #define BK(name, v) "{\"backupFileName\":\"" name "\",\"version\":" #v ",\"backupTime\":" \
 	"\"2026-01-01T10:00:00.000Z\",\"realParentDir\":\"/repo\"}"
 
+/*
+ * Numbers out of range: a version of 1e999 (inf) is no version (it was
+ * written as "inf", which is not JSON), a Read at offset 1e300 shows the
+ * largest offset (it was converted to int64_t: undefined, caught by the
+ * UBSan build). Found by the fuzz target after the same fault in ctx.
+ */
+static void test_numbers_out_of_range(void **state)
+{
+	struct fx x = { 0 };
+	struct tu_log l;
+	struct sbuf sb;
+	cJSON *j, *f;
+
+	(void)state;
+	x.dir = make_dir();
+	put(x.dir, "0123456789abcdef@v1", "a v1\n");
+	start(&l);
+	snapshot(&l, 1, 0, "\"a.c\":" BK("0123456789abcdef@v1", 1e999));
+	use(&l, 2, 1, "Read", "toolu_2", "{\"file_path\":\"/repo/big.c\",\"offset\":1e300,"
+	    "\"limit\":5}");
+	result(&l, 3, 2, "toolu_2", "\"...\"", 0, "{\"type\":\"text\",\"file\":{\"filePath\":"
+	       "\"/repo/big.c\",\"content\":\"x\",\"numLines\":5,\"startLine\":1e300,"
+	       "\"totalLines\":900}}");
+	build(&x, &l);
+	j = json(x.st, "file-history.json");
+	f = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		cJSON_GetObjectItem(j, "snapshots"), 0), "files"), 0);
+	assert_non_null(f);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(f, "version")));
+	cJSON_Delete(j);
+	sb_init(&sb);
+	assert_int_equal(st_getxattr(x.st, at(x.st, "read-cache/repo/big.c"),
+				     "user.sessfs.partial", &sb), 0);
+	assert_string_equal(sb.buf, "offset=9223372036854775807 limit=5");
+	sb_free(&sb);
+	unbuild(&x);
+	rm_dir(x.dir);
+	tu_log_free(&l);
+}
+
 static void test_snapshots_updates_deltas(void **state)
 {
 	struct fx x = { 0 };
@@ -787,6 +827,7 @@ int main(void)
 		cmocka_unit_test(test_long_problem_lines_stay_utf8),
 		cmocka_unit_test(test_read_input_at_the_end_of_its_line),
 		cmocka_unit_test(test_snapshots_updates_deltas),
+		cmocka_unit_test(test_numbers_out_of_range),
 		cmocka_unit_test(test_last_100_and_no_folder),
 		cmocka_unit_test(test_hostile_tracking_paths),
 		cmocka_unit_test(test_nm_path),
