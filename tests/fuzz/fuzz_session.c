@@ -290,6 +290,7 @@ static void walk_xattrs(const struct st_state *st, uint32_t node, struct sbuf *o
 static void walk_state_node(const struct st_state *st, uint32_t node, struct sbuf *out)
 {
 	uint32_t up = st_parent(st, node), k, n = 0;
+	struct sbuf text;
 	int rc;
 
 	check_part(st_name(st, node));
@@ -302,8 +303,14 @@ static void walk_state_node(const struct st_state *st, uint32_t node, struct sbu
 		CHECK(n == st_nkids(st, node));
 		CHECK(st_render(st, node, out) == -EISDIR);
 	} else {
-		rc = st_render(st, node, out);
+		sb_init(&text);
+		rc = st_render(st, node, &text);
 		CHECK(rc == 0 || rc == -EIO || rc == -ENOENT);
+		if (!up && strlen(st_name(st, node)) > 5 &&
+		    !strcmp(st_name(st, node) + strlen(st_name(st, node)) - 5, ".json"))
+			check_json(&text);	/* state/<what>.json */
+		sb_add(out, text.buf, text.len);
+		sb_free(&text);
 	}
 	walk_xattrs(st, node, out);
 }
