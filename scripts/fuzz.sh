@@ -98,6 +98,7 @@ cov() {
 	for bin in "$root"/cov/fuzz_*; do
 		name=$(basename "$bin")
 		dir=$root/$name
+		[ -d "$dir/corpus" ] || { echo "== $name: no corpus yet (make fuzz)"; continue; }
 		mkdir -p "$dir/cov.tmp"
 		TMPDIR=$dir/cov.tmp LLVM_PROFILE_FILE="$dir/cov.profraw" \
 			"$bin" -runs=0 "$dir/corpus" "$dir/seeds" > "$dir/cov.log" 2>&1
