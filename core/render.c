@@ -109,19 +109,21 @@ static void add_block(struct sbuf *out, const cJSON *b, int alone)
 		sb_adds(out, "--- thinking (redacted) ---\n");
 	} else if (!strcmp(type, "tool_use")) {
 		sb_adds(out, "--- tool_use ");
-		sb_add_utf8(out, str(b, "name") ? str(b, "name") : "?", strlen(str(b, "name") ? str(b, "name") : "?"));
-		sb_addf(out, " (%s) ---\n", str(b, "id") ? str(b, "id") : "no id");
+		sb_add_lines(out, str(b, "name") ? str(b, "name") : "?");
+		sb_adds(out, " (");
+		sb_add_lines(out, str(b, "id") ? str(b, "id") : "no id");
+		sb_adds(out, ") ---\n");
 		add_pretty(out, get(b, "input"));
 	} else if (!strcmp(type, "tool_result")) {
-		sb_addf(out, "--- tool_result (%s)%s ---\n",
-			str(b, "tool_use_id") ? str(b, "tool_use_id") : "no id",
-			cJSON_IsTrue(get(b, "is_error")) ? " [error]" : "");
+		sb_adds(out, "--- tool_result (");
+		sb_add_lines(out, str(b, "tool_use_id") ? str(b, "tool_use_id") : "no id");
+		sb_addf(out, ")%s ---\n", cJSON_IsTrue(get(b, "is_error")) ? " [error]" : "");
 		add_result_content(out, get(b, "content"));
 	} else if (!strcmp(type, "image")) {
 		sb_adds(out, "--- image ---\n");
 	} else {
 		sb_adds(out, "--- ");
-		sb_add_utf8(out, type, strlen(type));
+		sb_add_lines(out, type);
 		sb_adds(out, " ---\n");
 		add_pretty(out, b);
 	}
@@ -161,7 +163,9 @@ static void add_system(struct sbuf *out, const cJSON *rec)
 	if (cJSON_IsObject(meta)) {
 		const cJSON *tok = get(meta, "preTokens");
 
-		sb_addf(out, "trigger: %s\n", str(meta, "trigger") ? str(meta, "trigger") : "?");
+		sb_adds(out, "trigger: ");
+		sb_add_lines(out, str(meta, "trigger") ? str(meta, "trigger") : "?");
+		sb_addc(out, '\n');
 		if (cJSON_IsNumber(tok))
 			sb_addf(out, "preTokens: %.0f\n", tok->valuedouble);
 		sb_addc(out, '\n');
@@ -189,10 +193,17 @@ static void header_uuid(const struct graph *g, struct sbuf *out, const char *key
 {
 	sb_adds(out, key);
 	if (id)
-		idx_id_str(gr_idx(g), id, out);
+		idx_id_text(gr_idx(g), id, out);
 	else
 		sb_adds(out, "-");
 	sb_addc(out, '\n');
+}
+
+/* "key: value" (no newline), the value fit for one line. */
+static void header_field(struct sbuf *out, const char *key, const char *v)
+{
+	sb_adds(out, key);
+	sb_add_lines(out, v);
 }
 
 static void header(const struct graph *g, uint32_t id, const cJSON *rec,
@@ -209,14 +220,20 @@ static void header(const struct graph *g, uint32_t id, const cJSON *rec,
 		header_uuid(g, out, "logical-parent: ", r->aux);
 	js_time_fmt(r->ts, ts);
 	sb_addf(out, "time: %s\n", r->ts == IDX_NO_TS ? "-" : ts);
-	sb_addf(out, "type: %s", idx_atom(ix, r->type_atom));
-	if (r->sub)
-		sb_addf(out, "/%s", idx_atom(ix, r->sub));
+	header_field(out, "type: ", idx_atom(ix, r->type_atom));
+	if (r->sub) {
+		sb_addc(out, '/');
+		sb_add_lines(out, idx_atom(ix, r->sub));
+	}
 	sb_addc(out, '\n');
-	if (r->type == IDX_T_ASSISTANT && str(msg, "model"))
-		sb_addf(out, "model: %s\n", str(msg, "model"));
-	if (r->type == IDX_T_ASSISTANT && str(msg, "id"))
-		sb_addf(out, "message-id: %s\n", str(msg, "id"));
+	if (r->type == IDX_T_ASSISTANT && str(msg, "model")) {
+		header_field(out, "model: ", str(msg, "model"));
+		sb_addc(out, '\n');
+	}
+	if (r->type == IDX_T_ASSISTANT && str(msg, "id")) {
+		header_field(out, "message-id: ", str(msg, "id"));
+		sb_addc(out, '\n');
+	}
 	if (r->flags & IDX_F_SIDECHAIN)
 		sb_adds(out, "sidechain: true\n");
 	sb_addf(out, "line: %u\n", r->line);
