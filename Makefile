@@ -5,7 +5,8 @@
 #                   plain, and under AddressSanitizer + UBSan
 #   make run        the main job on the bundled example
 #   make bench      the benchmark (prints figures)
-#   make fuzz       the libFuzzer target (clang), FUZZ_SECONDS long
+#   make fuzz       the libFuzzer targets (clang), FUZZ_SECONDS long (60);
+#                   corpus and findings in build/fuzz/
 
 CC      ?= cc
 PKGS    := fuse3 libcjson
@@ -29,10 +30,18 @@ FS_OBJ    = $(FS_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN  = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 CORPUS_BIN = $(BUILD)/tests/corpus_check
 CONTEXT_BIN = $(BUILD)/tests/context_check
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN  = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/%)
 
-ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all test test-plain test-asan check-build deps run bench asan fuzz fuzz-smoke install clean
+# The fuzz targets: clang, libFuzzer, ASan + UBSan; coverage build for llvm-cov.
+FUZZ_CC   ?= clang
+FUZZ_SAN  := $(ASAN_FLAGS) -fsanitize=fuzzer-no-link
+COV_SAN   := -fprofile-instr-generate -fcoverage-mapping
+
+.PHONY: all test test-plain test-asan check-build deps run bench asan install clean \
+	fuzz fuzz-smoke fuzz-build fuzz-cov-build fuzz-bins
 
 all: sessfs
 
@@ -57,6 +66,11 @@ $(CORPUS_BIN): tests/corpus/corpus_check.c tests/corpus/corpus_util.h
 $(CONTEXT_BIN): tests/corpus/context_check.c tests/corpus/corpus_util.h $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Icore -o $@ $< $(CORE_OBJ) $(PKG_LIBS) $(LDFLAGS_ALL)
+
+# A libFuzzer target: core as built in $(BUILD), the fuzzer's main.
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(CORE_OBJ) $(wildcard core/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Icore -fsanitize=fuzzer -o $@ $< $(CORE_OBJ) $(PKG_LIBS) $(LDFLAGS_ALL)
 
 # Everything one test run needs, for one build directory.
 check-build: $(BUILD)/sessfs $(UNIT_BIN) $(CORPUS_BIN) $(CONTEXT_BIN)
@@ -85,6 +99,20 @@ run: deps sessfs
 
 bench: deps sessfs
 	@sh scripts/bench.sh
+
+fuzz-bins: $(FUZZ_BIN)
+
+fuzz-build:
+	@$(MAKE) --no-print-directory fuzz-bins BUILD=build/fuzz/obj CC=$(FUZZ_CC) OPT="-O1 -g" SAN="$(FUZZ_SAN)"
+
+fuzz-cov-build:
+	@$(MAKE) --no-print-directory fuzz-bins BUILD=build/fuzz/cov CC=$(FUZZ_CC) OPT="-O1 -g" SAN="$(COV_SAN)"
+
+fuzz: deps
+	@sh scripts/fuzz.sh run
+
+fuzz-smoke:
+	@sh scripts/fuzz.sh smoke
 
 install: sessfs
 	install -D -m 0755 $(BUILD)/sessfs $(DESTDIR)$(PREFIX)/bin/sessfs

@@ -14,20 +14,18 @@
 
 /* ---- texts, notes, repairs ---- */
 
-/* Appends a formatted text and its NUL to the pool; returns its offset. */
+/* Appends a formatted text and its NUL to the pool; returns its offset.
+ * The values in it come from the log (uuids, cut to 8 bytes, tool ids):
+ * the text is made one line of UTF-8 (sb_add_line()). */
 static uint32_t pool_vaddf(struct ctx *x, const char *fmt, va_list ap)
 {
 	uint32_t off = (uint32_t)x->pool.len;
-	va_list cp;
-	int n;
+	char *text;
+	int n = vasprintf(&text, fmt, ap);
 
-	va_copy(cp, ap);
-	n = vsnprintf(NULL, 0, fmt, cp);
-	va_end(cp);
-	if (n > 0) {
-		sb_grow(&x->pool, (size_t)n);
-		vsnprintf(x->pool.buf + x->pool.len, (size_t)n + 1, fmt, ap);
-		x->pool.len += (size_t)n;
+	if (n >= 0) {
+		sb_add_line(&x->pool, text, (size_t)n);
+		free(text);
 	}
 	sb_addc(&x->pool, '\0');
 	return off;
@@ -631,7 +629,7 @@ void ctx_message_json(const struct ctx *x, uint32_t i, struct sbuf *out)
 static void md_uuid(const struct graph *g, uint32_t id, struct sbuf *out)
 {
 	if (id)
-		idx_id_str(gr_idx(g), id, out);
+		idx_id_text(gr_idx(g), id, out);
 	else
 		sb_adds(out, "(synthetic)");
 }
@@ -719,7 +717,7 @@ static void md_notes(const struct ctx *x, const struct graph *g, uint8_t kind,
 			sb_addf(out, "\n## %s\n\n", title);
 		sb_addf(out, "- line %u, ", n->line);
 		if (n->id)
-			idx_id_str(gr_idx(g), n->id, out);
+			idx_id_text(gr_idx(g), n->id, out);
 		else
 			sb_adds(out, "no uuid");
 		sb_addf(out, ": %s\n", n->text);
@@ -740,7 +738,9 @@ void ctx_window_md(const struct ctx *x, const struct graph *g, struct sbuf *out)
 	md_notes(x, g, CTX_N_INFO, "Moved or relinked", out);
 	if (x->nmeta)
 		sb_adds(out, "\n## Metadata records (never sent)\n\n");
-	for (i = 0; i < x->nmeta; i++)
-		sb_addf(out, "- %s: %u\n", idx_atom(gr_idx(g), x->meta_atoms[i]),
-			x->meta_counts[i]);
+	for (i = 0; i < x->nmeta; i++) {
+		sb_adds(out, "- ");
+		sb_add_lines(out, idx_atom(gr_idx(g), x->meta_atoms[i]));
+		sb_addf(out, ": %u\n", x->meta_counts[i]);
+	}
 }

@@ -156,8 +156,10 @@ const char *ctx_repair(const struct ctx *x, uint32_t i);
  * n type atoms (idx_atom()) and counts, in order of first appearance. */
 uint32_t ctx_meta_types(const struct ctx *x, const uint16_t **atoms,
 			const uint32_t **counts);
-/* Appends the whole window.md text. g is the graph ctx was built from
- * (for uuid strings). */
+/* Appends the whole window.md text, UTF-8 (what comes from the log, a
+ * uuid, a type, a note's values, is made one line of UTF-8 as
+ * sb_add_line() does; so are the notes, repairs and reasons above). g is
+ * the graph ctx was built from (for uuid strings). */
 void ctx_window_md(const struct ctx *x, const struct graph *g, struct sbuf *out);
 
 #endif

@@ -126,7 +126,7 @@ static void write_number(double d, struct sbuf *out)
 		sb_adds(out, "null");
 		return;
 	}
-	if (d == (double)(long long)d && d < 1e15 && d > -1e15) {
+	if (d < 1e15 && d > -1e15 && d == (double)(long long)d) {	/* cast in range */
 		sb_addf(out, "%lld", (long long)d);
 		return;
 	}

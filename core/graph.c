@@ -240,8 +240,10 @@ static uint32_t new_block(struct graph *g, uint32_t head)
 		g->blocks = p;
 		g->capblocks = cap;
 	}
-	if (!g->nblocks)
-		g->nblocks = 1;		/* block 0 means none */
+	if (!g->nblocks) {
+		memset(&g->blocks[0], 0, sizeof(g->blocks[0]));
+		g->nblocks = 1;		/* block 0 means none: empty */
+	}
 	memset(&g->blocks[g->nblocks], 0, sizeof(g->blocks[0]));
 	g->blocks[g->nblocks].head = head;
 	return g->nblocks++;
@@ -482,20 +484,27 @@ int gr_is_message(const struct graph *g, uint32_t id)
 	return t == IDX_T_USER || t == IDX_T_ASSISTANT;
 }
 
+/* Block 0 is none: it has no head and no members (and a log without
+ * responses has no blocks array at all). */
 uint32_t gr_block_head(const struct graph *g, uint32_t blk)
 {
-	return g->blocks[blk].head;
+	return blk ? g->blocks[blk].head : 0;
 }
 
 uint32_t gr_block_first(const struct graph *g, uint32_t blk)
 {
+	if (!blk)
+		return 0;
 	return g->blocks[blk].rows ? g->blocks[blk].rows : g->blocks[blk].res;
 }
 
 uint32_t gr_block_next(const struct graph *g, uint32_t id)
 {
-	const struct gr_blk *b = &g->blocks[g->blk[id]];
+	const struct gr_blk *b;
 
+	if (!g->blk[id])
+		return 0;
+	b = &g->blocks[g->blk[id]];
 	if (g->next[id])
 		return g->next[id];
 	return id == b->rows_last ? b->res : 0;

@@ -82,7 +82,8 @@ int gr_is_boundary(const struct graph *g, uint32_t id);
 int gr_is_message(const struct graph *g, uint32_t id);
 
 /* The block holding the node (0 if none), its head row, and members in
- * display order: rows, then results. */
+ * display order: rows, then results. Block 0 has no head and no members;
+ * gr_block_next() of a node in no block is 0. */
 uint32_t gr_block(const struct graph *g, uint32_t id);
 uint32_t gr_block_head(const struct graph *g, uint32_t blk);
 uint32_t gr_block_first(const struct graph *g, uint32_t blk);

@@ -364,6 +364,14 @@ void idx_id_str(const struct idx *ix, uint32_t id, struct sbuf *out)
 	sb_add(out, buf, n);
 }
 
+void idx_id_text(const struct idx *ix, uint32_t id, struct sbuf *out)
+{
+	char buf[IDX_UUID_MAX + 1];
+	size_t n = idx_id_buf(ix, id, buf);
+
+	sb_add_line(out, buf, n);
+}
+
 uint32_t idx_nids(const struct idx *ix)
 {
 	return ix->nids;

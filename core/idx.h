@@ -165,8 +165,11 @@ const struct idx_err *idx_err(const struct idx *ix, uint32_t i);
 const char *idx_err_text(enum idx_err_code code);
 
 uint32_t idx_nids(const struct idx *ix);
-/* Appends the uuid string of id to out. */
+/* Appends the uuid string of id to out, as it is. */
 void idx_id_str(const struct idx *ix, uint32_t id, struct sbuf *out);
+/* The same fit for one line of text (sb_add_line(): a uuid may hold any
+ * byte but NUL). */
+void idx_id_text(const struct idx *ix, uint32_t id, struct sbuf *out);
 /* Writes the uuid into buf (IDX_UUID_MAX + 1 bytes); returns its length. */
 size_t idx_id_buf(const struct idx *ix, uint32_t id, char *buf);
 /* Looks a uuid string up; 0 if it was never seen. */

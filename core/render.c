@@ -161,14 +161,10 @@ static int rec_load(struct rec *rc, const struct logf *lf, const struct idx_rec 
 
 /* ---- strings out ---- */
 
-static void emit_raw(void *arg, const char *p, size_t n)
+/* A value within one line (a header field): see sb_add_line(). */
+static void emit_line(void *arg, const char *p, size_t n)
 {
-	sb_add(arg, p, n);
-}
-
-static void emit_utf8(void *arg, const char *p, size_t n)
-{
-	sb_add_utf8(arg, p, n);
+	sb_add_line(arg, p, n);
 }
 
 static void emit_json(void *arg, const char *p, size_t n)
@@ -185,19 +181,11 @@ static void add_text(struct sbuf *out, struct val s)
 		sb_addc(out, '\n');
 }
 
-/* A string as written into a header line (no check of its bytes). */
-static void add_raw(struct sbuf *out, struct val s, const char *none)
+/* A string as a value fit for one line (sb_add_line()), or none. */
+static void add_line(struct sbuf *out, struct val s, const char *none)
 {
 	if (s.v)
-		jv_str(s.v, s.e, emit_raw, out);
-	else
-		sb_adds(out, none);
-}
-
-static void add_utf8(struct sbuf *out, struct val s, const char *none)
-{
-	if (s.v)
-		jv_str(s.v, s.e, emit_utf8, out);
+		jv_str(s.v, s.e, emit_line, out);
 	else
 		sb_adds(out, none);
 }
@@ -294,9 +282,9 @@ static void add_result_content(struct sbuf *out, struct val content)
 static void add_tool_use(struct sbuf *out, struct val b)
 {
 	sb_adds(out, "--- tool_use ");
-	add_utf8(out, str(b, "name"), "?");
+	add_line(out, str(b, "name"), "?");
 	sb_adds(out, " (");
-	add_raw(out, str(b, "id"), "no id");
+	add_line(out, str(b, "id"), "no id");
 	sb_adds(out, ") ---\n");
 	add_pretty(out, get(b, "input"));
 }
@@ -306,7 +294,7 @@ static void add_tool_result(struct sbuf *out, struct val b)
 	struct val err = get(b, "is_error");
 
 	sb_adds(out, "--- tool_result (");
-	add_raw(out, str(b, "tool_use_id"), "no id");
+	add_line(out, str(b, "tool_use_id"), "no id");
 	sb_adds(out, err.v && *err.v == 't' ? ") [error] ---\n" : ") ---\n");
 	add_result_content(out, get(b, "content"));
 }
@@ -332,7 +320,7 @@ static void add_block(struct sbuf *out, struct val b, int alone)
 		sb_adds(out, "--- image ---\n");
 	} else {
 		sb_adds(out, "--- ");
-		add_utf8(out, type, "");
+		add_line(out, type, "");
 		sb_adds(out, " ---\n");
 		add_pretty(out, b);
 	}
@@ -386,7 +374,7 @@ static void add_system(struct sbuf *out, const struct rec *rc)
 		struct val tok = get(meta, "preTokens");
 
 		sb_adds(out, "trigger: ");
-		add_raw(out, str(meta, "trigger"), "?");
+		add_line(out, str(meta, "trigger"), "?");
 		sb_addc(out, '\n');
 		if (tok.v && (*tok.v == '-' || (*tok.v >= '0' && *tok.v <= '9')))
 			sb_addf(out, "preTokens: %.0f\n", jv_double(tok.v, tok.e));
@@ -415,13 +403,13 @@ static void header_uuid(const struct graph *g, struct sbuf *out, const char *key
 {
 	sb_adds(out, key);
 	if (id)
-		idx_id_str(gr_idx(g), id, out);
+		idx_id_text(gr_idx(g), id, out);
 	else
 		sb_adds(out, "-");
 	sb_addc(out, '\n');
 }
 
-static void add_line(struct sbuf *out, uint32_t line)
+static void add_line_no(struct sbuf *out, uint32_t line)
 {
 	char b[16], *p = b + sizeof(b);
 
@@ -449,25 +437,25 @@ static void header(const struct graph *g, uint32_t id, struct val msg,
 	sb_adds(out, "time: ");
 	sb_adds(out, r->ts == IDX_NO_TS ? "-" : ts);
 	sb_adds(out, "\ntype: ");
-	sb_adds(out, idx_atom(ix, r->type_atom));
+	sb_add_lines(out, idx_atom(ix, r->type_atom));
 	if (r->sub) {
 		sb_addc(out, '/');
-		sb_adds(out, idx_atom(ix, r->sub));
+		sb_add_lines(out, idx_atom(ix, r->sub));
 	}
 	sb_addc(out, '\n');
 	if (r->type == IDX_T_ASSISTANT && str(msg, "model").v) {
 		sb_adds(out, "model: ");
-		add_raw(out, str(msg, "model"), "");
+		add_line(out, str(msg, "model"), "");
 		sb_addc(out, '\n');
 	}
 	if (r->type == IDX_T_ASSISTANT && str(msg, "id").v) {
 		sb_adds(out, "message-id: ");
-		add_raw(out, str(msg, "id"), "");
+		add_line(out, str(msg, "id"), "");
 		sb_addc(out, '\n');
 	}
 	if (r->flags & IDX_F_SIDECHAIN)
 		sb_adds(out, "sidechain: true\n");
-	add_line(out, r->line);
+	add_line_no(out, r->line);
 	if (extra)
 		sb_adds(out, extra);
 	sb_addc(out, '\n');

@@ -6,7 +6,9 @@
  * thinking; a tool call's name and pretty-printed input; a tool result's
  * output, errors marked; an attachment's rendered text; a boundary's
  * trigger and token count; a summary's text. Output is valid UTF-8 and
- * ends with a newline. The same record always renders to the same bytes.
+ * ends with a newline; a value in the header or in a block's "--- ... ---"
+ * line stays on its line (control characters, like bytes that are not
+ * UTF-8, become U+FFFD). The same record always renders to the same bytes.
  *
  * A record is rendered from its line's bytes (jv.h), with no tree: it
  * costs the line plus the output. Which records render, and to what, is

@@ -150,6 +150,27 @@ void sb_add_utf8(struct sbuf *sb, const char *s, size_t n)
 	sb_add(sb, s + run, n - run);
 }
 
+void sb_add_line(struct sbuf *sb, const char *s, size_t n)
+{
+	size_t i, run = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c != 0x7f)
+			continue;
+		sb_add_utf8(sb, s + run, i - run);
+		sb_adds(sb, "\xef\xbf\xbd");
+		run = i + 1;
+	}
+	sb_add_utf8(sb, s + run, n - run);
+}
+
+void sb_add_lines(struct sbuf *sb, const char *s)
+{
+	sb_add_line(sb, s, strlen(s));
+}
+
 void sb_add_json_chars(struct sbuf *sb, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";

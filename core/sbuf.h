@@ -34,6 +34,11 @@ void sb_add_json_str(struct sbuf *sb, const char *s, size_t n);
 void sb_add_json_chars(struct sbuf *sb, const char *s, size_t n);
 /* Appends text, replacing invalid UTF-8 sequences with U+FFFD. */
 void sb_add_utf8(struct sbuf *sb, const char *s, size_t n);
+/* The same for a value within one line of text (a header field): control
+ * characters (below 0x20, and 0x7f) become U+FFFD too. */
+void sb_add_line(struct sbuf *sb, const char *s, size_t n);
+/* sb_add_line() of a NUL-terminated string. */
+void sb_add_lines(struct sbuf *sb, const char *s);
 void sb_reset(struct sbuf *sb);
 /* Returns the buffer and leaves sb empty; the caller frees it. */
 char *sb_detach(struct sbuf *sb, size_t *len);

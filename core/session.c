@@ -560,7 +560,7 @@ void ss_facts_json(struct session *s, struct sbuf *out)
 
 static void add_uuid_text(const struct session *s, struct sbuf *out, uint32_t id)
 {
-	idx_id_str(s->ix, id, out);
+	idx_id_text(s->ix, id, out);
 }
 
 static void graph_error(const struct session *s, const struct gr_err *e,

@@ -1,6 +1,7 @@
 #include "state_priv.h"
 
 #include <errno.h>
+#include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,7 +100,8 @@ int stj_num(const char *v, const char *e, double *out)
 	memcpy(buf, v, n);
 	buf[n] = '\0';
 	*out = strtod(buf, &end);
-	return end == buf ? -1 : 0;
+	/* 1e999 is inf: not a number JSON can write back */
+	return end == buf || *out != *out || *out > DBL_MAX || *out < -DBL_MAX ? -1 : 0;
 }
 
 int stj_true(const char *v, const char *e)
@@ -258,16 +260,22 @@ uint32_t st_add_path(struct st_state *st, uint32_t dir, const char *path,
 
 void st_err(struct st_state *st, uint32_t line, const char *fmt, ...)
 {
-	char buf[1024];
+	char *text;
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = vasprintf(&text, fmt, ap);
 	va_end(ap);
 	if (line)
 		sb_addf(&st->errs, "line %u: ", line);
 	sb_adds(&st->errs, "state: ");
-	sb_adds(&st->errs, buf);
+	if (n >= 0) {
+		sb_add_line(&st->errs, text, (size_t)n);
+		free(text);
+	} else {
+		sb_adds(&st->errs, "(out of memory while reporting a problem)");
+	}
 	sb_addc(&st->errs, '\n');
 	st->nerrs++;
 }

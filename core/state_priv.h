@@ -145,6 +145,7 @@ int stj_str(const char *v, const char *e, struct sbuf *out);
 /* A new decoded copy of the string at v, or NULL (also for a string that
  * holds a NUL: such a value is never used as a C string). */
 char *stj_dup(const char *v, const char *e);
+/* The number at v: 0, or -1 if it is not one or not finite (1e999). */
 int stj_num(const char *v, const char *e, double *out);
 int stj_true(const char *v, const char *e);
 int stj_null(const char *v, const char *e);
@@ -161,7 +162,8 @@ uint32_t st_add(struct st_state *st, uint32_t dir, const char *name, size_t n,
  */
 uint32_t st_add_path(struct st_state *st, uint32_t dir, const char *path,
 		     uint8_t what, uint32_t ref, const char **why);
-/* Appends one line to the problems ("line N: " first when line > 0). */
+/* Appends one line to the problems ("line N: " first when line > 0): the
+ * whole text, as one line of UTF-8 (sb_add_line()). */
 void st_err(struct st_state *st, uint32_t line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Appends s to out as a JSON string, cut to a readable length. */

@@ -247,23 +247,31 @@ static struct st_read *slot(struct st_state *st, struct rbuild *b, const char *p
 	return r;
 }
 
-/* Partial view of a Read: from its input, then from the structured file. */
-static void read_view(struct st_read *r, const char *input, const char *file,
-		      const char *e)
+/* A line number (d >= 0) as int64_t, INT64_MAX past it (a conversion out
+ * of range is undefined). */
+static int64_t line_no(double d)
+{
+	return d < 9.2e18 ? (int64_t)d : INT64_MAX;
+}
+
+/* Partial view of a Read: from its input (in the call's line, which ends
+ * at ie), then from the structured file (in the result's, ending at fe). */
+static void read_view(struct st_read *r, const char *input, const char *ie,
+		      const char *file, const char *fe)
 {
 	double off = -1, lim = -1, start = -1, lines = -1, total = -1;
-	int given = !stj_num(stj_get(input, e, "offset"), e, &off);
+	int given = !stj_num(stj_get(input, ie, "offset"), ie, &off);
 
-	given |= !stj_num(stj_get(input, e, "limit"), e, &lim);
-	stj_num(stj_get(file, e, "startLine"), e, &start);
-	stj_num(stj_get(file, e, "numLines"), e, &lines);
-	stj_num(stj_get(file, e, "totalLines"), e, &total);
+	given |= !stj_num(stj_get(input, ie, "limit"), ie, &lim);
+	stj_num(stj_get(file, fe, "startLine"), fe, &start);
+	stj_num(stj_get(file, fe, "numLines"), fe, &lines);
+	stj_num(stj_get(file, fe, "totalLines"), fe, &total);
 	if (file && lines >= 0 && total >= 0)
 		r->partial = start > 1 || lines < total;
 	else
 		r->partial = (uint8_t)given;
-	r->offset = off >= 0 ? (int64_t)off : start >= 0 ? (int64_t)start : -1;
-	r->limit = lim >= 0 ? (int64_t)lim : r->partial && lines >= 0 ? (int64_t)lines : -1;
+	r->offset = off >= 0 ? line_no(off) : start >= 0 ? line_no(start) : -1;
+	r->limit = lim >= 0 ? line_no(lim) : r->partial && lines >= 0 ? line_no(lines) : -1;
 }
 
 /* Where a successful Read's content is; -1 when it adds nothing (the
@@ -372,7 +380,7 @@ static int take_call(struct st_state *st, struct rbuild *b, struct call *c)
 	r->partial = 0;
 	r->offset = r->limit = -1;
 	if (!c->write)
-		read_view(r, c->input, file, res.e);
+		read_view(r, c->input, c->use->e, file, res.e);
 out:
 	stl_free(&res);
 	return 0;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs every test against one build directory and records the counts.
 #   scripts/run-tests.sh BUILD_DIR LABEL
-# Unit tests (cmocka), the corpus check, and the mount tests. Writes
+# Unit tests (cmocka), the corpus check, the mount tests, and (with the
+# asan label, when clang is there) the fuzz smoke test. Writes
 # "PASSED FAILED" to BUILD_DIR/results.txt; the summary adds them up.
 set -u
 build=$1
@@ -43,6 +44,18 @@ for t in tests/mount/test_*.sh; do
 	timeout 600 bash "$t"
 	count $? "$(basename "$t")"
 done
+
+# The fuzz targets are built with ASan + UBSan of their own: run them once,
+# with the sanitizer run (a short smoke; make fuzz fuzzes longer).
+if [ "$label" = asan ]; then
+	echo "== $label: fuzz smoke"
+	if command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
+		sh scripts/fuzz.sh smoke
+		count $? fuzz_smoke
+	else
+		echo "fuzz: ${FUZZ_CC:-clang} not found; fuzz smoke skipped"
+	fi
+fi
 
 echo "$label: $passed passed, $failed failed"
 echo "$passed $failed" > "$build/results.txt"

@@ -232,19 +232,21 @@ static void ref_add_block(struct sbuf *out, const cJSON *b, int alone)
 		sb_adds(out, "--- thinking (redacted) ---\n");
 	} else if (!strcmp(type, "tool_use")) {
 		sb_adds(out, "--- tool_use ");
-		sb_add_utf8(out, ref_str(b, "name") ? ref_str(b, "name") : "?", strlen(ref_str(b, "name") ? ref_str(b, "name") : "?"));
-		sb_addf(out, " (%s) ---\n", ref_str(b, "id") ? ref_str(b, "id") : "no id");
+		sb_add_lines(out, ref_str(b, "name") ? ref_str(b, "name") : "?");
+		sb_adds(out, " (");
+		sb_add_lines(out, ref_str(b, "id") ? ref_str(b, "id") : "no id");
+		sb_adds(out, ") ---\n");
 		ref_add_pretty(out, ref_get(b, "input"));
 	} else if (!strcmp(type, "tool_result")) {
-		sb_addf(out, "--- tool_result (%s)%s ---\n",
-			ref_str(b, "tool_use_id") ? ref_str(b, "tool_use_id") : "no id",
-			cJSON_IsTrue(ref_get(b, "is_error")) ? " [error]" : "");
+		sb_adds(out, "--- tool_result (");
+		sb_add_lines(out, ref_str(b, "tool_use_id") ? ref_str(b, "tool_use_id") : "no id");
+		sb_addf(out, ")%s ---\n", cJSON_IsTrue(ref_get(b, "is_error")) ? " [error]" : "");
 		ref_add_result_content(out, ref_get(b, "content"));
 	} else if (!strcmp(type, "image")) {
 		sb_adds(out, "--- image ---\n");
 	} else {
 		sb_adds(out, "--- ");
-		sb_add_utf8(out, type, strlen(type));
+		sb_add_lines(out, type);
 		sb_adds(out, " ---\n");
 		ref_add_pretty(out, b);
 	}
@@ -284,7 +286,9 @@ static void ref_add_system(struct sbuf *out, const cJSON *rec)
 	if (cJSON_IsObject(meta)) {
 		const cJSON *tok = ref_get(meta, "preTokens");
 
-		sb_addf(out, "trigger: %s\n", ref_str(meta, "trigger") ? ref_str(meta, "trigger") : "?");
+		sb_adds(out, "trigger: ");
+		sb_add_lines(out, ref_str(meta, "trigger") ? ref_str(meta, "trigger") : "?");
+		sb_addc(out, '\n');
 		if (cJSON_IsNumber(tok))
 			sb_addf(out, "preTokens: %.0f\n", tok->valuedouble);
 		sb_addc(out, '\n');
@@ -312,10 +316,17 @@ static void ref_header_uuid(const struct graph *g, struct sbuf *out, const char 
 {
 	sb_adds(out, key);
 	if (id)
-		idx_id_str(gr_idx(g), id, out);
+		idx_id_text(gr_idx(g), id, out);
 	else
 		sb_adds(out, "-");
 	sb_addc(out, '\n');
+}
+
+/* "key: value" (no newline), the value fit for one line. */
+static void ref_header_field(struct sbuf *out, const char *key, const char *v)
+{
+	sb_adds(out, key);
+	sb_add_lines(out, v);
 }
 
 static void ref_header(const struct graph *g, uint32_t id, const cJSON *rec,
@@ -332,14 +343,20 @@ static void ref_header(const struct graph *g, uint32_t id, const cJSON *rec,
 		ref_header_uuid(g, out, "logical-parent: ", r->aux);
 	js_time_fmt(r->ts, ts);
 	sb_addf(out, "time: %s\n", r->ts == IDX_NO_TS ? "-" : ts);
-	sb_addf(out, "type: %s", idx_atom(ix, r->type_atom));
-	if (r->sub)
-		sb_addf(out, "/%s", idx_atom(ix, r->sub));
+	ref_header_field(out, "type: ", idx_atom(ix, r->type_atom));
+	if (r->sub) {
+		sb_addc(out, '/');
+		sb_add_lines(out, idx_atom(ix, r->sub));
+	}
 	sb_addc(out, '\n');
-	if (r->type == IDX_T_ASSISTANT && ref_str(msg, "model"))
-		sb_addf(out, "model: %s\n", ref_str(msg, "model"));
-	if (r->type == IDX_T_ASSISTANT && ref_str(msg, "id"))
-		sb_addf(out, "message-id: %s\n", ref_str(msg, "id"));
+	if (r->type == IDX_T_ASSISTANT && ref_str(msg, "model")) {
+		ref_header_field(out, "model: ", ref_str(msg, "model"));
+		sb_addc(out, '\n');
+	}
+	if (r->type == IDX_T_ASSISTANT && ref_str(msg, "id")) {
+		ref_header_field(out, "message-id: ", ref_str(msg, "id"));
+		sb_addc(out, '\n');
+	}
 	if (r->flags & IDX_F_SIDECHAIN)
 		sb_adds(out, "sidechain: true\n");
 	sb_addf(out, "line: %u\n", r->line);

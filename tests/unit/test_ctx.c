@@ -792,6 +792,76 @@ static void test_window_md(void **state)
 	tu_log_free(&l);
 }
 
+/*
+ * Notes cut a uuid to 8 bytes, which may split a character; a metadata
+ * type may hold bytes that are not UTF-8. window.md, the notes and the
+ * repairs stay UTF-8, one line each (found by the fuzz target).
+ */
+static void test_window_md_is_utf8_text(void **state)
+{
+	struct tu_fx f;
+	struct ctx *x;
+	struct sbuf sb;
+	uint32_t i;
+
+	(void)state;
+	tu_load(&f,
+		"{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,"
+		"\"message\":{\"role\":\"user\",\"content\":\"q1\"}}\n"
+		"{\"type\":\"assistant\",\"uuid\":\"abcdefg\xc3\xa9-2\",\"parentUuid\":\"u1\","
+		"\"message\":{\"id\":\"m1\",\"role\":\"assistant\","
+		"\"content\":[{\"type\":\"text\",\"text\":\"a1\"}]}}\n"
+		"{\"type\":\"progress\",\"uuid\":\"p3\",\"parentUuid\":\"abcdefg\xc3\xa9-2\"}\n"
+		"{\"type\":\"user\",\"uuid\":\"u\\n4\",\"parentUuid\":\"p3\","
+		"\"message\":{\"role\":\"user\",\"content\":\"q2\"}}\n"
+		"{\"type\":\"t\xff\\n\",\"sessionId\":\"s\"}\n");
+	assert_int_equal(ctx_build(f.g, f.c, f.lf, &x), 0);
+	assert_true(ctx_nnotes(x) > 0);
+	for (i = 0; i < ctx_nnotes(x); i++) {
+		const char *t = ctx_note(x, i)->text;
+
+		assert_true(tu_utf8(t, strlen(t)) && !strchr(t, '\n'));
+	}
+	sb_init(&sb);
+	ctx_window_md(x, f.g, &sb);
+	assert_true(tu_utf8(sb.buf, sb.len));
+	assert_non_null(strstr(sb.buf, "re-parented past a progress/dropped row to abcdefg\xef\xbf\xbd\n"));
+	assert_non_null(strstr(sb.buf, "- line 4, u\xef\xbf\xbd" "4: re-parented"));
+	sb_free(&sb);
+	ctx_free(x);
+	tu_unload(&f);
+}
+
+/*
+ * Numbers in a message are written back as numbers; one too large for a
+ * long long is not converted to one (undefined behaviour: the UBSan build
+ * fails here without the fix; seen in the fuzz target's coverage report,
+ * then confirmed by the target on such a log).
+ */
+static void test_large_numbers_in_messages(void **state)
+{
+	struct tu_log l;
+	struct cx t;
+	struct sbuf sb;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "go");
+	cx_asst(&l, 2, 1, "m1", "[{'type':'tool_use','id':'t1','name':'Bash','input':"
+		"{'a':1e300,'b':-1e19,'c':0.5,'d':12345,'e':-7}}]", "");
+	cx_load(&t, &l);
+	sb_init(&sb);
+	ctx_messages_json(t.x, &sb);
+	assert_non_null(strstr(sb.buf, "\"a\": 1e+300"));
+	assert_non_null(strstr(sb.buf, "\"b\": -1e+19"));
+	assert_non_null(strstr(sb.buf, "\"c\": 0.5"));
+	assert_non_null(strstr(sb.buf, "\"d\": 12345"));
+	assert_non_null(strstr(sb.buf, "\"e\": -7"));
+	sb_free(&sb);
+	cx_unload(&t);
+	tu_log_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -814,6 +884,8 @@ int main(void)
 		cmocka_unit_test(test_task_notification_is_framed),
 		cmocka_unit_test(test_rows_not_sent),
 		cmocka_unit_test(test_window_md),
+		cmocka_unit_test(test_window_md_is_utf8_text),
+		cmocka_unit_test(test_large_numbers_in_messages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -375,6 +375,36 @@ static void test_parallel_tool_calls_form_one_block(void **state)
 	tu_log_free(&l);
 }
 
+/* Block 0 is "none": asking for its members, or for the next member after
+ * a node in no block, is 0, also in a log without any response (no blocks
+ * at all; found by the fuzz target). */
+static void test_node_outside_blocks_has_no_next_member(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "first");
+	tu_user(&l, 2, 1, "second");
+	tu_load_log(&f, &l);
+	assert_int_equal(gr_block(f.g, ID(1)), 0);
+	assert_int_equal(gr_block_next(f.g, ID(1)), 0);
+	assert_int_equal(gr_block_head(f.g, 0), 0);
+	assert_int_equal(gr_block_first(f.g, 0), 0);
+	tu_unload(&f);
+
+	tu_asst(&l, 3, 2, "msg_1", "An answer.");
+	tu_user(&l, 4, 3, "third");
+	tu_load_log(&f, &l);
+	assert_true(gr_block(f.g, ID(3)) != 0);
+	assert_int_equal(gr_block_next(f.g, ID(2)), 0);
+	assert_int_equal(gr_block_next(f.g, ID(4)), 0);
+	assert_int_equal(gr_block_first(f.g, 0), 0);
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
 static void test_boundary_links_to_logical_parent_in_view(void **state)
 {
 	struct tu_log l;
@@ -524,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_rows_dropped_by_repair_are_bridged),
 		cmocka_unit_test(test_dropped_row_does_not_replace_a_kept_one),
 		cmocka_unit_test(test_parallel_tool_calls_form_one_block),
+		cmocka_unit_test(test_node_outside_blocks_has_no_next_member),
 		cmocka_unit_test(test_boundary_links_to_logical_parent_in_view),
 		cmocka_unit_test(test_boundary_with_missing_logical_parent),
 		cmocka_unit_test(test_sidechain_rows_are_off_the_main_side),

@@ -117,6 +117,21 @@ static void test_add_utf8_replaces_invalid_bytes(void **state)
 	sb_free(&sb);
 }
 
+static void test_add_line_keeps_one_line(void **state)
+{
+	struct sbuf sb;
+
+	(void)state;
+	sb_init(&sb);
+	sb_add_line(&sb, "a\nb\tc\x7f\xff\xc3\xa9", 9);
+	assert_string_equal(sb.buf, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd"
+			    "\xef\xbf\xbd" "\xc3\xa9");
+	sb_reset(&sb);
+	sb_add_lines(&sb, "plain");
+	assert_string_equal(sb.buf, "plain");
+	sb_free(&sb);
+}
+
 static void test_add_json_str_escapes(void **state)
 {
 	struct sbuf sb;
@@ -146,6 +161,7 @@ int main(void)
 		cmocka_unit_test(test_detach),
 		cmocka_unit_test(test_utf8_seq_len),
 		cmocka_unit_test(test_add_utf8_replaces_invalid_bytes),
+		cmocka_unit_test(test_add_line_keeps_one_line),
 		cmocka_unit_test(test_add_json_str_escapes),
 	};
 

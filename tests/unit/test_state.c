@@ -454,6 +454,81 @@ static void test_hostile_read_paths(void **state)
 	tu_log_free(&l);
 }
 
+/*
+ * A Read whose input ends its line: the input is read up to the end of
+ * its own line, not of the result's (read_view() walked it with the
+ * result line's end, and read past its buffer: the ASan build fails here
+ * without the fix; found by the fuzz target).
+ */
+static void test_read_input_at_the_end_of_its_line(void **state)
+{
+	struct fx x = { 0 };
+	struct tu_log l;
+	struct sbuf sb;
+	char u1[37], u2[37];
+
+	(void)state;
+	start(&l);
+	tu_uuid(1, u1);
+	tu_uuid(2, u2);
+	sb_init(&sb);
+	sb_addf(&sb, "{\"type\":\"assistant\",\"uuid\":\"%s\",\"parentUuid\":\"%s\","
+		"\"sessionId\":\"" TU_SID "\",\"message\":{\"id\":\"m2\",\"role\":\"assistant\","
+		"\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_2\",\"name\":\"Read\","
+		"\"input\":{\"file_path\":\"/r/e.c\"}}]}}", u2, u1);
+	tu_line(&l, sb.buf);
+	result(&l, 3, 2, "toolu_2", "\"...\"", 0, "{\"type\":\"text\",\"file\":{\"filePath\":"
+	       "\"/r/e.c\",\"content\":\"x\",\"numLines\":5,\"startLine\":10,"
+	       "\"totalLines\":900,\"padding\":\"................................................\"}}");
+	build(&x, &l);
+	sb_reset(&sb);
+	assert_int_equal(st_getxattr(x.st, at(x.st, "read-cache/r/e.c"), "user.sessfs.partial",
+				     &sb), 0);
+	assert_string_equal(sb.buf, "offset=10 limit=5");
+	sb_free(&sb);
+	unbuild(&x);
+	tu_log_free(&l);
+}
+
+/*
+ * A problem quoting a path of control characters (each escaped in six
+ * bytes) and letters of two bytes is long: it is reported whole, as
+ * UTF-8 (it was cut at 1023 bytes, in the middle of a letter and before
+ * its reason; found by the fuzz target's check of errors.txt).
+ */
+static void test_long_problem_lines_stay_utf8(void **state)
+{
+	struct fx x = { 0 };
+	struct tu_log l;
+	struct sbuf path, input;
+	char *s;
+	int i;
+
+	(void)state;
+	start(&l);
+	sb_init(&path);
+	sb_init(&input);
+	sb_adds(&path, "\"/a");
+	for (i = 0; i < 160; i++)
+		sb_adds(&path, "\\u0001");
+	for (i = 0; i < 100; i++)
+		sb_adds(&path, "\xc3\xa9");
+	sb_adds(&path, "\"");
+	sb_addf(&input, "{\"file_path\":%s}", path.buf);
+	use(&l, 2, 1, "Read", "toolu_2", input.buf);
+	result(&l, 3, 2, "toolu_2", "\"x\"", 0, NULL);
+	build(&x, &l);
+	s = errors(x.st);
+	assert_int_equal(st_nerrors(x.st), 1);
+	assert_true(tu_utf8(s, strlen(s)));
+	assert_non_null(strstr(s, "\xc3\xa9\"...(362 bytes) left out: a part longer than 255 bytes\n"));
+	free(s);
+	unbuild(&x);
+	sb_free(&path);
+	sb_free(&input);
+	tu_log_free(&l);
+}
+
 /* ---- file history ---- */
 
 static char *make_dir(void)
@@ -517,6 +592,46 @@ static void delta(struct tu_log *l, int row, int snap, const char *path, const c
 
 #define BK(name, v) "{\"backupFileName\":\"" name "\",\"version\":" #v ",\"backupTime\":" \
 	"\"2026-01-01T10:00:00.000Z\",\"realParentDir\":\"/repo\"}"
+
+/*
+ * Numbers out of range: a version of 1e999 (inf) is no version (it was
+ * written as "inf", which is not JSON), a Read at offset 1e300 shows the
+ * largest offset (it was converted to int64_t: undefined, caught by the
+ * UBSan build). Found by the fuzz target after the same fault in ctx.
+ */
+static void test_numbers_out_of_range(void **state)
+{
+	struct fx x = { 0 };
+	struct tu_log l;
+	struct sbuf sb;
+	cJSON *j, *f;
+
+	(void)state;
+	x.dir = make_dir();
+	put(x.dir, "0123456789abcdef@v1", "a v1\n");
+	start(&l);
+	snapshot(&l, 1, 0, "\"a.c\":" BK("0123456789abcdef@v1", 1e999));
+	use(&l, 2, 1, "Read", "toolu_2", "{\"file_path\":\"/repo/big.c\",\"offset\":1e300,"
+	    "\"limit\":5}");
+	result(&l, 3, 2, "toolu_2", "\"...\"", 0, "{\"type\":\"text\",\"file\":{\"filePath\":"
+	       "\"/repo/big.c\",\"content\":\"x\",\"numLines\":5,\"startLine\":1e300,"
+	       "\"totalLines\":900}}");
+	build(&x, &l);
+	j = json(x.st, "file-history.json");
+	f = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		cJSON_GetObjectItem(j, "snapshots"), 0), "files"), 0);
+	assert_non_null(f);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(f, "version")));
+	cJSON_Delete(j);
+	sb_init(&sb);
+	assert_int_equal(st_getxattr(x.st, at(x.st, "read-cache/repo/big.c"),
+				     "user.sessfs.partial", &sb), 0);
+	assert_string_equal(sb.buf, "offset=9223372036854775807 limit=5");
+	sb_free(&sb);
+	unbuild(&x);
+	rm_dir(x.dir);
+	tu_log_free(&l);
+}
 
 static void test_snapshots_updates_deltas(void **state)
 {
@@ -709,7 +824,10 @@ int main(void)
 		cmocka_unit_test(test_read_write_and_failures),
 		cmocka_unit_test(test_partial_reads),
 		cmocka_unit_test(test_hostile_read_paths),
+		cmocka_unit_test(test_long_problem_lines_stay_utf8),
+		cmocka_unit_test(test_read_input_at_the_end_of_its_line),
 		cmocka_unit_test(test_snapshots_updates_deltas),
+		cmocka_unit_test(test_numbers_out_of_range),
 		cmocka_unit_test(test_last_100_and_no_folder),
 		cmocka_unit_test(test_hostile_tracking_paths),
 		cmocka_unit_test(test_nm_path),

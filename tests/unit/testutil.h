@@ -33,6 +33,9 @@ static inline void tu_remove(char *path)
 	free(path);
 }
 
+/* 1 when s[0..n) is valid UTF-8 (utf8_seq_len() of sbuf.h). */
+static inline int tu_utf8(const char *s, size_t n);
+
 
 /* ------------------------------------------------------------------------
  * A log builder, so tests can write realistic records without long string
@@ -49,6 +52,16 @@ static inline void tu_remove(char *path)
 #include "logf.h"
 #include "resume.h"
 #include "sbuf.h"
+
+static inline int tu_utf8(const char *s, size_t n)
+{
+	size_t i = 0, k;
+
+	for (; i < n; i += k)
+		if (!(k = utf8_seq_len((const unsigned char *)s + i, n - i)))
+			return 0;
+	return 1;
+}
 
 #define TU_T0 1767261600000LL	/* 2026-01-01T10:00:00.000Z */
 #define TU_SID "5e55f500-0000-4000-8000-000000000001"
