@@ -64,7 +64,8 @@ void lv_wait(struct tree *t, struct lv_inval **out, size_t *n)
 			 * this very mount, whose folders a request holds. */
 			t->scan_due = 0;
 			pthread_mutex_unlock(&t->q_mu);
-			ad_scan(t);
+			if (ad_scan(t))
+				__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
 			pthread_mutex_lock(&t->q_mu);
 			continue;
 		}
@@ -222,6 +223,7 @@ static int refresh_view(struct tree *t, struct view *v)
 		moved_names(t, v, old, nold);
 	}
 	tr_free_paths(old, nold);
+	__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
 	return 1;
 }
 

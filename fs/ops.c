@@ -2,9 +2,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <uthash.h>
 
 #include "../core/names.h"
 #include "pool.h"
@@ -138,11 +140,56 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	pool = pool_new();
 }
 
+/*
+ * Listings the kernel keeps. A folder opened again with nothing changed
+ * since its last listing (the same tr_dir_gen()) is read from the kernel's
+ * copy, with no request at all: a warm grep -r or ls -l of a branch costs
+ * what it costs on a local disk. Any change makes the next open drop it.
+ */
+struct kept {
+	UT_hash_handle hh;
+	uint64_t ino;
+	uint64_t gen;		/* of the last listing the kernel was given */
+};
+
+static struct kept *kept;
+static pthread_mutex_t kept_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Whether the kernel's copy of folder ino's listing is of generation gen;
+ * from now on it is. */
+static int keep_listing(uint64_t ino, uint64_t gen)
+{
+	struct kept *k;
+	int same = 0;
+
+	pthread_mutex_lock(&kept_mu);
+	HASH_FIND(hh, kept, &ino, sizeof(ino), k);
+	if (!k && (k = calloc(1, sizeof(*k)))) {
+		k->ino = ino;
+		k->gen = gen + 1;
+		HASH_ADD(hh, kept, ino, sizeof(k->ino), k);
+	}
+	if (k) {
+		same = k->gen == gen;
+		k->gen = gen;
+	}
+	pthread_mutex_unlock(&kept_mu);
+	return same;
+}
+
 static void op_destroy(void *userdata)
 {
+	struct kept *k, *tmp;
+
 	(void)userdata;
 	pool_free(pool);
 	pool = NULL;
+	pthread_mutex_lock(&kept_mu);
+	HASH_ITER(hh, kept, k, tmp) {
+		HASH_DEL(kept, k);
+		free(k);
+	}
+	pthread_mutex_unlock(&kept_mu);
 }
 
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -255,6 +302,8 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		return;
 	}
 	od->entry_bytes = OPS_ENTRY_GUESS;
+	fi->cache_readdir = 1;
+	fi->keep_cache = keep_listing(ino, tr_dir_gen(od->d));
 	fi->fh = (uintptr_t)od;
 	if (fuse_reply_open(req, fi) == -ENOENT)
 		odir_free(od);

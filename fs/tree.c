@@ -24,6 +24,7 @@ struct tr_dir {
 	uint64_t ino, parent;
 	uint32_t view;
 	uint8_t epoch;			/* the view's when the listing was taken */
+	uint64_t gen;			/* the tree's then */
 	enum dir_kind kind;
 	uint32_t n;
 	uint32_t *ids;			/* DK_BRANCH, DK_RECORDS, DK_STATE */
@@ -797,6 +798,7 @@ static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
 	d->ino = ino;
 	d->view = v->no;
 	d->epoch = v->epoch;
+	d->gen = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
 	d->parent = dir_parent(v, ino);
 	if (!is_dir_ino(v, ino))
 		return -ENOTDIR;
@@ -844,6 +846,11 @@ int tr_opendir(struct tree *t, uint64_t ino, struct tr_dir **out)
 	}
 	*out = d;
 	return 0;
+}
+
+uint64_t tr_dir_gen(const struct tr_dir *d)
+{
+	return d->gen;
 }
 
 void tr_closedir(struct tr_dir *d)

@@ -108,6 +108,13 @@ int tr_opendir(struct tree *t, uint64_t ino, struct tr_dir **out);
 int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
 		 struct tr_attr *attr);
 void tr_closedir(struct tr_dir *d);
+/*
+ * The tree's generation when the listing was taken. It grows after every
+ * change a listing could show (the log grew, agents/ changed): two
+ * listings of one folder with the same generation hold the same entries,
+ * so the kernel may keep one and serve it again.
+ */
+uint64_t tr_dir_gen(const struct tr_dir *d);
 
 /* The content of a file, with a reference for the caller. */
 int tr_content(struct tree *t, uint64_t ino, struct blob **out);

@@ -57,6 +57,8 @@ struct tree {
 	uid_t uid;
 	gid_t gid;
 	int64_t scanned_ms;		/* agents/ last looked at */
+	uint64_t gen;			/* atomic: bumped after each change
+					 * (tr_dir_gen()) */
 	struct agentdir *ad;		/* what agents/ was found to hold */
 	pthread_mutex_t q_mu;		/* guards the queue below (live.c) */
 	pthread_cond_t q_cv;
