@@ -17,13 +17,37 @@ void lv_init(struct tree *t)
 {
 	pthread_mutex_init(&t->q_mu, NULL);
 	pthread_cond_init(&t->q_cv, NULL);
+	pthread_cond_init(&t->scan_cv, NULL);
 }
 
 void lv_fini(struct tree *t)
 {
 	free(t->q);
+	pthread_cond_destroy(&t->scan_cv);
 	pthread_cond_destroy(&t->q_cv);
 	pthread_mutex_destroy(&t->q_mu);
+}
+
+static int keep_immutable(uint64_t ino)
+{
+	return TR_KIND(ino) == TK_MSG || TR_KIND(ino) == TK_REC;
+}
+
+/* The last look asked for, made outside every request (q_mu held): the
+ * walk may lead into this very mount, whose folders a request holds. */
+static void scan(struct tree *t)
+{
+	uint64_t n = t->scans_asked;
+
+	t->scans_started = n;
+	pthread_mutex_unlock(&t->q_mu);
+	if (ad_scan(t)) {
+		cache_prune(t->cache, keep_immutable);	/* README, errors.txt */
+		__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_lock(&t->q_mu);
+	t->scans_done = n;
+	pthread_cond_broadcast(&t->scan_cv);
 }
 
 /* Queues one invalidation, when someone will send it. */
@@ -59,17 +83,10 @@ void lv_wait(struct tree *t, struct lv_inval **out, size_t *n)
 	if (t->q_state == Q_OFF)
 		t->q_state = Q_ON;
 	while (t->q_state == Q_ON && !t->nq) {
-		if (t->scan_due) {
-			/* Outside every request: the walk may look into
-			 * this very mount, whose folders a request holds. */
-			t->scan_due = 0;
-			pthread_mutex_unlock(&t->q_mu);
-			if (ad_scan(t))
-				__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
-			pthread_mutex_lock(&t->q_mu);
-			continue;
-		}
-		pthread_cond_wait(&t->q_cv, &t->q_mu);
+		if (t->scans_asked != t->scans_started)
+			scan(t);
+		else
+			pthread_cond_wait(&t->q_cv, &t->q_mu);
 	}
 	*out = t->q;
 	*n = t->nq;
@@ -88,15 +105,11 @@ void lv_stop(struct tree *t)
 	pthread_mutex_lock(&t->q_mu);
 	t->q_state = Q_STOPPED;
 	pthread_cond_broadcast(&t->q_cv);
+	pthread_cond_broadcast(&t->scan_cv);
 	pthread_mutex_unlock(&t->q_mu);
 }
 
 /* ---- what changed ---- */
-
-static int keep_immutable(uint64_t ino)
-{
-	return TR_KIND(ino) == TK_MSG || TR_KIND(ino) == TK_REC;
-}
 
 static int keep_none(uint64_t ino)
 {
@@ -249,8 +262,24 @@ static void want_scan(struct tree *t)
 					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;
 	pthread_mutex_lock(&t->q_mu);
-	t->scan_due = 1;
+	t->scans_asked++;
 	pthread_cond_signal(&t->q_cv);
+	pthread_mutex_unlock(&t->q_mu);
+}
+
+void lv_scan_now(struct tree *t)
+{
+	struct timespec until;
+	uint64_t want;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += LV_SCAN_WAIT_S;
+	pthread_mutex_lock(&t->q_mu);
+	want = ++t->scans_asked;
+	pthread_cond_signal(&t->q_cv);
+	while (t->q_state == Q_ON && t->scans_done < want &&
+	       !pthread_cond_timedwait(&t->scan_cv, &t->q_mu, &until))
+		;
 	pthread_mutex_unlock(&t->q_mu);
 }
 

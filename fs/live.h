@@ -23,10 +23,13 @@
  *     another file took its path; see ss_refresh()): the view's epoch is
  *     bumped, so all its inodes are new, and the folders that hold them
  *     are dropped from the kernel's cache.
- * agents/ is looked at again at most once per LV_SCAN_MS, when a request
- * comes: that is a walk of folders, not a stat, and it is made by the
- * thread of lv_wait(), never inside a request (the walk may lead into this
- * very mount, whose folders the request holds locked in the kernel).
+ * agents/ is a walk of folders, not a stat: it is made by the thread of
+ * lv_wait(), never inside a request (the walk may lead into this very
+ * mount, whose folders the request holds locked in the kernel). What
+ * shows the agents found (agents/ listed, a name in it not found yet,
+ * README.md and errors.txt of the session) waits for a fresh look
+ * (lv_scan_now()); any other request asks for one at most once per
+ * LV_SCAN_MS and does not wait.
  *
  * All functions are thread-safe.
  */
@@ -39,6 +42,7 @@
 #include "../core/names.h"
 
 #define LV_SCAN_MS 1000		/* how often agents/ is looked at */
+#define LV_SCAN_WAIT_S 2	/* the longest wait for a look at agents/ */
 #define LV_QUEUE_MAX 65536	/* invalidations queued at most */
 
 struct tree;
@@ -49,6 +53,14 @@ struct tree;
  * on error (the view then stays as it was).
  */
 int lv_refresh(struct tree *t, uint64_t ino);
+
+/*
+ * Asks the thread of lv_wait() to look at agents/ and waits until it has,
+ * at most LV_SCAN_WAIT_S seconds (should the walk lead into a folder of
+ * this mount that the waiting request holds). Returns at once when that
+ * thread is not running.
+ */
+void lv_scan_now(struct tree *t);
 
 /* What the kernel must forget: the attributes and data of ino (when
  * parent is 0), or the entry name in folder parent. */

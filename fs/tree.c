@@ -596,6 +596,8 @@ int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out)
 
 	if (TR_KIND(ino) != TK_MSG && TR_KIND(ino) != TK_REC)
 		lv_refresh(t, ino);
+	if (ino == TI_README || ino == TI_ERRORS)	/* they name agents */
+		lv_scan_now(t);
 	pthread_rwlock_rdlock(&t->lock);
 	rc = attr_locked(t, ino, out);
 	pthread_rwlock_unlock(&t->lock);
@@ -679,12 +681,12 @@ static int name_fixed(uint64_t parent, uint64_t ino)
 	       TR_KIND(parent) != TK_STATE;
 }
 
-int tr_lookup(struct tree *t, uint64_t parent, const char *name, struct tr_attr *out)
+static int lookup_once(struct tree *t, uint64_t parent, const char *name,
+		       struct tr_attr *out)
 {
 	uint64_t ino;
 	int rc = -ENOENT;
 
-	lv_refresh(t, parent);
 	pthread_rwlock_rdlock(&t->lock);
 	ino = lookup_locked(t, parent, name);
 	if (ino)
@@ -692,6 +694,19 @@ int tr_lookup(struct tree *t, uint64_t parent, const char *name, struct tr_attr 
 	pthread_rwlock_unlock(&t->lock);
 	if (!rc)
 		out->fixed_name = name_fixed(parent, ino);
+	return rc;
+}
+
+int tr_lookup(struct tree *t, uint64_t parent, const char *name, struct tr_attr *out)
+{
+	int rc;
+
+	lv_refresh(t, parent);
+	rc = lookup_once(t, parent, name, out);
+	if (rc == -ENOENT && parent == TI_AGENTS) {
+		lv_scan_now(t);		/* an agent that appeared since */
+		rc = lookup_once(t, parent, name, out);
+	}
 	return rc;
 }
 
@@ -837,6 +852,8 @@ int tr_opendir(struct tree *t, uint64_t ino, struct tr_dir **out)
 	if (!d)
 		return -ENOMEM;
 	lv_refresh(t, ino);
+	if (ino == TI_AGENTS)
+		lv_scan_now(t);
 	pthread_rwlock_rdlock(&t->lock);
 	rc = opendir_locked(t, ino, d);
 	pthread_rwlock_unlock(&t->lock);

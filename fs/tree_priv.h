@@ -65,7 +65,10 @@ struct tree {
 	struct lv_inval *q;		/* for the kernel to forget */
 	size_t nq, capq;
 	int q_state;			/* 0 off, 1 queueing, 2 stopped */
-	int scan_due;			/* agents/ to be looked at (live.c) */
+	pthread_cond_t scan_cv;		/* a look at agents/ is done */
+	uint64_t scans_asked;		/* looks at agents/ asked for, */
+	uint64_t scans_started;		/* begun by the notify thread, */
+	uint64_t scans_done;		/* and done (under q_mu) */
 };
 
 /* A new view of s numbered no (takes ownership of s), or NULL (s closed). */

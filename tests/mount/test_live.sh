@@ -84,6 +84,40 @@ grow_log() {
 	unmount_log "$dir/live"
 }
 
+# grow_agents SRC NAME: grows SRC while its subagents' logs appear and
+# grow beside it (the first when a third is written, the rest at two
+# thirds), then compares at once with a fresh mount.
+grow_agents() {
+	local src=$1 name=$2 dir="$T/$2" live sid sub a n=0 half
+	sid=$(basename "$src" .jsonl)
+	sub="$(dirname "$src")/$sid/subagents"
+	[ -d "$sub" ] || return 0
+	mkdir -p "$dir/$sid/subagents"
+	live="$dir/$(basename "$src")"
+	: > "$live"
+	mount_log "$live" "$dir/live" || { bad "$name: mount: $(cat "$dir/live.err")"; return; }
+	half=$(($(stat -c %s "$src") / 3))
+	head -c "$half" "$src" > "$T/part1"
+	tail -c +"$((half + 1))" "$src" > "$T/rest"
+	grow "$T/part1" "$live" "$dir/live" 20
+	for a in "$sub"/agent-*; do
+		case $a in
+		*.jsonl) head -n 3 "$a" > "$dir/$sid/subagents/$(basename "$a")" ;;
+		*) cp "$a" "$dir/$sid/subagents/" ;;
+		esac
+		n=$((n + 1))
+		poke "$dir/live"
+	done
+	grow "$T/rest" "$live" "$dir/live" 20
+	for a in "$sub"/agent-*.jsonl; do
+		tail -n +4 "$a" >> "$dir/$sid/subagents/$(basename "$a")"
+	done
+	mount_log "$live" "$dir/fresh" || { bad "$name: fresh mount"; unmount_log "$dir/live"; return; }
+	same_tree "$dir/live" "$dir/fresh" "$name, its $n agent files appearing while it grew"
+	unmount_log "$dir/fresh"
+	unmount_log "$dir/live"
+}
+
 # ---- shrink, rewrite, replace ----
 
 # restart WHAT LOG NEW MNT WORD: after the log changed into NEW's bytes, the
@@ -285,6 +319,7 @@ if [ -d "$CORPUS" ]; then
 		case $name in big-*) n=40 ;; *) n=120 ;; esac
 		grow_log "$log" "$name" "$n"
 	done < <(ls "$CORPUS"/*/projects/*/*.jsonl)
+	grow_agents "$(ls "$CORPUS"/subagent/projects/*/*.jsonl | head -1)" subagent-agents
 	parallel_readers
 else
 	need_corpus
