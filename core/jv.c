@@ -620,39 +620,12 @@ static size_t decode_into(const char *p, const char *e, struct sbuf *out)
 	return out->len - start;
 }
 
-/* True when [p, p + n) is valid UTF-8 (as utf8_seq_len() judges it). */
-static int utf8_ok(const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-
-	while (i < n) {
-		size_t l;
-
-		for (; i + 8 <= n; i += 8) {
-			uint64_t w;
-
-			memcpy(&w, p + i, 8);
-			if (w & 0x8080808080808080ULL)
-				break;
-		}
-		while (i < n && p[i] < 0x80)
-			i++;
-		if (i >= n)
-			break;
-		if (!(l = utf8_seq_len(p + i, n - i)))
-			return 0;
-		i += l;
-	}
-	return 1;
-}
-
 size_t jv_text(const char *v, const char *e, struct sbuf *out, char *last)
 {
 	size_t start = out->len, n = decode_into(v + 1, e, out);
 
 	*last = n ? out->buf[out->len - 1] : 0;
-	if (!utf8_ok(out->buf + start, n)) {
+	if (!utf8_valid(out->buf + start, n)) {
 		/* rare: mend it as sb_add_utf8() would, from a copy */
 		char *copy = malloc(n);
 

@@ -125,6 +125,19 @@ static size_t ascii_run(const unsigned char *p, size_t n)
 	return i;
 }
 
+int utf8_valid(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, l;
+
+	while ((i += ascii_run(p + i, n - i)) < n) {
+		if (!(l = utf8_seq_len(p + i, n - i)))
+			return 0;
+		i += l;
+	}
+	return 1;
+}
+
 void sb_add_utf8(struct sbuf *sb, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;

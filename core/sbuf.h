@@ -45,5 +45,7 @@ char *sb_detach(struct sbuf *sb, size_t *len);
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
 size_t utf8_seq_len(const unsigned char *s, size_t n);
+/* True when s[0..n) is valid UTF-8 (as utf8_seq_len() judges it). */
+int utf8_valid(const char *s, size_t n);
 
 #endif

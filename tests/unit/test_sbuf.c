@@ -152,10 +152,25 @@ static void test_add_json_str_escapes(void **state)
 	sb_free(&sb);
 }
 
+static void test_utf8_valid(void **state)
+{
+	static const char ok[] = "plain ascii, long enough for a word at a time: \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
+	static const char cut[] = "ends inside a sequence \xe2\x82";
+	static const char surrogate[] = "\xed\xa0\x80 is a surrogate";
+
+	(void)state;
+	assert_true(utf8_valid("", 0));
+	assert_true(utf8_valid(ok, sizeof(ok) - 1));
+	assert_false(utf8_valid(cut, sizeof(cut) - 1));
+	assert_false(utf8_valid(surrogate, sizeof(surrogate) - 1));
+	assert_false(utf8_valid("\xff", 1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init_is_empty_and_terminated),
+		cmocka_unit_test(test_utf8_valid),
 		cmocka_unit_test(test_add_grows_and_terminates),
 		cmocka_unit_test(test_addf),
 		cmocka_unit_test(test_detach),
