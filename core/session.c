@@ -315,7 +315,7 @@ int ss_refresh(struct session *s)
 	if (st.st_size == s->seen.st_size && same_time(&st.st_mtim, &s->seen.st_mtim))
 		return moved ? SS_GREW : SS_SAME;	/* a note is new */
 	if ((uint64_t)st.st_size < had || !tail_same(s)) {
-		char what[128];
+		char what[200];
 
 		snprintf(what, sizeof(what), (uint64_t)st.st_size < had ?
 			 "the log shrank from %llu to %llu bytes; it was indexed again from scratch" :
