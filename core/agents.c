@@ -28,6 +28,7 @@ struct ag_list {
 	char **errs;
 	uint32_t nerrs, ecap;
 	int full;			/* AG_MAX_AGENTS reached */
+	const struct ag_seen *seen;	/* for the device to avoid */
 };
 
 struct seen_file {
@@ -40,7 +41,15 @@ struct seen_file {
 struct ag_seen {
 	struct seen_file *files;
 	char sid[SID_MAX];	/* the session log's, once read */
+	dev_t avoid;		/* a device never looked into */
+	int avoiding;
 };
+
+/* True for a folder of the device to avoid. */
+static int avoided(const struct ag_list *l, const struct stat *st)
+{
+	return l->seen && l->seen->avoiding && st->st_dev == l->seen->avoid;
+}
 
 /* ---- the list ---- */
 
@@ -355,7 +364,9 @@ static int walk_one(struct ag_list *l, const char *dir, const char *name,
 	if (lstat(path, &st)) {
 		rc = add_path_err(l, path, strerror(errno));
 	} else if (S_ISDIR(st.st_mode)) {
-		if (depth >= AG_MAX_DEPTH)
+		if (avoided(l, &st))
+			rc = 0;		/* the mount that is looking */
+		else if (depth >= AG_MAX_DEPTH)
 			rc = add_path_err(l, path, "too deep below subagents/, not read");
 		else
 			rc = walk(l, path, base, depth + 1);
@@ -424,6 +435,12 @@ static void first_sid(const char *path, char *out)
 struct ag_seen *ag_seen_new(void)
 {
 	return calloc(1, sizeof(struct ag_seen));
+}
+
+void ag_seen_avoid(struct ag_seen *seen, dev_t dev)
+{
+	seen->avoid = dev;
+	seen->avoiding = 1;
 }
 
 void ag_seen_free(struct ag_seen *seen)
@@ -506,7 +523,7 @@ static int walkable(struct ag_list *l, const char *sub)
 			rc = 0;			/* no such folder: no agents */
 		else if (S_ISLNK(st.st_mode))
 			rc = add_path_err(l, p[i], "a link, not followed") ? -ENOMEM : 0;
-		else if (!S_ISDIR(st.st_mode))
+		else if (!S_ISDIR(st.st_mode) || avoided(l, &st))
 			rc = 0;
 	}
 	free(up);
@@ -525,6 +542,7 @@ int ag_find(const char *path, const char *sid, struct ag_seen *seen,
 	*out = NULL;
 	if (!l)
 		return -ENOMEM;
+	l->seen = seen;
 	dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
 	if (slash && slash == path) {
 		free(dir);

@@ -62,6 +62,9 @@ struct ag_list;
 struct ag_seen;
 struct ag_seen *ag_seen_new(void);	/* NULL on ENOMEM */
 void ag_seen_free(struct ag_seen *seen);
+/* Folders on device dev are never looked into by the walks of seen's
+ * calls (the mount that is looking: its own folders would ask it). */
+void ag_seen_avoid(struct ag_seen *seen, dev_t dev);
 
 /*
  * Lists the subagent logs of the session log at path. sid is the session's

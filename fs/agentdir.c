@@ -259,6 +259,13 @@ int ad_scan(struct tree *t)
 	return changed;
 }
 
+void ad_avoid(struct tree *t, dev_t dev)
+{
+	pthread_mutex_lock(&t->ad->scan_mu);
+	ag_seen_avoid(t->ad->seen, dev);
+	pthread_mutex_unlock(&t->ad->scan_mu);
+}
+
 int ad_folder(struct tree *t, struct view *v, uint32_t id, char *out)
 {
 	char aid[AG_ID_MAX + 1];

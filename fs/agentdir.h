@@ -13,6 +13,7 @@
 #define SESSFS_AGENTDIR_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../core/sbuf.h"
 
@@ -28,6 +29,8 @@ void ad_free(struct agentdir *ad);
 
 /* Looks for new subagent logs (no lock held): 1 if the tree changed. */
 int ad_scan(struct tree *t);
+/* The scans never look into folders of device dev: the mount itself. */
+void ad_avoid(struct tree *t, dev_t dev);
 
 /* The rest: callers hold the tree's read lock. */
 

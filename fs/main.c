@@ -159,11 +159,14 @@ static int serve(struct tree *t, struct fuse_args *args,
 	struct fuse_session *se;
 	struct fuse_loop_config *cfg;
 	struct notifier *nt;
+	char *mnt = realpath(opts->mountpoint, NULL);	/* before any chdir */
 	int rc = 1;
 
 	se = fuse_session_new(args, &sessfs_ops, sizeof(sessfs_ops), t);
-	if (!se)
+	if (!se) {
+		free(mnt);
 		return 1;
+	}
 	/* libfuse only takes signals left at their default; a job started in
 	 * the background of a script has SIGINT ignored. Ctrl-C, kill and a
 	 * hang-up should always unmount cleanly. */
@@ -176,7 +179,7 @@ static int serve(struct tree *t, struct fuse_args *args,
 		goto out_signals;
 	ops_set_session(se);
 	fuse_daemonize(opts->foreground);
-	nt = nt_start(se, t);
+	nt = nt_start(se, t, mnt);
 	if (opts->singlethread) {
 		rc = fuse_session_loop(se);
 	} else {
@@ -196,6 +199,7 @@ out_signals:
 	fuse_remove_signal_handlers(se);
 out_session:
 	fuse_session_destroy(se);
+	free(mnt);
 	return rc;
 }
 

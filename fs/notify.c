@@ -3,12 +3,15 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "live.h"
+#include "tree.h"
 
 struct notifier {
 	struct fuse_session *se;
 	struct tree *t;
+	char *mnt;
 	pthread_t thread;
 };
 
@@ -24,8 +27,12 @@ static void *run(void *arg)
 {
 	struct notifier *n = arg;
 	struct lv_inval *q;
+	struct stat st;
 	size_t i, len;
 
+	/* Served by the loop like any request (this thread is not one). */
+	if (n->mnt && !stat(n->mnt, &st))
+		tr_own_device(n->t, st.st_dev);
 	for (;;) {
 		lv_wait(n->t, &q, &len);
 		if (!len)
@@ -37,7 +44,7 @@ static void *run(void *arg)
 	return NULL;
 }
 
-struct notifier *nt_start(struct fuse_session *se, struct tree *t)
+struct notifier *nt_start(struct fuse_session *se, struct tree *t, const char *mnt)
 {
 	struct notifier *n = calloc(1, sizeof(*n));
 
@@ -45,7 +52,9 @@ struct notifier *nt_start(struct fuse_session *se, struct tree *t)
 		return NULL;
 	n->se = se;
 	n->t = t;
+	n->mnt = mnt ? strdup(mnt) : NULL;
 	if (pthread_create(&n->thread, NULL, run, n)) {
+		free(n->mnt);
 		free(n);
 		return NULL;
 	}
@@ -58,5 +67,6 @@ void nt_stop(struct notifier *n)
 		return;
 	lv_stop(n->t);
 	pthread_join(n->thread, NULL);
+	free(n->mnt);
 	free(n);
 }

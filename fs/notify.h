@@ -18,11 +18,12 @@
 struct tree;
 struct notifier;
 
-/* Starts the thread, for the mounted session se (after any fork: threads
- * do not survive one). Returns a new notifier, or NULL when no thread
- * could be started (then nothing is queued: the kernel only misses the
- * rare invalidations of what it keeps for long). */
-struct notifier *nt_start(struct fuse_session *se, struct tree *t);
+/* Starts the thread, for the session se mounted at mnt (an absolute
+ * path; after any fork: threads do not survive one). Its first step is a
+ * stat of mnt, to tell the tree its own device. Returns a new notifier, or
+ * NULL when no thread could be started (then nothing is queued: the kernel
+ * only misses the rare invalidations of what it keeps for long). */
+struct notifier *nt_start(struct fuse_session *se, struct tree *t, const char *mnt);
 /* Stops the thread and frees n; call before the session is unmounted. */
 void nt_stop(struct notifier *n);
 

@@ -1031,6 +1031,11 @@ int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out)
 	return 0;
 }
 
+void tr_own_device(struct tree *t, dev_t dev)
+{
+	ad_avoid(t, dev);
+}
+
 int tr_claim_push(struct tree *t, uint64_t ino)
 {
 	struct view *v;

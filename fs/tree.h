@@ -128,4 +128,8 @@ int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out);
  * the kernel's page cache (it never changes). */
 int tr_claim_push(struct tree *t, uint64_t ino);
 
+/* The mount's own device: looking for subagent logs never walks into it
+ * (a mount at <log folder>/<log stem> would otherwise ask itself). */
+void tr_own_device(struct tree *t, dev_t dev);
+
 #endif

@@ -307,6 +307,13 @@ own_folder() {
 	timeout 10 ls "$dir/s/agents" > /dev/null && ok "a mount at <folder>/<log stem>: answers while agents/ is looked for" ||
 		bad "a mount at <folder>/<log stem> hangs"
 	unmount_log "$dir/s"
+	# With one thread, a look into the mount would wait for the one
+	# thread, which waits for the look (up to its 2 s bound).
+	mount_log "$dir/s.jsonl" "$dir/s" -s || { bad "mount -s at the log's stem"; return; }
+	timeout 1.5 ls "$dir/s/agents" > /dev/null && timeout 1.5 cat "$dir/s/README.md" > /dev/null &&
+		ok "... and with -s (one thread): agents/ and README.md answer at once" ||
+		bad "with -s, agents/ or README.md waited for a look into the mount itself"
+	unmount_log "$dir/s"
 }
 
 own_folder

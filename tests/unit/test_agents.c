@@ -193,6 +193,29 @@ static void test_finds_logs_at_any_depth_with_their_meta(void **state)
 	free(side);
 }
 
+/* A folder on the device to avoid (the mount that looks) is not walked. */
+static void test_folders_of_the_avoided_device_are_not_walked(void **state)
+{
+	struct fx *f = *state;
+	char *side = small_log(TU_SID, 1);
+	struct ag_seen *seen = ag_seen_new();
+	struct ag_list *l;
+	struct stat st;
+
+	putf(side, "%s/agent-a1.jsonl", f->sub);
+	assert_non_null(seen);
+	assert_int_equal(ag_find(f->log, NULL, seen, &l), 0);
+	assert_int_equal(ag_count(l), 1);
+	ag_free(l);
+	assert_int_equal(stat(f->sub, &st), 0);
+	ag_seen_avoid(seen, st.st_dev);
+	assert_int_equal(ag_find(f->log, NULL, seen, &l), 0);
+	assert_int_equal(ag_count(l), 0);
+	ag_free(l);
+	ag_seen_free(seen);
+	free(side);
+}
+
 static void test_older_layout_takes_only_this_sessions_agents(void **state)
 {
 	struct fx *f = *state;
@@ -506,6 +529,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_no_subagents_gives_an_empty_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finds_logs_at_any_depth_with_their_meta, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_folders_of_the_avoided_device_are_not_walked,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_older_layout_takes_only_this_sessions_agents, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seen_files_are_judged_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_names_are_safe_unique_and_reported, setup, teardown),
