@@ -98,7 +98,7 @@ run: deps sessfs
 	@sh scripts/run-demo.sh
 
 bench: deps sessfs
-	@sh scripts/bench.sh
+	@bash scripts/bench.sh
 
 fuzz-bins: $(FUZZ_BIN)
 
