@@ -1,9 +1,11 @@
 #include "idx.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "jscan.h"
 #include "scan.h"
@@ -284,37 +286,45 @@ static int ids_reserve(struct idx *ix, int str)
 	return 0;
 }
 
-uint32_t idx_intern_id(struct idx *ix, const char *s, size_t n)
+/* The id of the probed key, adding it when new (s, n: its string, for a
+ * key that is not canonical); 0 when out of memory. */
+static uint32_t intern_probe(struct idx *ix, const struct idx_probe *pk)
 {
-	struct idx_probe pk;
 	struct idx_slot *sl = NULL;
 	uint32_t id, nslots = ix->nslots;
 
-	probe_init(&pk, s, n);
-	if (nslots && (sl = slot_of(ix, &pk))->id)
+	if (nslots && (sl = slot_of(ix, pk))->id)
 		return sl->id;
-	if (ids_reserve(ix, pk.s != NULL))
+	if (ids_reserve(ix, pk->s != NULL))
 		return 0;
 	if (ix->nslots != nslots)	/* the table grew: the place moved */
-		sl = slot_of(ix, &pk);
+		sl = slot_of(ix, pk);
 	id = ix->nids + 1;
-	ix->keys[id - 1] = pk.k;
-	if (pk.s) {
-		char *copy = malloc(n ? n : 1);
+	ix->keys[id - 1] = pk->k;
+	if (pk->s) {
+		char *copy = malloc(pk->n ? pk->n : 1);
 
 		if (!copy)
 			return 0;
-		memcpy(copy, s, n);
+		memcpy(copy, pk->s, pk->n);
 		ix->keys[id - 1].a = ix->nstrs;
-		ix->keys[id - 1].b = n;
+		ix->keys[id - 1].b = pk->n;
 		ix->strs[ix->nstrs++] = copy;
-		ix->strbytes += n;
+		ix->strbytes += pk->n;
 		ix->strbits[(id - 1) / 64] |= (uint64_t)1 << ((id - 1) % 64);
 	}
 	ix->nids = id;
 	sl->id = id;
-	sl->tag = (uint32_t)(pk.h >> 32);
+	sl->tag = (uint32_t)(pk->h >> 32);
 	return id;
+}
+
+uint32_t idx_intern_id(struct idx *ix, const char *s, size_t n)
+{
+	struct idx_probe pk;
+
+	probe_init(&pk, s, n);
+	return intern_probe(ix, &pk);
 }
 
 uint32_t idx_id_find(const struct idx *ix, const char *s, size_t n)
@@ -379,19 +389,12 @@ uint32_t idx_nids(const struct idx *ix)
 
 /* ---- atoms ---- */
 
-uint16_t idx_intern_atom(struct idx *ix, const struct js_str *raw)
+/* The atom of the n bytes at s, adding it when new; 0 when out of memory
+ * or atoms are exhausted. */
+static uint16_t atom_intern(struct idx *ix, const char *s, size_t n)
 {
 	struct idx_atom *a = NULL;
-	struct sbuf dec;
-	const char *s = raw->p;
-	size_t n = raw->n;
 
-	sb_init(&dec);
-	if (raw->escaped) {
-		js_unescape(raw, &dec);
-		s = dec.buf;
-		n = dec.len;
-	}
 	HASH_FIND(hh, ix->atoms, s, (unsigned)n, a);
 	if (!a && ix->natoms < ATOM_MAX &&
 	    !grow((void **)&ix->atomv, &ix->capatoms, ix->natoms + 1,
@@ -406,8 +409,21 @@ uint16_t idx_intern_atom(struct idx *ix, const struct js_str *raw)
 			HASH_ADD_KEYPTR(hh, ix->atoms, a->s, (unsigned)n, a);
 		}
 	}
-	sb_free(&dec);
 	return a ? a->num : 0;
+}
+
+uint16_t idx_intern_atom(struct idx *ix, const struct js_str *raw)
+{
+	struct sbuf dec;
+	uint16_t atom;
+
+	if (!raw->escaped)
+		return atom_intern(ix, raw->p, raw->n);
+	sb_init(&dec);
+	js_unescape(raw, &dec);
+	atom = atom_intern(ix, dec.buf, dec.len);
+	sb_free(&dec);
+	return atom;
 }
 
 const char *idx_atom(const struct idx *ix, uint16_t atom)
@@ -519,7 +535,9 @@ static int long_line(struct idx *ix, int fd, char *buf, uint64_t start,
 	return rc ? rc : 1;
 }
 
-int idx_feed(struct idx *ix, int fd)
+/* Indexes the complete lines after ix->end that end before limit (a line
+ * start, or UINT64_MAX for all). */
+static int feed_upto(struct idx *ix, int fd, uint64_t limit)
 {
 	char *buf = malloc(IDX_CHUNK);
 	uint64_t pos = ix->end;
@@ -529,7 +547,10 @@ int idx_feed(struct idx *ix, int fd)
 	if (!buf)
 		return -ENOMEM;
 	for (;;) {
-		ssize_t r = pread_full(fd, buf + have, IDX_CHUNK - have, pos + have);
+		uint64_t room = limit - pos - have;
+		ssize_t r = pread_full(fd, buf + have,
+				       room < IDX_CHUNK - have ? (size_t)room : IDX_CHUNK - have,
+				       pos + have);
 		char *p = buf, *nl;
 
 		if (r <= 0) {
@@ -567,6 +588,11 @@ out:
 	return rc;
 }
 
+int idx_feed(struct idx *ix, int fd)
+{
+	return feed_upto(ix, fd, UINT64_MAX);
+}
+
 int idx_finish(struct idx *ix, int fd)
 {
 	uint64_t n;
@@ -600,6 +626,172 @@ int idx_finish(struct idx *ix, int fd)
 	ix->end += n;
 	ix->pending = 0;
 	return rc;
+}
+
+/* ---- on two threads ---- */
+
+/* The line start at or after at: just past the first newline from at - 1
+ * on, looked for within IDX_CHUNK bytes (in small reads: it is usually
+ * near); 0 when there is none. */
+static uint64_t line_start(int fd, uint64_t at)
+{
+	char buf[4096], *nl;
+	uint64_t from;
+
+	for (from = at - 1; from < at - 1 + IDX_CHUNK; from += sizeof(buf)) {
+		ssize_t r = pread_full(fd, buf, sizeof(buf), from);
+
+		if (r <= 0)
+			return 0;
+		if ((nl = memchr(buf, '\n', (size_t)r)))
+			return from + (uint64_t)(nl - buf) + 1;
+	}
+	return 0;
+}
+
+/* The id b gives as bid, interned into a. */
+static uint32_t id_into(struct idx *a, const struct idx *b, uint32_t bid)
+{
+	const struct idx_key *k = &b->keys[bid - 1];
+	struct idx_probe pk;
+
+	if (is_str(b, bid)) {
+		probe_init(&pk, b->strs[k->a], k->b);
+	} else {
+		pk.k = *k;
+		pk.s = NULL;
+		pk.h = mix64(k->a ^ k->b * 0x9e3779b97f4a7c15ULL);
+	}
+	return intern_probe(a, &pk);
+}
+
+/* What b's ids and atoms are in a, once interned there in b's order (the
+ * order in which one pass would have met the new ones). */
+struct idx_map {
+	uint32_t *id;
+	uint16_t *atom;
+};
+
+static int map_into(struct idx *a, const struct idx *b, struct idx_map *m)
+{
+	uint32_t i;
+
+	m->id = malloc(((size_t)b->nids + 1) * sizeof(*m->id));
+	m->atom = malloc((size_t)b->natoms * sizeof(*m->atom));
+	if (!m->id || !m->atom)
+		return -ENOMEM;
+	m->id[0] = 0;
+	for (i = 1; i <= b->nids; i++)
+		if (!(m->id[i] = id_into(a, b, i)))
+			return -ENOMEM;
+	m->atom[0] = 0;
+	for (i = 1; i < b->natoms; i++) {
+		const char *s = b->atomv[i]->s;
+
+		m->atom[i] = atom_intern(a, s, strlen(s));
+		if (!m->atom[i] && a->natoms < ATOM_MAX)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void rec_map(struct idx_rec *r, const struct idx_map *m, uint32_t lines)
+{
+	r->uuid = m->id[r->uuid];
+	r->parent = m->id[r->parent];
+	r->aux = m->id[r->aux];
+	r->type_atom = m->atom[r->type_atom];
+	r->sub = m->atom[r->sub];
+	r->name = m->atom[r->name];
+	r->line += lines;
+}
+
+/* Appends b, the index of the lines after a's end, to a. On error a holds
+ * no line of b (it may hold some of b's ids and atoms: those one pass over
+ * b's lines would add first, in the same order). */
+static int merge(struct idx *a, const struct idx *b)
+{
+	struct idx_map m = { NULL, NULL };
+	uint32_t i;
+	int rc = map_into(a, b, &m);
+
+	if (!rc && (grow((void **)&a->recs, &a->caprecs, a->nrecs + b->nrecs,
+			 sizeof(*a->recs)) ||
+		    grow((void **)&a->errs, &a->caperrs, a->nerrs + b->nerrs,
+			 sizeof(*a->errs))))
+		rc = -ENOMEM;
+	if (!rc) {
+		for (i = 0; i < b->nrecs; i++) {
+			a->recs[a->nrecs + i] = b->recs[i];
+			rec_map(&a->recs[a->nrecs + i], &m, a->lines);
+		}
+		for (i = 0; i < b->nerrs; i++) {
+			a->errs[a->nerrs + i] = b->errs[i];
+			a->errs[a->nerrs + i].line += a->lines;
+		}
+		a->nrecs += b->nrecs;
+		a->nerrs += b->nerrs;
+		a->lines += b->lines;
+		a->end = b->end;
+		a->pending = b->pending;
+	}
+	free(m.id);
+	free(m.atom);
+	return rc;
+}
+
+struct half {
+	struct idx *ix;
+	int fd, rc;
+};
+
+static void *half_run(void *arg)
+{
+	struct half *h = arg;
+
+	h->rc = idx_feed(h->ix, h->fd);
+	return NULL;
+}
+
+/* Indexes [ix->end, split) here and the lines from split on beside, into
+ * an index of their own, then appends that one. 1 when done, 0 when
+ * nothing was indexed past split (then the caller goes on alone), -errno
+ * on a read error. */
+static int feed_halves(struct idx *ix, int fd, uint64_t split)
+{
+	struct half h = { idx_new(), fd, 0 };
+	pthread_t th;
+	int rc;
+
+	if (!h.ix)
+		return 0;
+	h.ix->end = split;
+	if (pthread_create(&th, NULL, half_run, &h)) {
+		idx_free(h.ix);
+		return 0;
+	}
+	rc = feed_upto(ix, fd, split);
+	pthread_join(th, NULL);
+	if (!rc && !h.rc && ix->end == split && !ix->pending)
+		rc = merge(ix, h.ix) ? 0 : 1;
+	idx_free(h.ix);
+	return rc;
+}
+
+int idx_feed2(struct idx *ix, int fd, uint64_t min)
+{
+	struct stat st;
+	uint64_t split;
+	int rc;
+
+	if (ix->pending || fstat(fd, &st) || (uint64_t)st.st_size < ix->end ||
+	    (uint64_t)st.st_size - ix->end < (min ? min : 2))
+		return idx_feed(ix, fd);
+	split = line_start(fd, ix->end + ((uint64_t)st.st_size - ix->end) / 2);
+	if (split <= ix->end)
+		return idx_feed(ix, fd);
+	rc = feed_halves(ix, fd, split);
+	return rc < 0 ? rc : rc ? 0 : idx_feed(ix, fd);
 }
 
 /* ---- accessors ---- */

@@ -33,7 +33,7 @@
 #define IDX_NONE UINT32_MAX
 #define IDX_NO_TS INT64_MIN
 #define IDX_UUID_MAX 255	/* longer "uuids" are not used as ids */
-#define IDX_CHUNK (1u << 20)	/* read size */
+#define IDX_CHUNK (1u << 18)	/* read size */
 
 /* What a record is, from its "type" (and for messages, its family). */
 enum idx_type {
@@ -148,6 +148,18 @@ void idx_free(struct idx *ix);
 
 /* Indexes the complete lines of fd after idx_end(). 0 or -errno. */
 int idx_feed(struct idx *ix, int fd);
+/*
+ * idx_feed() on two threads, when at least min bytes (0: 2) wait after
+ * idx_end(): the lines from the first line start after the middle of
+ * those bytes on are indexed beside, into an index of their own, which is
+ * then appended (their ids and atoms interned in the order one pass would
+ * have met them). The result is the same as idx_feed()'s, field for
+ * field; anything in the way (no line start near the middle, no thread,
+ * no memory) leaves the rest to idx_feed(). The caller's thread takes the
+ * first half; the second runs on a thread started and joined here.
+ */
+#define IDX_PAR_MIN (16u << 20)	/* below it, a second thread is not worth it */
+int idx_feed2(struct idx *ix, int fd, uint64_t min);
 /* Indexes the pending bytes after the last newline as a final line. */
 int idx_finish(struct idx *ix, int fd);
 

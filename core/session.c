@@ -100,8 +100,9 @@ static int index_all(struct session *s)
 
 	if (rc)
 		return rc;
-	rc = s->mode == SS_COMPLETE ? idx_finish(s->ix, lf_fd(s->lf))
-				    : idx_feed(s->ix, lf_fd(s->lf));
+	rc = idx_feed2(s->ix, lf_fd(s->lf), IDX_PAR_MIN);
+	if (!rc && s->mode == SS_COMPLETE)
+		rc = idx_finish(s->ix, lf_fd(s->lf));
 	s->bytes = (uint64_t)st.st_size;
 	s->seen = st;
 	keep_tail(s);

@@ -4,11 +4,14 @@
  *   idxbench LOG
  *
  * Prints one line of key=value pairs: bytes, records, the index time and
- * throughput, the index's memory per record, the graph, branch and resume
- * times, and the process's peak RSS.
+ * throughput (one thread), the index's memory per record, the graph, branch
+ * and resume times, and the process's peak RSS (all before the next step);
+ * then the index time on two threads (idx_feed2(), as sessfs indexes a log
+ * at open) and whether that index is the same, field for field.
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,15 +30,53 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* 1 when a and b are the same index, field for field. */
+static int same_index(const struct idx *a, const struct idx *b)
+{
+	char ua[IDX_UUID_MAX + 1], ub[IDX_UUID_MAX + 1];
+	uint32_t i;
+
+	if (idx_nrecs(a) != idx_nrecs(b) || idx_nerrs(a) != idx_nerrs(b) ||
+	    idx_nids(a) != idx_nids(b) || idx_lines(a) != idx_lines(b) ||
+	    idx_end(a) != idx_end(b))
+		return 0;
+	for (i = 0; i < idx_nrecs(a); i++) {
+		const struct idx_rec *x = idx_rec(a, i), *y = idx_rec(b, i);
+
+		if (x->off != y->off || x->ts != y->ts || x->msgid != y->msgid ||
+		    x->useid != y->useid || x->len != y->len || x->line != y->line ||
+		    x->uuid != y->uuid || x->parent != y->parent || x->aux != y->aux ||
+		    x->flags != y->flags || x->rlen != y->rlen ||
+		    x->type_atom != y->type_atom || x->sub != y->sub ||
+		    x->name != y->name || x->type != y->type || x->block != y->block ||
+		    x->drop != y->drop)
+			return 0;
+	}
+	for (i = 0; i < idx_nerrs(a); i++) {
+		const struct idx_err *x = idx_err(a, i), *y = idx_err(b, i);
+
+		if (x->off != y->off || x->line != y->line || x->col != y->col ||
+		    x->code != y->code)
+			return 0;
+	}
+	for (i = 1; i <= idx_nids(a); i++) {
+		idx_id_buf(a, i, ua);
+		idx_id_buf(b, i, ub);
+		if (strcmp(ua, ub))
+			return 0;
+	}
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct logf *lf;
-	struct idx *ix;
+	struct idx *ix, *ix2;
 	struct graph *g;
 	struct br_set *bs;
 	struct rs_chain *c;
 	struct rusage ru;
-	double t0, t1, t2, t3, t4;
+	double t0, t1, t2, t3, t4, t5, t6;
 	uint64_t bytes;
 
 	if (argc != 2 || lf_open(argv[1], &lf)) {
@@ -57,13 +98,21 @@ int main(int argc, char **argv)
 		return 1;
 	t4 = now();
 	getrusage(RUSAGE_SELF, &ru);
+	ix2 = idx_new();
+	t5 = now();
+	if (!ix2 || idx_feed2(ix2, lf_fd(lf), IDX_PAR_MIN) || idx_finish(ix2, lf_fd(lf)))
+		return 1;
+	t6 = now();
 	bytes = idx_end(ix);
 	printf("bytes=%llu records=%u index_s=%.3f index_MBps=%.0f idx_bytes_per_record=%.1f "
-	       "graph_s=%.3f branches_s=%.3f branches=%u resume_s=%.3f peak_rss_MB=%.1f\n",
+	       "graph_s=%.3f branches_s=%.3f branches=%u resume_s=%.3f peak_rss_MB=%.1f "
+	       "index2_s=%.3f index2_same=%d\n",
 	       (unsigned long long)bytes, idx_nrecs(ix), t1 - t0,
 	       (double)bytes / 1e6 / (t1 - t0),
 	       (double)idx_mem(ix) / (idx_nrecs(ix) ? idx_nrecs(ix) : 1), t2 - t1,
-	       t3 - t2, br_count(bs), t4 - t3, (double)ru.ru_maxrss / 1024.0);
+	       t3 - t2, br_count(bs), t4 - t3, (double)ru.ru_maxrss / 1024.0,
+	       t6 - t5, same_index(ix, ix2));
+	idx_free(ix2);
 	rs_free(c);
 	br_free(bs);
 	gr_free(g);

@@ -99,6 +99,10 @@ static void assert_same_index(const struct idx *a, const struct idx *b)
 		assert_int_equal(x->parent, y->parent);
 		assert_int_equal(x->aux, y->aux);
 		assert_int_equal(x->flags, y->flags);
+		assert_int_equal(x->rlen, y->rlen);
+		assert_int_equal(x->type_atom, y->type_atom);
+		assert_int_equal(x->sub, y->sub);
+		assert_int_equal(x->name, y->name);
 		assert_string_equal(atom(a, x->type_atom), atom(b, y->type_atom));
 		assert_string_equal(atom(a, x->sub), atom(b, y->sub));
 		assert_string_equal(atom(a, x->name), atom(b, y->name));
@@ -862,6 +866,70 @@ static void test_extension_across_long_lines(void **state)
 	sb_free(&log);
 }
 
+/* Indexes the first n bytes alone, then the rest on two threads (min as
+ * given): the same index as one pass. */
+static void index_two_threads(const char *data, size_t len, size_t n, uint64_t min,
+			      struct idx *one)
+{
+	struct ixf x;
+
+	ixf_open_n(&x, data, n);
+	assert_int_equal(idx_feed(x.ix, x.fd), 0);
+	append(x.path, data + n, len - n);
+	assert_int_equal(idx_feed2(x.ix, x.fd, min), 0);
+	assert_int_equal(idx_finish(x.ix, x.fd), 0);
+	assert_same_index(x.ix, one);
+	ixf_close(&x);
+}
+
+/* Wherever the halves meet (the middle of what is left moves with the
+ * part indexed first), two threads give what one pass gives: ids and
+ * atoms first met in the second half keep one pass's numbers. */
+static void test_two_threads_match_one_pass(void **state)
+{
+	struct sbuf log;
+	struct ixf one;
+	size_t n;
+
+	(void)state;
+	sb_init(&log);
+	varied_log(&log);
+	ixf_full(&one, log.buf, log.len);
+	for (n = 0; n <= log.len; n++)
+		index_two_threads(log.buf, log.len, n, 1, one.ix);
+	index_two_threads(log.buf, log.len, 0, log.len + 1, one.ix);	/* below min */
+	ixf_close(&one);
+	sb_free(&log);
+}
+
+/* A line longer than the read buffer at the middle (no line start near
+ * it: one thread does it all), before it, and after it. */
+static void test_two_threads_across_long_lines(void **state)
+{
+	struct sbuf log;
+	struct ixf one;
+	size_t start, cuts[5], i;
+
+	(void)state;
+	sb_init(&log);
+	varied_log(&log);
+	log.len -= strlen("{\"type\":\"user\",\"uuid\":\"torn");
+	start = log.len;
+	add_big_row(&log, 20, 11, 3u << 20);
+	add_big_row(&log, 21, 20, IDX_CHUNK - 200);
+	varied_log(&log);
+	ixf_full(&one, log.buf, log.len);
+	cuts[0] = 0;
+	cuts[1] = start;
+	cuts[2] = start - (3u << 20);
+	cuts[3] = start + (3u << 20);
+	cuts[4] = log.len - 300;
+	for (i = 0; i < 5; i++)
+		index_two_threads(log.buf, log.len, cuts[i] < log.len ? cuts[i] : 0, 1, one.ix);
+	ixf_close(&one);
+	sb_free(&log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -885,6 +953,8 @@ int main(void)
 		cmocka_unit_test(test_extension_every_split_matches_one_pass),
 		cmocka_unit_test(test_extension_three_steps_match_one_pass),
 		cmocka_unit_test(test_extension_across_long_lines),
+		cmocka_unit_test(test_two_threads_match_one_pass),
+		cmocka_unit_test(test_two_threads_across_long_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
