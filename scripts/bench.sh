@@ -2,8 +2,11 @@
 # The benchmark: writes a 100 MB and a 1 GB log of realistic shape
 # (scripts/genlog.c) and prints, for each, in one run:
 #   - index time, MB/s, index bytes per record, peak RSS (tests/bench/idxbench.c)
+#     on one thread, and the index time on two threads as sessfs indexes
 #   - ratios against a full cJSON parse of every line and against grep -c
 #   - the time from starting sessfs to the first answer of ls branches/
+#     (tests/bench/readyprobe.c: from the exec to the first complete
+#     listing, polled every millisecond without a fork), against both
 #   - grep -r over branches/current, cold (first read after the mount) and
 #     warm, against grep -r over a copy of the same tree on tmpfs, and
 #     against grep over the raw log
@@ -39,6 +42,7 @@ trap cleanup EXIT
 $CC $CFLAGS -o $B/genlog scripts/genlog.c || exit 1
 $CC $CFLAGS -o $B/cjson_baseline scripts/cjson_baseline.c $CJSON || exit 1
 $CC $CFLAGS -o $B/idxbench tests/bench/idxbench.c core/*.c $CJSON || exit 1
+$CC $CFLAGS -o $B/readyprobe tests/bench/readyprobe.c || exit 1
 
 now() { date +%s.%N; }
 # best TIME_CMD...: the smallest wall time of RUNS runs, in seconds.
@@ -54,32 +58,44 @@ best() {
 kv() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 ratio() { printf '%.1f' "$(echo "$1 / $2" | bc -l)"; }
 
-# wait_ls: polls until ls MNT/branches answers; prints nothing. The poll
-# is a stat every millisecond without a fork (a read that times out on a
-# FIFO nobody writes), so the figure is sessfs's, not the poller's.
-wait_ls() {
+# start_mount LOG: starts sessfs -f LOG MNT through readyprobe, which
+# times from its exec to the first complete listing of MNT/branches (as ls
+# reads it) without a shell or a fork per try; waits for that figure and
+# leaves it in $READY (seconds). PID is the daemon's. 1 if it never came up.
+start_mount() {
 	local i
-	rm -f "$DIR/tick"
+	rm -f "$DIR/tick" "$DIR/ready"
 	mkfifo "$DIR/tick"
 	exec 9<> "$DIR/tick"
-	for i in $(seq 1 30000); do
-		[ -d "$MNT/branches" ] && ls "$MNT/branches" > /dev/null 2>&1 && break
-		read -r -t 0.001 -u 9
+	mkdir -p "$MNT"
+	$B/readyprobe "$DIR/ready" "$MNT/branches" build/sessfs -f "$1" "$MNT" 2>"$DIR/daemon.err" &
+	PID=$!
+	for i in $(seq 1 6500); do
+		[ -s "$DIR/ready" ] && break
+		read -r -t 0.01 -u 9
 	done
 	exec 9<&-
-	[ "$i" -lt 30000 ]
+	READY=$(cat "$DIR/ready" 2>/dev/null)
+	case $READY in ''|timeout) return 1 ;; esac
+	ls "$MNT/branches" > /dev/null
 }
 
 bench_mount() {
-	local log=$1 idx_s=$2 t0 t1 ready cold warm tmpfs raw rss copy
-	mkdir -p "$MNT"
-	t0=$(now)
-	build/sessfs -f "$log" "$MNT" 2>"$DIR/daemon.err" &
-	PID=$!
-	wait_ls || { echo "  mount did not come up: $(cat "$DIR/daemon.err")"; return; }
-	t1=$(now)
-	ready=$(echo "$t1 - $t0" | bc -l)
-	printf '  ready (start to first ls branches/): %.3f s = %.2f x index time\n' "$ready" "$(echo "$ready / $idx_s" | bc -l)"
+	local log=$1 idx_s=$2 idx2_s=$3 t0 t1 cold warm tmpfs raw rss copy i best_ready=
+	# Ready is the best of RUNS mounts, like the index time; the last
+	# mount stays for the rest.
+	for i in $(seq 1 "$RUNS"); do
+		if [ -n "$PID" ]; then
+			fusermount3 -u "$MNT"
+			wait "$PID"
+			PID=
+		fi
+		start_mount "$log" || { echo "  mount did not come up: $(cat "$DIR/daemon.err")"; return; }
+		if [ -z "$best_ready" ] || [ "$(echo "$READY < $best_ready" | bc -l)" = 1 ]; then best_ready=$READY; fi
+	done
+	READY=$best_ready
+	printf '  ready (start to first ls branches/): %.3f s = %.2f x index time (one thread), %.2f x (two)\n' \
+		"$READY" "$(echo "$READY / $idx_s" | bc -l)" "$(echo "$READY / $idx2_s" | bc -l)"
 	t0=$(now); cat "$MNT/context/messages.json" > /dev/null; t1=$(now)
 	printf '  context/messages.json, cold first read: %.3f s (%s messages)\n' \
 		"$(echo "$t1 - $t0" | bc -l)" "$(grep -c '^    "role"' "$MNT/context/messages.json")"
@@ -123,10 +139,7 @@ bench_big() {
 	fi
 	echo
 	echo "== one 100 MB record: line of $(head -n 1 "$log" | wc -c) bytes"
-	mkdir -p "$MNT"
-	build/sessfs -f "$log" "$MNT" 2>"$DIR/daemon.err" &
-	PID=$!
-	wait_ls || { echo "  mount did not come up: $(cat "$DIR/daemon.err")"; return; }
+	start_mount "$log" || { echo "  mount did not come up: $(cat "$DIR/daemon.err")"; return; }
 	f=$MNT/branches/current/000001-user.md
 	t0=$(now); size=$(stat -c %s "$f"); cat "$f" > /dev/null; t1=$(now)
 	rss=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
@@ -145,9 +158,13 @@ for size in $SIZES; do
 	echo
 	echo "== $size log: $(stat -c %s "$log") bytes, $(wc -l < "$log") lines"
 	line=
+	idx2=
+	same2=
 	for i in $(seq 1 "$RUNS"); do
 		l=$($B/idxbench "$log")
 		if [ -z "$line" ] || [ "$(echo "$(kv "$l" index_s) < $(kv "$line" index_s)" | bc -l)" = 1 ]; then line=$l; fi
+		if [ -z "$idx2" ] || [ "$(echo "$(kv "$l" index2_s) < $idx2" | bc -l)" = 1 ]; then idx2=$(kv "$l" index2_s); fi
+		[ "$(kv "$l" index2_same)" = 1 ] || same2=NO
 	done
 	idx=$(kv "$line" index_s)
 	cj=$(best $B/cjson_baseline "$log")
@@ -156,10 +173,12 @@ for size in $SIZES; do
 	printf '  index: %s s, %s MB/s, %s bytes/record (%s records), peak RSS %s MB\n' \
 		"$idx" "$(kv "$line" index_MBps)" "$(kv "$line" idx_bytes_per_record)" \
 		"$(kv "$line" records)" "$(kv "$line" peak_rss_MB)"
+	printf '  on two threads (as sessfs indexes at open): %s s, the same index: %s\n' \
+		"$idx2" "${same2:-yes}"
 	printf '  then graph %s s, branches %s s (%s), resume chain %s s\n' \
 		"$(kv "$line" graph_s)" "$(kv "$line" branches_s)" "$(kv "$line" branches)" "$(kv "$line" resume_s)"
 	printf '  baselines: full cJSON parse %s s (sessfs is %sx faster), grep -c %s s (sessfs takes %sx)\n' \
 		"$cj" "$(ratio "$cj" "$idx")" "$gr" "$(ratio "$idx" "$gr")"
-	bench_mount "$log" "$idx"
+	bench_mount "$log" "$idx" "$idx2"
 done
 [ "${BENCH_BIG:-1}" = 0 ] || bench_big
