@@ -1,5 +1,5 @@
 #!/bin/bash
-# Message files bigger than the render cache (64 MiB) and bigger than what
+# Message files bigger than the render cache (16 MiB) and bigger than what
 # a listing hands to the page cache: exact sizes, exact bytes, read in a
 # bounded time (a file bigger than the cache must not be rendered again for
 # every read), two of them at once, and a daemon whose memory for such a
