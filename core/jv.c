@@ -596,36 +596,226 @@ void jv_key(const struct js_str *k,
 	decode(k->p, k->p + k->n + 1, emit, arg);	/* + its closing quote */
 }
 
-/* Decodes the string body at p straight into out (no check of its
- * UTF-8); the number of bytes added. */
-static size_t decode_into(const char *p, const char *e, struct sbuf *out)
+/* ---- strings written out in one pass ---- */
+
+/*
+ * A string body is copied to its output as runs of plain bytes (ASCII
+ * from ' ' on, but '"' and '\\'), which stand the same decoded, as text
+ * and in a JSON literal, with the other bytes seen one at a time. The
+ * output is written in place in the sbuf, with room made ahead: a run is
+ * copied sixteen bytes to a store, and stores may go past its end.
+ */
+
+static int is_plain(unsigned char c)
 {
-	size_t start = out->len;
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
 
-	for (;;) {
-		const char *s = find3(p, e);
-		size_t used, n;
+/* Output written in place: the next byte at w; at least WR_ROOM bytes of
+ * room while w < lim. */
+struct wr {
+	struct sbuf *sb;
+	char *w, *lim;
+};
 
-		sb_add(out, p, (size_t)(s - p));
-		if (s >= e || *s != '\\')
-			break;
-		sb_grow(out, 4);
-		n = unescape(s, out->buf + out->len, &used);
-		if (out->buf[out->len] == '\0')
-			break;
-		out->len += n;
-		p = s + used;
+#define WR_ROOM 32	/* a 16-byte store, then what one other byte writes (<= 6) */
+
+static void wr_sync(struct wr *o)
+{
+	o->w = o->sb->buf + o->sb->len;
+	o->lim = o->sb->buf + o->sb->cap - 1 - WR_ROOM;
+}
+
+static void wr_begin(struct wr *o, struct sbuf *sb)
+{
+	o->sb = sb;
+	sb_grow(sb, 2 * WR_ROOM);
+	wr_sync(o);
+}
+
+/* Room for WR_ROOM bytes at o->w (more when the buffer grows). */
+static inline void wr_room(struct wr *o)
+{
+	if (o->w < o->lim)
+		return;
+	o->sb->len = (size_t)(o->w - o->sb->buf);
+	sb_grow(o->sb, 2 * WR_ROOM);
+	wr_sync(o);
+}
+
+static void wr_end(struct wr *o)
+{
+	o->sb->len = (size_t)(o->w - o->sb->buf);
+	o->sb->buf[o->sb->len] = '\0';
+}
+
+/* Copies the plain bytes from p on to o->w, while o->w < o->lim; returns
+ * the first byte not copied (e if all were). */
+static const char *copy_plain(const char *p, const char *e, struct wr *o)
+{
+	char *w = o->w;
+#ifdef __SSE2__
+	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'),
+		      sp = _mm_set1_epi8(0x20);
+
+	while (e - p >= 16 && w < o->lim) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		/* signed: below ' ' is a control byte or one of 0x80 and up */
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+			_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
+			_mm_cmplt_epi8(v, sp)));
+
+		_mm_storeu_si128((__m128i *)(void *)w, v);
+		if (m) {
+			o->w = w + __builtin_ctz(m);
+			return p + __builtin_ctz(m);
+		}
+		p += 16;
+		w += 16;
 	}
-	out->buf[out->len] = '\0';
+#endif
+	while (p < e && w < o->lim && is_plain((unsigned char)*p))
+		*w++ = *p++;
+	o->w = w;
+	return p;
+}
+
+/*
+ * The UTF-8 sequence at p copied to *w; its length, or 0 (nothing copied)
+ * when it is not valid. Reading on to e judges it as its own piece would
+ * be judged: a sequence cut short is followed by a quote, a backslash or
+ * a control byte, never by a continuation byte.
+ */
+static size_t copy_seq(const char *p, const char *e, char **w)
+{
+	size_t l = utf8_seq_len((const unsigned char *)p, (size_t)(e - p));
+
+	memcpy(*w, p, l);
+	*w += l;
+	return l;
+}
+
+/*
+ * The body of a checked string from p decoded into out, up to the closing
+ * quote or the first NUL; the number of bytes added. *valid is 0 when
+ * they are not valid UTF-8. Each sequence as written is judged alone: an
+ * escape decodes to whole sequences, so that is the judgement on all.
+ */
+static size_t text_into(const char *p, const char *e, struct sbuf *out, int *valid)
+{
+	size_t start = out->len, used, n;
+	struct wr o;
+
+	*valid = 1;
+	wr_begin(&o, out);
+	for (;;) {
+		wr_room(&o);
+		p = copy_plain(p, e, &o);
+		if (p >= e || *p == '"' || *p == '\0')
+			break;
+		if (*p == '\\') {
+			n = unescape(p, o.w, &used);
+			if (*o.w == '\0')
+				break;
+			o.w += n;
+			p += used;
+		} else if ((unsigned char)*p < 0x80) {
+			*o.w++ = *p++;	/* a control byte, or out of room */
+		} else if ((n = copy_seq(p, e, &o.w))) {
+			p += n;
+		} else {
+			*valid = 0;	/* mended by the caller */
+			*o.w++ = *p++;
+		}
+	}
+	wr_end(&o);
 	return out->len - start;
+}
+
+/* Byte c (not NUL, below 0x80) as a JSON literal writes it, at *w. */
+static void json_byte(char c, char **w)
+{
+	size_t n = json_esc((unsigned char)c, *w);
+
+	if (!n)
+		*(*w)++ = c;
+	*w += n;
+}
+
+/*
+ * The escape at p as a JSON literal writes its character: as written,
+ * but for \/ and \u (decoded, then escaped if need be). Past it, or NULL
+ * at a code that ends the C string.
+ */
+static const char *json_escape(const char *p, char **w)
+{
+	size_t used, n;
+	char b[4];
+
+	if (p[1] != 'u' && p[1] != '/') {
+		memcpy(*w, p, 2);	/* \" \\ \b \f \n \r \t */
+		*w += 2;
+		return p + 2;
+	}
+	n = unescape(p, b, &used);
+	if (b[0] == '\0')
+		return NULL;
+	if (n == 1) {
+		json_byte(b[0], w);
+	} else {
+		memcpy(*w, b, n);
+		*w += n;
+	}
+	return p + used;
+}
+
+/* The body of a checked string from p into out as the inside of a JSON
+ * literal, as sb_add_json_chars() writes its C string. */
+static void json_into(const char *p, const char *e, struct sbuf *out)
+{
+	struct wr o;
+	size_t n;
+
+	wr_begin(&o, out);
+	for (;;) {
+		wr_room(&o);
+		p = copy_plain(p, e, &o);
+		if (p >= e || *p == '"' || *p == '\0')
+			break;
+		if (*p == '\\') {
+			if (!(p = json_escape(p, &o.w)))
+				break;
+		} else if ((unsigned char)*p < 0x80) {
+			json_byte(*p++, &o.w);	/* a control byte, or out of room */
+		} else if ((n = copy_seq(p, e, &o.w))) {
+			p += n;
+		} else {
+			memcpy(o.w, "\xef\xbf\xbd", 3);	/* U+FFFD for the byte */
+			o.w += 3;
+			p++;
+		}
+	}
+	wr_end(&o);
+}
+
+void jv_json(const char *v, const char *e, struct sbuf *out)
+{
+	json_into(v + 1, e, out);
+}
+
+void jv_key_json(const struct js_str *k, struct sbuf *out)
+{
+	json_into(k->p, k->p + k->n + 1, out);	/* + its closing quote */
 }
 
 size_t jv_text(const char *v, const char *e, struct sbuf *out, char *last)
 {
-	size_t start = out->len, n = decode_into(v + 1, e, out);
+	size_t start = out->len;
+	int valid;
+	size_t n = text_into(v + 1, e, out, &valid);
 
 	*last = n ? out->buf[out->len - 1] : 0;
-	if (!utf8_valid(out->buf + start, n)) {
+	if (!valid) {
 		/* rare: mend it as sb_add_utf8() would, from a copy */
 		char *copy = malloc(n);
 

@@ -167,11 +167,6 @@ static void emit_line(void *arg, const char *p, size_t n)
 	sb_add_line(arg, p, n);
 }
 
-static void emit_json(void *arg, const char *p, size_t n)
-{
-	sb_add_json_chars(arg, p, n);
-}
-
 /* A string's text, then a newline unless it ends with one (or is empty). */
 static void add_text(struct sbuf *out, struct val s)
 {
@@ -211,7 +206,7 @@ static void json_container(struct sbuf *out, struct val v, int indent)
 		pad(out, indent + 1);
 		if (obj) {
 			sb_addc(out, '"');
-			jv_key(&k, emit_json, out);
+			jv_key_json(&k, out);
 			sb_adds(out, "\": ");
 		}
 		json_value(out, at(v, c), indent + 1);
@@ -229,7 +224,7 @@ static void json_value(struct sbuf *out, struct val v, int indent)
 		break;
 	case '"':
 		sb_addc(out, '"');
-		jv_str(v.v, v.e, emit_json, out);
+		jv_json(v.v, v.e, out);
 		sb_addc(out, '"');
 		break;
 	case 't':
