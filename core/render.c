@@ -428,9 +428,13 @@ static void header(const struct graph *g, uint32_t id, struct val msg,
 	header_uuid(g, out, "parent: ", r->parent);
 	if (gr_is_boundary(g, id))
 		header_uuid(g, out, "logical-parent: ", r->aux);
-	js_time_fmt(r->ts, ts);
 	sb_adds(out, "time: ");
-	sb_adds(out, r->ts == IDX_NO_TS ? "-" : ts);
+	if (r->ts == IDX_NO_TS) {
+		sb_adds(out, "-");
+	} else {
+		js_time_fmt(r->ts, ts);
+		sb_adds(out, ts);
+	}
 	sb_adds(out, "\ntype: ");
 	sb_add_lines(out, idx_atom(ix, r->type_atom));
 	if (r->sub) {
