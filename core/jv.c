@@ -7,6 +7,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "jskip.h"
+
 #define JV_STACK_WORDS ((JV_DEPTH_MAX + 63) / 64)
 
 /* ---- the doc ---- */
@@ -62,27 +64,6 @@ static const char *doc_end(const struct jv_doc *d, const char *p)
 const char *jv_ws(const char *p, const char *e)
 {
 	while (p < e && (unsigned char)*p <= 32)
-		p++;
-	return p;
-}
-
-/* The first byte in [p, e) equal to a or b (e if none). */
-static const char *find2(const char *p, const char *e, char a, char b)
-{
-#ifdef __SSE2__
-	const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
-
-	while (e - p >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		unsigned m = (unsigned)_mm_movemask_epi8(
-			_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)));
-
-		if (m)
-			return p + __builtin_ctz(m);
-		p += 16;
-	}
-#endif
-	while (p < e && *p != a && *p != b)
 		p++;
 	return p;
 }
@@ -187,7 +168,7 @@ static const char *string_exact(const char *p, const char *e)
 
 /* True when none of the n bytes at p is a quote or backslash (so the
  * string goes on past them, and they are the escape's own). */
-static int plain(const char *p, const char *e, size_t n)
+static int unquoted(const char *p, const char *e, size_t n)
 {
 	size_t i;
 
@@ -199,42 +180,80 @@ static int plain(const char *p, const char *e, size_t n)
 	return 1;
 }
 
+#define ESC_EXACT 1	/* esc_len(): only string_exact() can tell */
+
 /*
- * p at a quote: past the string, or NULL. One pass over the usual string;
- * a \u escape whose digits hold a quote or backslash (then where the
- * string ends decides) sends it to string_exact().
+ * The escape at p (a backslash in a string): its length (2, 6 or 12), 0
+ * where cJSON fails, or ESC_EXACT for a \u whose digits hold a quote or
+ * backslash (then where the string ends decides).
+ */
+static size_t esc_len(const char *p, const char *e)
+{
+	unsigned h;
+
+	if (p + 1 >= e)
+		return 0;
+	if (simple_escape(p[1]))
+		return 2;
+	if (p[1] != 'u')
+		return 0;
+	if (!unquoted(p + 2, e, 4))
+		return ESC_EXACT;
+	h = hex4(p + 2);
+	if (is_low(h))
+		return 0;
+	if (!is_high(h))
+		return 6;
+	if (e - p < 8 || p[6] != '\\' || p[7] != 'u')
+		return 0;
+	if (!unquoted(p + 8, e, 4))
+		return ESC_EXACT;
+	return is_low(hex4(p + 8)) ? 12 : 0;
+}
+
+/* A short string's closing quote, when it comes in the first 16 bytes
+ * of the body at p with no backslash before it; NULL otherwise. */
+static const char *short_end(const char *p, const char *e)
+{
+#ifdef __SSE2__
+	__m128i v;
+	unsigned q, b;
+
+	if (e - p < 16)
+		return NULL;
+	v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+	b = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+	if (q && !(b & ((q & -q) - 1)))
+		return p + __builtin_ctz(q);
+#else
+	(void)p;
+	(void)e;
+#endif
+	return NULL;
+}
+
+/*
+ * p at a quote: past the string, or NULL. Keys and other short strings
+ * end in the first sixteen bytes; longer ones go to jskip, which takes
+ * the two-byte escapes from its masks and stops only at a \u escape (or
+ * a bad one). A \u escape whose digits hold a quote or backslash sends
+ * the string to string_exact().
  */
 static const char *check_string(const char *p, const char *e)
 {
-	const char *s = p;
+	const char *s = p, *q;
+	size_t n;
 
-	for (p++;; ) {
-		p = find2(p, e, '"', '\\');
-		if (p >= e)
+	if ((q = short_end(p + 1, e)))
+		return q + 1;
+	for (p++;; p += n) {
+		if (!(p = jskip_string_esc(p, e, esc_byte)))
 			return NULL;
 		if (*p == '"')
 			return p + 1;
-		if (p + 1 >= e || (!simple_escape(p[1]) && p[1] != 'u'))
-			return NULL;
-		if (p[1] != 'u') {
-			p += 2;
-			continue;
-		}
-		if (!plain(p + 2, e, 4))
-			return string_exact(s, e);
-		if (is_low(hex4(p + 2)))
-			return NULL;
-		if (!is_high(hex4(p + 2))) {
-			p += 6;
-			continue;
-		}
-		if (e - p < 8 || p[6] != '\\' || p[7] != 'u')
-			return NULL;
-		if (!plain(p + 8, e, 4))
-			return string_exact(s, e);
-		if (!is_low(hex4(p + 8)))
-			return NULL;
-		p += 12;
+		if ((n = esc_len(p, e)) <= ESC_EXACT)
+			return n ? string_exact(s, e) : NULL;
 	}
 }
 

@@ -3,7 +3,8 @@
  * jv_key_json()) give the bytes that decoding them piece by piece
  * (jv_str()) and then mending or escaping the pieces (sb_add_utf8(),
  * sb_add_json_chars()) gives, on strings made of every kind of piece, at
- * every length and offset, into buffers full to every degree.
+ * every length and offset, into buffers full to every degree; and
+ * jv_check() takes a string where cJSON does, ending it where cJSON does.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -165,6 +166,66 @@ static void test_long_and_empty(void **state)
 	sb_free(&s);
 }
 
+/* What a checker must refuse or look closer at: bad escapes, lone and
+ * broken surrogates, \u digits holding a quote or backslash, a string
+ * cut short. */
+static const char *const odd_pieces[] = {
+	"\\x", "\\u12", "\\u12\"", "\\u1\\\\", "\\udc80", "\\ud800", "\\ud800\\u0041",
+	"\\ud800\\udc0", "\\ud800\\", "\\", "\"", "\\u00", "\\uD83D\\uDE00",
+};
+
+/* jv_check() on a string: does cJSON take it, and end it there? */
+static void check_as_cjson(const char *s, size_t n)
+{
+	char *v = malloc(n);
+	const char *end = NULL, *got;
+	struct jv_doc d;
+	cJSON *j;
+
+	memcpy(v, s, n);
+	jv_doc_init(&d);
+	got = jv_check(v, v + n, &d);
+	j = cJSON_ParseWithLengthOpts(v, n, &end, 0);
+	if (!j)
+		assert_null(got);
+	else
+		assert_ptr_equal(got, end);
+	cJSON_Delete(j);
+	jv_doc_free(&d);
+	free(v);
+}
+
+static void test_check_as_cjson(void **state)
+{
+	uint64_t rnd = 0x2545f4914f6cdd1dULL;
+	struct sbuf s;
+	int round, i;
+
+	(void)state;
+	sb_init(&s);
+	for (round = 0; round < 20000; round++) {
+		int k = round % 50;
+
+		make(&s, &rnd, k);
+		for (i = 0; i < 1 + k / 16; i++) {	/* a few odd pieces in it */
+			const char *o;
+			size_t at;
+
+			rnd = rnd * 6364136223846793005ULL + 1442695040888963407ULL;
+			o = odd_pieces[(rnd >> 33) % (sizeof(odd_pieces) / sizeof(odd_pieces[0]))];
+			at = 1 + (size_t)(rnd >> 20) % (s.len - 1);
+			sb_add(&s, "", 0);
+			sb_grow(&s, strlen(o));
+			memmove(s.buf + at + strlen(o), s.buf + at, s.len - at + 1);
+			memcpy(s.buf + at, o, strlen(o));
+			s.len += strlen(o);
+		}
+		check_as_cjson(s.buf, s.len);
+		check_as_cjson(s.buf, s.len - 1 - (size_t)(rnd >> 50) % s.len);
+	}
+	sb_free(&s);
+}
+
 /* Keys: written as their values are, cut at a NUL. */
 static void test_keys(void **state)
 {
@@ -203,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_random_strings_agree),
 		cmocka_unit_test(test_every_piece_at_every_offset),
 		cmocka_unit_test(test_long_and_empty),
+		cmocka_unit_test(test_check_as_cjson),
 		cmocka_unit_test(test_keys),
 	};
 
