@@ -701,6 +701,18 @@ static inline __attribute__((always_inline)) const char *copy_plain(const char *
 	return p;
 }
 
+/* Copies the plain bytes from p on: the next byte to look at (one that
+ * is not plain, or is when room ran out), or NULL at the string's end
+ * (its closing quote, a NUL, or e). */
+static inline __attribute__((always_inline)) const char *copy_to_odd(const char *p,
+							       const char *e,
+							       struct wr *o)
+{
+	wr_room(o);
+	p = copy_plain(p, e, o);
+	return p >= e || *p == '"' || *p == '\0' ? NULL : p;
+}
+
 /*
  * The UTF-8 sequence at p copied to *w; its length, or 0 (nothing copied)
  * when it is not valid. Reading on to e judges it as its own piece would
@@ -729,11 +741,7 @@ static size_t text_into(const char *p, const char *e, struct sbuf *out, int *val
 
 	*valid = 1;
 	wr_begin(&o, out);
-	for (;;) {
-		wr_room(&o);
-		p = copy_plain(p, e, &o);
-		if (p >= e || *p == '"' || *p == '\0')
-			break;
+	while ((p = copy_to_odd(p, e, &o))) {
 		if (*p == '\\' && p[1] != 'u') {
 			*o.w++ = esc_byte[(unsigned char)p[1]];
 			p += 2;
@@ -801,11 +809,7 @@ static void json_into(const char *p, const char *e, struct sbuf *out)
 	size_t n;
 
 	wr_begin(&o, out);
-	for (;;) {
-		wr_room(&o);
-		p = copy_plain(p, e, &o);
-		if (p >= e || *p == '"' || *p == '\0')
-			break;
+	while ((p = copy_to_odd(p, e, &o))) {
 		if (*p == '\\') {
 			if (!(p = json_escape(p, &o.w)))
 				break;
