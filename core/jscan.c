@@ -405,6 +405,15 @@ int js_time(const struct js_str *s, int64_t *ms)
 	return 0;
 }
 
+/* v (below 10^n) as n decimal digits at b, zero-padded. */
+static void put_dec(char *b, unsigned v, int n)
+{
+	while (n--) {
+		b[n] = (char)('0' + v % 10);
+		v /= 10;
+	}
+}
+
 void js_time_fmt(int64_t ms, char buf[32])
 {
 	int64_t days = ms / 86400000, rem = ms % 86400000, z, era, doe, yoe, y, doy, mp;
@@ -424,7 +433,20 @@ void js_time_fmt(int64_t ms, char buf[32])
 	d = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
 	m = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
 	y += m <= 2;
-	snprintf(buf, 32, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", (int)y, m, d,
-		 (int)(rem / 3600000), (int)(rem / 60000 % 60), (int)(rem / 1000 % 60),
-		 (int)(rem % 1000));
+	if (y < 0 || y > 9999) {
+		snprintf(buf, 32, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", (int)y, m, d,
+			 (int)(rem / 3600000), (int)(rem / 60000 % 60),
+			 (int)(rem / 1000 % 60), (int)(rem % 1000));
+		return;
+	}
+	/* the usual years, without snprintf (a tenth of a message file's
+	 * rendering went to it) */
+	memcpy(buf, "0000-00-00T00:00:00.000Z", 25);
+	put_dec(buf, (unsigned)y, 4);
+	put_dec(buf + 5, m, 2);
+	put_dec(buf + 8, d, 2);
+	put_dec(buf + 11, (unsigned)(rem / 3600000), 2);
+	put_dec(buf + 14, (unsigned)(rem / 60000 % 60), 2);
+	put_dec(buf + 17, (unsigned)(rem / 1000 % 60), 2);
+	put_dec(buf + 20, (unsigned)(rem % 1000), 3);
 }

@@ -209,6 +209,40 @@ ALWAYS_INLINE const char *string_with(blk_fn *masks, const char *p, const char *
 	return NULL;
 }
 
+/*
+ * The same walk, stopping also at the first escape before the closing
+ * quote whose escaped byte is not flagged in ok[]: the escapes come from
+ * the masks, and only their bytes are looked at, one by one.
+ */
+ALWAYS_INLINE const char *string_esc_with(blk_fn *masks, const char *p, const char *e,
+					  const char ok[256])
+{
+	uint64_t carry = 0, quotes, esc;
+	char tmp[BLOCK];
+
+	for (; p < e; p = blk_next(p, e)) {
+		const char *b = blk_at(p, e, tmp);
+		struct blk m;
+
+		masks(b, &m, 0);
+		quotes = m.quote;
+		if (m.bslash | carry) {
+			esc = esc_mask(m.bslash, &carry);
+			quotes &= ~esc;
+			if (quotes)
+				esc &= (quotes & -quotes) - 1;
+			else if (e - p < BLOCK)
+				esc &= ((uint64_t)1 << (e - p)) - 1;	/* not the padding */
+			for (; esc; esc &= esc - 1)
+				if (!ok[(unsigned char)b[__builtin_ctzll(esc)]])
+					return p + __builtin_ctzll(esc) - 1;
+		}
+		if (quotes)
+			return p + __builtin_ctzll(quotes);
+	}
+	return NULL;
+}
+
 /* ---- nested values ---- */
 
 /* Nesting kept in a bit stack: 1 = object, 0 = array. */
@@ -376,6 +410,11 @@ static const char *string_portable(const char *p, const char *e, int *bslash)
 	return string_with(masks_portable, p, e, 0, bslash);
 }
 
+static const char *string_esc_portable(const char *p, const char *e, const char ok[256])
+{
+	return string_esc_with(masks_portable, p, e, ok);
+}
+
 static const char *nested_portable(const char *p, const char *e)
 {
 	return nested_with(masks_portable, p, e);
@@ -385,6 +424,11 @@ static const char *nested_portable(const char *p, const char *e)
 AVX2 static const char *string_avx2(const char *p, const char *e, int *bslash)
 {
 	return string_with(masks_avx2, p, e, 0, bslash);
+}
+
+AVX2 static const char *string_esc_avx2(const char *p, const char *e, const char ok[256])
+{
+	return string_esc_with(masks_avx2, p, e, ok);
 }
 
 AVX2 static const char *nested_avx2(const char *p, const char *e)
@@ -413,6 +457,17 @@ const char *jskip_string_isa(enum jskip_isa isa, const char *p, const char *e,
 	return string_portable(p, e, bslash);
 }
 
+const char *jskip_string_esc_isa(enum jskip_isa isa, const char *p, const char *e,
+				 const char ok[256])
+{
+#ifdef JSKIP_AVX2
+	if (isa == JSKIP_AVX2)
+		return string_esc_avx2(p, e, ok);
+#endif
+	(void)isa;
+	return string_esc_portable(p, e, ok);
+}
+
 const char *jskip_nested_isa(enum jskip_isa isa, const char *p, const char *e)
 {
 #ifdef JSKIP_AVX2
@@ -431,4 +486,9 @@ const char *jskip_string(const char *p, const char *e, int *bslash)
 const char *jskip_nested(const char *p, const char *e)
 {
 	return jskip_nested_isa(jskip_isa(), p, e);
+}
+
+const char *jskip_string_esc(const char *p, const char *e, const char ok[256])
+{
+	return jskip_string_esc_isa(jskip_isa(), p, e, ok);
 }

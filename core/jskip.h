@@ -31,6 +31,14 @@ enum jskip_isa jskip_isa(void);
 const char *jskip_string(const char *p, const char *e, int *bslash);
 
 /*
+ * The same closing quote, or the first backslash before it whose escaped
+ * byte c has ok[c] == 0 (a JSON checker passes the bytes of the escapes
+ * it takes as they are, and looks closer at the others): which one is
+ * told by the byte returned. NULL when neither comes before e.
+ */
+const char *jskip_string_esc(const char *p, const char *e, const char ok[256]);
+
+/*
  * Just past the nested value at p ('{' or '['): its brackets, outside
  * strings, must match ('{' with '}', '[' with ']'); what lies between them
  * is not checked. NULL when they do not match or the value does not end
@@ -42,6 +50,8 @@ const char *jskip_nested(const char *p, const char *e);
 /* The same on the instruction set given, which the CPU must run (tests). */
 const char *jskip_string_isa(enum jskip_isa isa, const char *p, const char *e,
 			     int *bslash);
+const char *jskip_string_esc_isa(enum jskip_isa isa, const char *p, const char *e,
+				 const char ok[256]);
 const char *jskip_nested_isa(enum jskip_isa isa, const char *p, const char *e);
 
 #endif

@@ -7,6 +7,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "jskip.h"
+
 #define JV_STACK_WORDS ((JV_DEPTH_MAX + 63) / 64)
 
 /* ---- the doc ---- */
@@ -66,27 +68,6 @@ const char *jv_ws(const char *p, const char *e)
 	return p;
 }
 
-/* The first byte in [p, e) equal to a or b (e if none). */
-static const char *find2(const char *p, const char *e, char a, char b)
-{
-#ifdef __SSE2__
-	const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
-
-	while (e - p >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		unsigned m = (unsigned)_mm_movemask_epi8(
-			_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)));
-
-		if (m)
-			return p + __builtin_ctz(m);
-		p += 16;
-	}
-#endif
-	while (p < e && *p != a && *p != b)
-		p++;
-	return p;
-}
-
 /* The first '"', '\\' or NUL in [p, e) (e if none). */
 static const char *find3(const char *p, const char *e)
 {
@@ -134,10 +115,16 @@ static unsigned hex4(const char *p)
 static int is_low(unsigned c) { return c >= 0xdc00 && c <= 0xdfff; }
 static int is_high(unsigned c) { return c >= 0xd800 && c <= 0xdbff; }
 
+/* The byte a two-byte escape stands for, by the byte after its backslash;
+ * 0 for the rest ('u' among them). */
+static const char esc_byte[256] = {
+	['b'] = '\b', ['f'] = '\f', ['n'] = '\n', ['r'] = '\r', ['t'] = '\t',
+	['"'] = '"', ['\\'] = '\\', ['/'] = '/',
+};
+
 static int simple_escape(char c)
 {
-	return c == 'b' || c == 'f' || c == 'n' || c == 'r' || c == 't' ||
-	       c == '"' || c == '\\' || c == '/';
+	return esc_byte[(unsigned char)c] != 0;
 }
 
 /* ---- checking ---- */
@@ -181,7 +168,7 @@ static const char *string_exact(const char *p, const char *e)
 
 /* True when none of the n bytes at p is a quote or backslash (so the
  * string goes on past them, and they are the escape's own). */
-static int plain(const char *p, const char *e, size_t n)
+static int unquoted(const char *p, const char *e, size_t n)
 {
 	size_t i;
 
@@ -193,42 +180,80 @@ static int plain(const char *p, const char *e, size_t n)
 	return 1;
 }
 
+#define ESC_EXACT 1	/* esc_len(): only string_exact() can tell */
+
 /*
- * p at a quote: past the string, or NULL. One pass over the usual string;
- * a \u escape whose digits hold a quote or backslash (then where the
- * string ends decides) sends it to string_exact().
+ * The escape at p (a backslash in a string): its length (2, 6 or 12), 0
+ * where cJSON fails, or ESC_EXACT for a \u whose digits hold a quote or
+ * backslash (then where the string ends decides).
+ */
+static size_t esc_len(const char *p, const char *e)
+{
+	unsigned h;
+
+	if (p + 1 >= e)
+		return 0;
+	if (simple_escape(p[1]))
+		return 2;
+	if (p[1] != 'u')
+		return 0;
+	if (!unquoted(p + 2, e, 4))
+		return ESC_EXACT;
+	h = hex4(p + 2);
+	if (is_low(h))
+		return 0;
+	if (!is_high(h))
+		return 6;
+	if (e - p < 8 || p[6] != '\\' || p[7] != 'u')
+		return 0;
+	if (!unquoted(p + 8, e, 4))
+		return ESC_EXACT;
+	return is_low(hex4(p + 8)) ? 12 : 0;
+}
+
+/* A short string's closing quote, when it comes in the first 16 bytes
+ * of the body at p with no backslash before it; NULL otherwise. */
+static const char *short_end(const char *p, const char *e)
+{
+#ifdef __SSE2__
+	__m128i v;
+	unsigned q, b;
+
+	if (e - p < 16)
+		return NULL;
+	v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+	b = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+	if (q && !(b & ((q & -q) - 1)))
+		return p + __builtin_ctz(q);
+#else
+	(void)p;
+	(void)e;
+#endif
+	return NULL;
+}
+
+/*
+ * p at a quote: past the string, or NULL. Keys and other short strings
+ * end in the first sixteen bytes; longer ones go to jskip, which takes
+ * the two-byte escapes from its masks and stops only at a \u escape (or
+ * a bad one). A \u escape whose digits hold a quote or backslash sends
+ * the string to string_exact().
  */
 static const char *check_string(const char *p, const char *e)
 {
-	const char *s = p;
+	const char *s = p, *q;
+	size_t n;
 
-	for (p++;; ) {
-		p = find2(p, e, '"', '\\');
-		if (p >= e)
+	if ((q = short_end(p + 1, e)))
+		return q + 1;
+	for (p++;; p += n) {
+		if (!(p = jskip_string_esc(p, e, esc_byte)))
 			return NULL;
 		if (*p == '"')
 			return p + 1;
-		if (p + 1 >= e || (!simple_escape(p[1]) && p[1] != 'u'))
-			return NULL;
-		if (p[1] != 'u') {
-			p += 2;
-			continue;
-		}
-		if (!plain(p + 2, e, 4))
-			return string_exact(s, e);
-		if (is_low(hex4(p + 2)))
-			return NULL;
-		if (!is_high(hex4(p + 2))) {
-			p += 6;
-			continue;
-		}
-		if (e - p < 8 || p[6] != '\\' || p[7] != 'u')
-			return NULL;
-		if (!plain(p + 8, e, 4))
-			return string_exact(s, e);
-		if (!is_low(hex4(p + 8)))
-			return NULL;
-		p += 12;
+		if ((n = esc_len(p, e)) <= ESC_EXACT)
+			return n ? string_exact(s, e) : NULL;
 	}
 }
 
@@ -544,14 +569,9 @@ static size_t unescape(const char *b, char out[4], size_t *used)
 	unsigned hi;
 
 	*used = 2;
-	switch (b[1]) {
-	case 'b': out[0] = '\b'; return 1;
-	case 'f': out[0] = '\f'; return 1;
-	case 'n': out[0] = '\n'; return 1;
-	case 'r': out[0] = '\r'; return 1;
-	case 't': out[0] = '\t'; return 1;
-	case 'u': break;
-	default: out[0] = b[1]; return 1;
+	if (b[1] != 'u') {
+		out[0] = esc_byte[(unsigned char)b[1]];
+		return 1;
 	}
 	hi = hex4(b + 2);
 	*used = 6;
@@ -596,36 +616,234 @@ void jv_key(const struct js_str *k,
 	decode(k->p, k->p + k->n + 1, emit, arg);	/* + its closing quote */
 }
 
-/* Decodes the string body at p straight into out (no check of its
- * UTF-8); the number of bytes added. */
-static size_t decode_into(const char *p, const char *e, struct sbuf *out)
+/* ---- strings written out in one pass ---- */
+
+/*
+ * A string body is copied to its output as runs of plain bytes (ASCII
+ * from ' ' on, but '"' and '\\'), which stand the same decoded, as text
+ * and in a JSON literal, with the other bytes seen one at a time. The
+ * output is written in place in the sbuf, with room made ahead: a run is
+ * copied sixteen bytes to a store, and stores may go past its end.
+ */
+
+static inline int is_plain(unsigned char c)
 {
-	size_t start = out->len;
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
 
-	for (;;) {
-		const char *s = find3(p, e);
-		size_t used, n;
+/* Output written in place: the next byte at w; at least WR_ROOM bytes of
+ * room while w < lim. */
+struct wr {
+	struct sbuf *sb;
+	char *w, *lim;
+};
 
-		sb_add(out, p, (size_t)(s - p));
-		if (s >= e || *s != '\\')
-			break;
-		sb_grow(out, 4);
-		n = unescape(s, out->buf + out->len, &used);
-		if (out->buf[out->len] == '\0')
-			break;
-		out->len += n;
-		p = s + used;
+#define WR_ROOM 32	/* a 16-byte store, then what one other byte writes (<= 6) */
+
+static void wr_sync(struct wr *o)
+{
+	o->w = o->sb->buf + o->sb->len;
+	o->lim = o->sb->buf + o->sb->cap - 1 - WR_ROOM;
+}
+
+static void wr_begin(struct wr *o, struct sbuf *sb)
+{
+	o->sb = sb;
+	sb_grow(sb, 2 * WR_ROOM);
+	wr_sync(o);
+}
+
+/* Room for WR_ROOM bytes at o->w (more when the buffer grows). */
+static inline void wr_room(struct wr *o)
+{
+	if (o->w < o->lim)
+		return;
+	o->sb->len = (size_t)(o->w - o->sb->buf);
+	sb_grow(o->sb, 2 * WR_ROOM);
+	wr_sync(o);
+}
+
+static void wr_end(struct wr *o)
+{
+	o->sb->len = (size_t)(o->w - o->sb->buf);
+	o->sb->buf[o->sb->len] = '\0';
+}
+
+/* Copies the plain bytes from p on to o->w, while o->w < o->lim; returns
+ * the first byte not copied (e if all were). Inlined: it runs once for
+ * every other byte (an escape every ~25 bytes in tool output). */
+static inline __attribute__((always_inline)) const char *copy_plain(const char *p, const char *e, struct wr *o)
+{
+	char *w = o->w;
+#ifdef __SSE2__
+	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'),
+		      sp = _mm_set1_epi8(0x20);
+
+	while (e - p >= 16 && w < o->lim) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		/* signed: below ' ' is a control byte or one of 0x80 and up */
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+			_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, bs)),
+			_mm_cmplt_epi8(v, sp)));
+
+		_mm_storeu_si128((__m128i *)(void *)w, v);
+		if (m) {
+			o->w = w + __builtin_ctz(m);
+			return p + __builtin_ctz(m);
+		}
+		p += 16;
+		w += 16;
 	}
-	out->buf[out->len] = '\0';
+#endif
+	while (p < e && w < o->lim && is_plain((unsigned char)*p))
+		*w++ = *p++;
+	o->w = w;
+	return p;
+}
+
+/* Copies the plain bytes from p on: the next byte to look at (one that
+ * is not plain, or is when room ran out), or NULL at the string's end
+ * (its closing quote, a NUL, or e). */
+static inline __attribute__((always_inline)) const char *copy_to_odd(const char *p,
+							       const char *e,
+							       struct wr *o)
+{
+	wr_room(o);
+	p = copy_plain(p, e, o);
+	return p >= e || *p == '"' || *p == '\0' ? NULL : p;
+}
+
+/*
+ * The UTF-8 sequence at p copied to *w; its length, or 0 (nothing copied)
+ * when it is not valid. Reading on to e judges it as its own piece would
+ * be judged: a sequence cut short is followed by a quote, a backslash or
+ * a control byte, never by a continuation byte.
+ */
+static size_t copy_seq(const char *p, const char *e, char **w)
+{
+	size_t l = utf8_seq_len((const unsigned char *)p, (size_t)(e - p));
+
+	memcpy(*w, p, l);
+	*w += l;
+	return l;
+}
+
+/*
+ * The body of a checked string from p decoded into out, up to the closing
+ * quote or the first NUL; the number of bytes added. *valid is 0 when
+ * they are not valid UTF-8. Each sequence as written is judged alone: an
+ * escape decodes to whole sequences, so that is the judgement on all.
+ */
+static size_t text_into(const char *p, const char *e, struct sbuf *out, int *valid)
+{
+	size_t start = out->len, used, n;
+	struct wr o;
+
+	*valid = 1;
+	wr_begin(&o, out);
+	while ((p = copy_to_odd(p, e, &o))) {
+		if (*p == '\\' && p[1] != 'u') {
+			*o.w++ = esc_byte[(unsigned char)p[1]];
+			p += 2;
+		} else if (*p == '\\') {
+			n = unescape(p, o.w, &used);
+			if (*o.w == '\0')
+				break;
+			o.w += n;
+			p += used;
+		} else if ((unsigned char)*p < 0x80) {
+			*o.w++ = *p++;	/* a control byte, or out of room */
+		} else if ((n = copy_seq(p, e, &o.w))) {
+			p += n;
+		} else {
+			*valid = 0;	/* mended by the caller */
+			*o.w++ = *p++;
+		}
+	}
+	wr_end(&o);
 	return out->len - start;
+}
+
+/* Byte c (not NUL, below 0x80) as a JSON literal writes it, at *w. */
+static void json_byte(char c, char **w)
+{
+	size_t n = json_esc((unsigned char)c, *w);
+
+	if (!n)
+		*(*w)++ = c;
+	*w += n;
+}
+
+/*
+ * The escape at p as a JSON literal writes its character: as written,
+ * but for \/ and \u (decoded, then escaped if need be). Past it, or NULL
+ * at a code that ends the C string.
+ */
+static const char *json_escape(const char *p, char **w)
+{
+	size_t used, n;
+	char b[4];
+
+	if (p[1] != 'u' && p[1] != '/') {
+		memcpy(*w, p, 2);	/* \" \\ \b \f \n \r \t */
+		*w += 2;
+		return p + 2;
+	}
+	n = unescape(p, b, &used);
+	if (b[0] == '\0')
+		return NULL;
+	if (n == 1) {
+		json_byte(b[0], w);
+	} else {
+		memcpy(*w, b, n);
+		*w += n;
+	}
+	return p + used;
+}
+
+/* The body of a checked string from p into out as the inside of a JSON
+ * literal, as sb_add_json_chars() writes its C string. */
+static void json_into(const char *p, const char *e, struct sbuf *out)
+{
+	struct wr o;
+	size_t n;
+
+	wr_begin(&o, out);
+	while ((p = copy_to_odd(p, e, &o))) {
+		if (*p == '\\') {
+			if (!(p = json_escape(p, &o.w)))
+				break;
+		} else if ((unsigned char)*p < 0x80) {
+			json_byte(*p++, &o.w);	/* a control byte, or out of room */
+		} else if ((n = copy_seq(p, e, &o.w))) {
+			p += n;
+		} else {
+			memcpy(o.w, "\xef\xbf\xbd", 3);	/* U+FFFD for the byte */
+			o.w += 3;
+			p++;
+		}
+	}
+	wr_end(&o);
+}
+
+void jv_json(const char *v, const char *e, struct sbuf *out)
+{
+	json_into(v + 1, e, out);
+}
+
+void jv_key_json(const struct js_str *k, struct sbuf *out)
+{
+	json_into(k->p, k->p + k->n + 1, out);	/* + its closing quote */
 }
 
 size_t jv_text(const char *v, const char *e, struct sbuf *out, char *last)
 {
-	size_t start = out->len, n = decode_into(v + 1, e, out);
+	size_t start = out->len;
+	int valid;
+	size_t n = text_into(v + 1, e, out, &valid);
 
 	*last = n ? out->buf[out->len - 1] : 0;
-	if (!utf8_valid(out->buf + start, n)) {
+	if (!valid) {
 		/* rare: mend it as sb_add_utf8() would, from a copy */
 		char *copy = malloc(n);
 

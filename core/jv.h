@@ -100,6 +100,11 @@ void jv_str(const char *v, const char *e,
 /* The same for a raw key from jv_next(). */
 void jv_key(const struct js_str *k,
 	    void (*emit)(void *arg, const char *p, size_t n), void *arg);
+/* The C string of the string at v appended to out as the inside of a
+ * JSON literal, as sb_add_json_chars() writes it (in one pass). */
+void jv_json(const char *v, const char *e, struct sbuf *out);
+/* The same for a raw key from jv_next(). */
+void jv_key_json(const struct js_str *k, struct sbuf *out);
 /*
  * The C string of the string at v appended to out with invalid UTF-8
  * replaced (as sb_add_utf8() does); returns its length before the

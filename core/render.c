@@ -109,6 +109,33 @@ static int wanted(const struct js_str *k)
 	return -1;
 }
 
+/* A line's tail after its last wanted member read with it, rather than
+ * an fstat() to tell whether all of the line is still in the file. */
+#define TAIL_READ 4096
+
+/*
+ * The line's part up to its last wanted member into line: 0, or -1 when
+ * it cannot be read or the whole line is no longer in the file. A short
+ * tail (the usual assistant record's) is read too: a short read tells
+ * what fstat() told, for one system call less per file.
+ */
+static int rec_read(struct sbuf *line, const struct logf *lf, const struct idx_rec *r)
+{
+	struct stat st;
+
+	if (r->len - r->rlen <= TAIL_READ) {
+		if (lf_read_part(lf, r, r->len, line))
+			return -1;
+		line->len = r->rlen;
+		line->buf[line->len] = '\0';
+		return 0;
+	}
+	if (lf_stat(lf, &st) || (uint64_t)st.st_size < r->off + r->len ||
+	    lf_read_part(lf, r, r->rlen, line))
+		return -1;
+	return 0;
+}
+
 /*
  * Reads the record's members as the tree renderer did: the line must be
  * an object jscan can walk, and each wanted member a value cJSON accepts
@@ -123,14 +150,12 @@ static int rec_load(struct rec *rc, const struct logf *lf, const struct idx_rec 
 	const char *p, *e, *v, *end;
 	struct js_iter it;
 	struct js_str k;
-	struct stat st;
 	int n, i;
 
 	memset(rc->m, 0, sizeof(rc->m));
 	for (i = 0; i < RK_N; i++)
 		rc->m[i].d = &rc->doc;
-	if (lf_stat(lf, &st) || (uint64_t)st.st_size < r->off + r->len ||
-	    lf_read_part(lf, r, r->rlen, &rc->line))
+	if (rec_read(&rc->line, lf, r))
 		return -1;
 	p = rc->line.buf;
 	e = p + rc->line.len;
@@ -165,11 +190,6 @@ static int rec_load(struct rec *rc, const struct logf *lf, const struct idx_rec 
 static void emit_line(void *arg, const char *p, size_t n)
 {
 	sb_add_line(arg, p, n);
-}
-
-static void emit_json(void *arg, const char *p, size_t n)
-{
-	sb_add_json_chars(arg, p, n);
 }
 
 /* A string's text, then a newline unless it ends with one (or is empty). */
@@ -211,7 +231,7 @@ static void json_container(struct sbuf *out, struct val v, int indent)
 		pad(out, indent + 1);
 		if (obj) {
 			sb_addc(out, '"');
-			jv_key(&k, emit_json, out);
+			jv_key_json(&k, out);
 			sb_adds(out, "\": ");
 		}
 		json_value(out, at(v, c), indent + 1);
@@ -229,7 +249,7 @@ static void json_value(struct sbuf *out, struct val v, int indent)
 		break;
 	case '"':
 		sb_addc(out, '"');
-		jv_str(v.v, v.e, emit_json, out);
+		jv_json(v.v, v.e, out);
 		sb_addc(out, '"');
 		break;
 	case 't':
@@ -433,9 +453,13 @@ static void header(const struct graph *g, uint32_t id, struct val msg,
 	header_uuid(g, out, "parent: ", r->parent);
 	if (gr_is_boundary(g, id))
 		header_uuid(g, out, "logical-parent: ", r->aux);
-	js_time_fmt(r->ts, ts);
 	sb_adds(out, "time: ");
-	sb_adds(out, r->ts == IDX_NO_TS ? "-" : ts);
+	if (r->ts == IDX_NO_TS) {
+		sb_adds(out, "-");
+	} else {
+		js_time_fmt(r->ts, ts);
+		sb_adds(out, ts);
+	}
 	sb_adds(out, "\ntype: ");
 	sb_add_lines(out, idx_atom(ix, r->type_atom));
 	if (r->sub) {

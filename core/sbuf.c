@@ -184,33 +184,45 @@ void sb_add_lines(struct sbuf *sb, const char *s)
 	sb_add_line(sb, s, strlen(s));
 }
 
-void sb_add_json_chars(struct sbuf *sb, const char *s, size_t n)
+size_t json_esc(unsigned char c, char out[6])
 {
 	static const char hex[] = "0123456789abcdef";
+	char e;
+
+	switch (c) {
+	case '"': e = '"'; break;
+	case '\\': e = '\\'; break;
+	case '\n': e = 'n'; break;
+	case '\t': e = 't'; break;
+	case '\r': e = 'r'; break;
+	case '\b': e = 'b'; break;
+	case '\f': e = 'f'; break;
+	default:
+		if (c >= 0x20)
+			return 0;
+		memcpy(out, "\\u00", 4);
+		out[4] = hex[c >> 4];
+		out[5] = hex[c & 15];
+		return 6;
+	}
+	out[0] = '\\';
+	out[1] = e;
+	return 2;
+}
+
+void sb_add_json_chars(struct sbuf *sb, const char *s, size_t n)
+{
 	size_t i, run = 0;
 
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		char esc[7];
+		char esc[6];
 
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;
 		sb_add_utf8(sb, s + run, i - run);
 		run = i + 1;
-		switch (c) {
-		case '"': sb_adds(sb, "\\\""); break;
-		case '\\': sb_adds(sb, "\\\\"); break;
-		case '\n': sb_adds(sb, "\\n"); break;
-		case '\t': sb_adds(sb, "\\t"); break;
-		case '\r': sb_adds(sb, "\\r"); break;
-		case '\b': sb_adds(sb, "\\b"); break;
-		case '\f': sb_adds(sb, "\\f"); break;
-		default:
-			memcpy(esc, "\\u00", 4);
-			esc[4] = hex[c >> 4];
-			esc[5] = hex[c & 15];
-			sb_add(sb, esc, 6);
-		}
+		sb_add(sb, esc, json_esc(c, esc));
 	}
 	sb_add_utf8(sb, s + run, n - run);
 }

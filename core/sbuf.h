@@ -32,6 +32,10 @@ void sb_add_json_str(struct sbuf *sb, const char *s, size_t n);
 /* The same without the quotes: the inside of a literal, which may be
  * written in pieces (split where no UTF-8 sequence is cut in two). */
 void sb_add_json_chars(struct sbuf *sb, const char *s, size_t n);
+/* How a JSON string literal writes byte c when it may not stand as it is
+ * (a control character, '"' or '\\'): its length (2 or 6), the bytes in
+ * out; 0 for any other byte. */
+size_t json_esc(unsigned char c, char out[6]);
 /* Appends text, replacing invalid UTF-8 sequences with U+FFFD. */
 void sb_add_utf8(struct sbuf *sb, const char *s, size_t n);
 /* The same for a value within one line of text (a header field): control

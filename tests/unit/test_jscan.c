@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <time.h>
+
 #include "testutil.h"
 #include "jscan.h"
 #include "sbuf.h"
@@ -418,6 +420,36 @@ static void test_time_fmt_text(void **state)
 	assert_string_equal(buf, "2024-02-29T23:59:59.999Z");
 }
 
+/* Every year from 0 to 9999 (written without snprintf) and beyond it
+ * (with it), against gmtime_r(). */
+static void test_time_fmt_all_years(void **state)
+{
+	uint64_t rnd = 0x9e3779b97f4a7c15ULL;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 200000; i++) {
+		int64_t lo = -62167219200000LL - 86400000LL * 366 * 3;	/* year -3 */
+		int64_t span = 253402300800000LL - lo + 86400000LL * 366 * 3;
+		int64_t ms;
+		time_t t;
+		struct tm tm;
+		char got[32], want[64];
+
+		rnd = rnd * 6364136223846793005ULL + 1442695040888963407ULL;
+		ms = lo + (int64_t)((rnd >> 11) % (uint64_t)span);
+		if (i < 2000)	/* the edges of the fast years */
+			ms = (i & 1 ? 253402300800000LL : -62167219200000LL) + (i / 2 - 500);
+		t = (time_t)((ms - (((ms % 1000) + 1000) % 1000)) / 1000);
+		assert_non_null(gmtime_r(&t, &tm));
+		snprintf(want, sizeof(want), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+			 tm.tm_min, tm.tm_sec, (int)(((ms % 1000) + 1000) % 1000));
+		js_time_fmt(ms, got);
+		assert_string_equal(got, want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_time_rejects),
 		cmocka_unit_test(test_time_round_trip),
 		cmocka_unit_test(test_time_fmt_text),
+		cmocka_unit_test(test_time_fmt_all_years),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

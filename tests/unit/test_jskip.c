@@ -36,6 +36,32 @@ static const char *ref_string_end(const char *p, const char *e)
 	return NULL;
 }
 
+/* The closing quote of a string whose body starts at p, or the first
+ * backslash before it whose escaped byte c has ok[c] == 0. */
+static const char *ref_string_esc(const char *p, const char *e, const char ok[256])
+{
+	for (; p < e; p++) {
+		if (*p == '\\') {
+			if (p + 1 == e)
+				return NULL;
+			if (!ok[(unsigned char)p[1]])
+				return p;
+			p++;
+		} else if (*p == '"') {
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* The escapes a JSON checker passes as they are; and the same with 'x'. */
+static const char ok_json[256] = {
+	['"'] = 1, ['\\'] = 1, ['/'] = 1, ['b'] = 1, ['f'] = 1, ['n'] = 1, ['r'] = 1, ['t'] = 1,
+};
+static const char ok_x[256] = {
+	['"'] = 1, ['\\'] = 1, ['x'] = 1,
+};
+
 /* Past the nested value at p: brackets outside strings must match; a
  * backslash outside strings is an ordinary byte. */
 static const char *ref_nested(const char *p, const char *e)
@@ -101,6 +127,10 @@ static void check_both(enum jskip_isa isa, const char *t, int n)
 
 		got = jskip_string_isa(isa, t + 1, e, &bs);
 		assert_ptr_equal(got, want);
+		assert_ptr_equal(jskip_string_esc_isa(isa, t + 1, e, ok_json),
+				 ref_string_esc(t + 1, e, ok_json));
+		assert_ptr_equal(jskip_string_esc_isa(isa, t + 1, e, ok_x),
+				 ref_string_esc(t + 1, e, ok_x));
 		if (want)
 			assert_int_equal(bs, memchr(t + 1, '\\', (size_t)(want - t - 1)) != NULL);
 	} else if (n) {
@@ -149,10 +179,29 @@ static void test_backslash_runs_across_blocks(void **state)
 				assert_ptr_equal(jskip_string_isa(isa_at(i), t + 2, e, &bs),
 						 run % 2 ? e - 2 : t + end);
 				assert_int_equal(bs, run > 0);
+				assert_ptr_equal(jskip_string_esc_isa(isa_at(i), t + 2, e, ok_json),
+						 run % 2 ? e - 2 : t + end);
 				assert_ptr_equal(jskip_nested_isa(isa_at(i), t, e),
 						 run % 2 ? e : t + end + 2);
 			}
 		}
+	}
+}
+
+/* A text that ends in a backslash, at every length: its escape is not
+ * there, so neither is the string's end. */
+static void test_string_esc_cut_at_a_backslash(void **state)
+{
+	char t[200];
+	int n, i;
+
+	(void)state;
+	memset(t, 'a', sizeof(t));
+	for (n = 1; n <= (int)sizeof(t); n++) {
+		t[n - 1] = '\\';
+		for (i = 0; i < isa_count(); i++)
+			assert_null(jskip_string_esc_isa(isa_at(i), t, t + n, ok_json));
+		t[n - 1] = 'a';
 	}
 }
 
@@ -241,6 +290,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_texts_match_reference),
 		cmocka_unit_test(test_backslash_runs_across_blocks),
+		cmocka_unit_test(test_string_esc_cut_at_a_backslash),
 		cmocka_unit_test(test_backslash_outside_strings),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_long_string_inside_value),

@@ -378,6 +378,42 @@ static void test_line_shapes(void **state)
 	rfx_close(&f);
 }
 
+/* A line whose tail after the rendered members is long (not read, the
+ * file's size tells) or short (read with them): cut anywhere in it, the
+ * record is gone either way. */
+static void test_tail_cut(void **state)
+{
+	static const size_t tails[] = { 10, 4000, 5000, 100000 };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+		struct tu_log l;
+		struct sbuf x;
+		struct rfx f;
+		char *c;
+
+		tu_log_init(&l);
+		sb_init(&x);
+		sb_adds(&x, "\"message\":{\"content\":\"head\"},\"toolUseResult\":\"");
+		while (x.len < tails[i])
+			sb_addc(&x, 't');
+		sb_addc(&x, '"');
+		tu_row(&l, "user", 1, 0, x.buf);
+		rfx_open(&f, l.sb.buf, l.sb.len);
+		c = content_at(&f, 1);
+		assert_string_equal(c, "head\n");
+		free(c);
+		assert_int_equal(truncate(f.path, (off_t)l.sb.len - 3), 0);
+		c = content_at(&f, 1);
+		assert_string_equal(c, CANNOT);
+		free(c);
+		rfx_close(&f);
+		sb_free(&x);
+		tu_log_free(&l);
+	}
+}
+
 /* Nesting: cJSON's limit, and far past it (no recursion, no crash). */
 static void test_deep_nesting(void **state)
 {
@@ -659,6 +695,7 @@ int main(void)
 		cmocka_unit_test(test_attachment_and_system),
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_line_shapes),
+		cmocka_unit_test(test_tail_cut),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_long_values),
 		cmocka_unit_test(test_mutations_agree),
