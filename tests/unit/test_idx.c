@@ -770,9 +770,10 @@ static void varied_log(struct sbuf *out)
 	tu_log_free(&l);
 }
 
-/* Indexes data in steps: cut[0] bytes, then up to cut[1], ... then all. */
+/* Indexes data in steps: cut[0] bytes, then up to cut[1], ... then all;
+ * the last step on two threads when min is not 0 (idx_feed2(min)). */
 static void index_in_steps(const char *data, size_t n, const size_t *cut, int ncut,
-			   struct idx *one)
+			   uint64_t min, struct idx *one)
 {
 	struct ixf x;
 	size_t have;
@@ -786,29 +787,39 @@ static void index_in_steps(const char *data, size_t n, const size_t *cut, int nc
 
 		append(x.path, data + have, to - have);
 		have = to;
-		assert_int_equal(idx_feed(x.ix, x.fd), 0);
+		assert_int_equal(i == ncut && min ? idx_feed2(x.ix, x.fd, min)
+						  : idx_feed(x.ix, x.fd), 0);
 	}
 	assert_int_equal(idx_finish(x.ix, x.fd), 0);
 	assert_same_index(x.ix, one);
 	ixf_close(&x);
 }
 
-static void test_extension_every_split_matches_one_pass(void **state)
+/* The varied log indexed in two steps, cut at every byte, the second step
+ * as index_in_steps() takes min: the same index as one pass. */
+static void every_split(uint64_t min)
 {
 	struct sbuf log;
 	struct ixf one;
 	size_t n;
 
-	(void)state;
 	sb_init(&log);
 	varied_log(&log);
 	ixf_full(&one, log.buf, log.len);
 	assert_true(idx_nrecs(one.ix) >= 15);
 	assert_true(idx_nerrs(one.ix) >= 4);
 	for (n = 0; n <= log.len; n++)
-		index_in_steps(log.buf, log.len, &n, 1, one.ix);
+		index_in_steps(log.buf, log.len, &n, 1, min, one.ix);
+	if (min)	/* below min: one thread */
+		index_in_steps(log.buf, log.len, (size_t[]){ 0 }, 1, log.len + 1, one.ix);
 	ixf_close(&one);
 	sb_free(&log);
+}
+
+static void test_extension_every_split_matches_one_pass(void **state)
+{
+	(void)state;
+	every_split(0);
 }
 
 static void test_extension_three_steps_match_one_pass(void **state)
@@ -825,10 +836,26 @@ static void test_extension_three_steps_match_one_pass(void **state)
 		cut[0] = n / 3;
 		cut[1] = n;
 		cut[2] = n + (log.len - n) / 2;
-		index_in_steps(log.buf, log.len, cut, 3, one.ix);
+		index_in_steps(log.buf, log.len, cut, 3, 0, one.ix);
 	}
 	ixf_close(&one);
 	sb_free(&log);
+}
+
+/* The varied log (without its torn tail) until it holds lead bytes, then a
+ * row of 3 MB (at *start), a row of nearly IDX_CHUNK (at *big), a last
+ * short row. */
+static void long_rows_log(struct sbuf *log, size_t lead, size_t *start, size_t *big)
+{
+	do {
+		varied_log(log);
+		log->len -= strlen("{\"type\":\"user\",\"uuid\":\"torn");
+	} while (log->len < lead);
+	*start = log->len;
+	add_big_row(log, 20, 11, 3u << 20);
+	*big = log->len;
+	add_big_row(log, 21, 20, IDX_CHUNK - 200);
+	sb_adds(log, "{\"type\":\"mode\"}\n");
 }
 
 static void test_extension_across_long_lines(void **state)
@@ -839,13 +866,7 @@ static void test_extension_across_long_lines(void **state)
 
 	(void)state;
 	sb_init(&log);
-	varied_log(&log);
-	log.len -= strlen("{\"type\":\"user\",\"uuid\":\"torn");
-	start = log.len;
-	add_big_row(&log, 20, 11, 3u << 20);
-	big = log.len;
-	add_big_row(&log, 21, 20, IDX_CHUNK - 200);
-	sb_adds(&log, "{\"type\":\"mode\"}\n");
+	long_rows_log(&log, 0, &start, &big);
 	ixf_full(&one, log.buf, log.len);
 	assert_int_equal(idx_rec(one.ix, idx_nrecs(one.ix) - 3)->off, start);
 	cuts[0] = start;
@@ -861,25 +882,9 @@ static void test_extension_across_long_lines(void **state)
 	cuts[10] = log.len - 1;
 	cuts[11] = 10;
 	for (i = 0; i < 12; i++)
-		index_in_steps(log.buf, log.len, &cuts[i], 1, one.ix);
+		index_in_steps(log.buf, log.len, &cuts[i], 1, 0, one.ix);
 	ixf_close(&one);
 	sb_free(&log);
-}
-
-/* Indexes the first n bytes alone, then the rest on two threads (min as
- * given): the same index as one pass. */
-static void index_two_threads(const char *data, size_t len, size_t n, uint64_t min,
-			      struct idx *one)
-{
-	struct ixf x;
-
-	ixf_open_n(&x, data, n);
-	assert_int_equal(idx_feed(x.ix, x.fd), 0);
-	append(x.path, data + n, len - n);
-	assert_int_equal(idx_feed2(x.ix, x.fd, min), 0);
-	assert_int_equal(idx_finish(x.ix, x.fd), 0);
-	assert_same_index(x.ix, one);
-	ixf_close(&x);
 }
 
 /* Wherever the halves meet (the middle of what is left moves with the
@@ -887,45 +892,30 @@ static void index_two_threads(const char *data, size_t len, size_t n, uint64_t m
  * atoms first met in the second half keep one pass's numbers. */
 static void test_two_threads_match_one_pass(void **state)
 {
-	struct sbuf log;
-	struct ixf one;
-	size_t n;
-
 	(void)state;
-	sb_init(&log);
-	varied_log(&log);
-	ixf_full(&one, log.buf, log.len);
-	for (n = 0; n <= log.len; n++)
-		index_two_threads(log.buf, log.len, n, 1, one.ix);
-	index_two_threads(log.buf, log.len, 0, log.len + 1, one.ix);	/* below min */
-	ixf_close(&one);
-	sb_free(&log);
+	every_split(1);
 }
 
-/* A line longer than the read buffer at the middle (no line start near
- * it: one thread does it all), before it, and after it. */
+/* Long rows in the second half (4 MB of short rows lead), a long row at
+ * the middle (no line start near it: one thread does it all), a long row
+ * in the first half. */
 static void test_two_threads_across_long_lines(void **state)
 {
 	struct sbuf log;
 	struct ixf one;
-	size_t start, cuts[5], i;
+	size_t start, big, cuts[5], i;
 
 	(void)state;
 	sb_init(&log);
-	varied_log(&log);
-	log.len -= strlen("{\"type\":\"user\",\"uuid\":\"torn");
-	start = log.len;
-	add_big_row(&log, 20, 11, 3u << 20);
-	add_big_row(&log, 21, 20, IDX_CHUNK - 200);
-	varied_log(&log);
+	long_rows_log(&log, 4u << 20, &start, &big);
 	ixf_full(&one, log.buf, log.len);
 	cuts[0] = 0;
-	cuts[1] = start;
-	cuts[2] = start - (3u << 20);
-	cuts[3] = start + (3u << 20);
-	cuts[4] = log.len - 300;
+	cuts[1] = start - 1000;
+	cuts[2] = start;
+	cuts[3] = big;
+	cuts[4] = log.len - 5;
 	for (i = 0; i < 5; i++)
-		index_two_threads(log.buf, log.len, cuts[i] < log.len ? cuts[i] : 0, 1, one.ix);
+		index_in_steps(log.buf, log.len, &cuts[i], 1, 1, one.ix);
 	ixf_close(&one);
 	sb_free(&log);
 }
