@@ -8,6 +8,8 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "testutil.h"
@@ -174,6 +176,76 @@ static void test_open_refuses_what_is_not_a_log(void **state)
 	rmdir(dir);
 }
 
+/* lf_fix_surrogates() one byte at a time, as its comment says it works. */
+static int hexv(const char *p, unsigned *v)
+{
+	char tmp[5] = { p[0], p[1], p[2], p[3], 0 }, *end;
+
+	*v = (unsigned)strtoul(tmp, &end, 16);
+	return end == tmp + 4 && tmp[0] != '+' && tmp[0] != '-' && tmp[0] != ' ';
+}
+
+static void fix_ref(char *p, size_t n)
+{
+	size_t i = 0, b;
+	unsigned hi, lo;
+
+	while (i + 3 <= n) {
+		if (p[i] != '\\' || p[i + 1] != 'u' || (p[i + 2] | 0x20) != 'd') {
+			i++;
+			continue;
+		}
+		for (b = i; b > 0 && p[b - 1] == '\\'; b--)
+			;
+		if ((i - b) % 2 || i + 6 > n || !hexv(p + i + 2, &hi) || hi < 0xd800) {
+			i += 2;
+			continue;
+		}
+		if (hi <= 0xdbff && i + 12 <= n && p[i + 6] == '\\' && p[i + 7] == 'u' &&
+		    hexv(p + i + 8, &lo) && lo >= 0xdc00 && lo <= 0xdfff) {
+			i += 12;
+			continue;
+		}
+		memcpy(p + i + 2, "fffd", 4);
+		i += 6;
+	}
+}
+
+/* Random text of escapes that are and are not surrogates, at every
+ * offset and length the wide and narrow scans meet: the same rewrite as
+ * one byte at a time. */
+static void test_fix_surrogates_matches_bytewise(void **state)
+{
+	static const char *const piece[] = {
+		"\\ud800", "\\uDC80", "\\\\ud800", "\\ud83d\\ude00", "\\ud83d\\u0041",
+		"\\u0041", "\\udbff\\udfff", "\\ud8", "\\ud80g", "\\\\\\udc00", "x", "yz",
+		"\\", "u", "d", "\\udc00\\ud800", "plain text, no escape", "0123456789abcdef",
+		"0123456789abcdef0123456789abcde", "\\u00e9t\\u00e9", "\\n\\t",
+	};
+	char a[160], b[160];	/* want < 160 */
+	int round;
+
+	(void)state;
+	srand(7);
+	for (round = 0; round < 20000; round++) {
+		size_t n = 0, want = (size_t)rand() % 160;
+
+		while (n < want) {
+			const char *x = piece[rand() % (int)(sizeof(piece) / sizeof(*piece))];
+			size_t k = strlen(x);
+
+			if (n + k > want)
+				break;
+			memcpy(a + n, x, k);
+			n += k;
+		}
+		memcpy(b, a, n);
+		lf_fix_surrogates(a, n);
+		fix_ref(b, n);
+		assert_memory_equal(a, b, n);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_parse_skips_leading_nuls),
 		cmocka_unit_test(test_parse_invalid_utf8),
 		cmocka_unit_test(test_parse_lone_surrogates_become_fffd),
+		cmocka_unit_test(test_fix_surrogates_matches_bytewise),
 		cmocka_unit_test(test_parse_too_deep_is_null_not_a_crash),
 		cmocka_unit_test(test_parse_mem),
 		cmocka_unit_test(test_open_refuses_what_is_not_a_log),
