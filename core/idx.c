@@ -286,8 +286,8 @@ static int ids_reserve(struct idx *ix, int str)
 	return 0;
 }
 
-/* The id of the probed key, adding it when new (s, n: its string, for a
- * key that is not canonical); 0 when out of memory. */
+/* The id of the probed key, adding it when new (with a copy of pk->s for
+ * a key that is not canonical); 0 when out of memory. */
 static uint32_t intern_probe(struct idx *ix, const struct idx_probe *pk)
 {
 	struct idx_slot *sl = NULL;
