@@ -79,7 +79,6 @@ struct idx {
 	uint32_t nerrs, caperrs;
 	uint64_t end, pending;
 	uint32_t lines;
-	int finished;
 
 	struct idx_key *keys;		/* key of id n is keys[n - 1] */
 	uint32_t nids, capkeys;

@@ -44,6 +44,15 @@ mount_log() {
 	return 1
 }
 
+# mount_or_end LOG MNT [options]: mount_log, or the failure counted, the
+# tally printed and the test ended (the trap unmounts what is left).
+mount_or_end() {
+	mount_log "$@" && return 0
+	bad "mount: $(cat "$2.err")"
+	finish
+	exit 1
+}
+
 # unmount_log MNT: unmounts, waits for the daemon (bounded), checks it
 # exited 0 and printed nothing on stderr.
 unmount_log() {

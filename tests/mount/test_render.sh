@@ -34,11 +34,7 @@ yes "$X" | head -n "$BIG_LINES" > "$T/want-big"
 yes "$X" | head -n 2000 > "$T/want-mid"
 
 mnt=$T/mnt
-if ! mount_log "$log" "$mnt"; then
-	bad "mount: $(cat "$mnt.err")"
-	finish
-	exit 1
-fi
+mount_or_end "$log" "$mnt"
 cur=$mnt/branches/current
 ls -l "$cur" > /dev/null
 user=$cur/000001-user.md
@@ -91,11 +87,7 @@ log=$T/big.jsonl
 	env_of 4 3
 } > "$log"
 mnt=$T/big
-if ! mount_log "$log" "$mnt"; then
-	bad "mount: $(cat "$mnt.err")"
-	finish
-	exit 1
-fi
+mount_or_end "$log" "$mnt"
 cur=$mnt/branches/current
 ls -l "$cur" > /dev/null
 user=$cur/000001-user.md
