@@ -25,6 +25,7 @@ struct graph {
 	struct gr_err *errs;
 	uint32_t nerrs, caperrs;
 	int side_sidechain;		/* the log's own thread is a sidechain */
+	const uint8_t *keep;		/* per record: admitted (NULL: all) */
 	uint16_t boundary_atom;		/* "compact_boundary" */
 };
 
@@ -66,6 +67,7 @@ static int admit(struct graph *g, uint32_t *bridge)
 
 	for (i = 0; i < nrecs && !rc; i++) {
 		const struct idx_rec *r = idx_rec(g->ix, i);
+		int mine = !g->keep || g->keep[i];
 		uint32_t key;
 
 		if (r->type == IDX_T_PROGRESS) {
@@ -76,15 +78,17 @@ static int admit(struct graph *g, uint32_t *bridge)
 		if (!is_msg_type(r->type))
 			continue;
 		if (!r->uuid) {
-			rc = add_err(g, r->line, 0, GR_E_NO_UUID, 0);
+			rc = mine ? add_err(g, r->line, 0, GR_E_NO_UUID, 0) : 0;
 			continue;
 		}
 		if (r->drop) {
 			if (g->rec[r->uuid] == IDX_NONE)
 				bridge[r->uuid] = r->parent;
-			rc = add_err(g, r->line, r->uuid, GR_E_DROPPED, r->drop);
+			rc = mine ? add_err(g, r->line, r->uuid, GR_E_DROPPED, r->drop) : 0;
 			continue;
 		}
+		if (!mine)
+			continue;	/* a row of another part of the log */
 		key = key_of(g, r);
 		if (g->rec[key] != IDX_NONE) {
 			rc = add_err(g, r->line, key, GR_E_DUPLICATE,
@@ -160,6 +164,34 @@ static int make_order(struct graph *g)
 			g->order[g->norder++] = by_pos[i];
 	free(by_pos);
 	return 0;
+}
+
+/*
+ * A log whose message rows name no parent at all (every parentUuid null
+ * or absent, no boundary linked to one) reads in file order: each row
+ * hangs off the row before it on its side (sidechain or not).
+ */
+static int chain_unlinked(struct graph *g)
+{
+	uint32_t k, prev[2] = { 0, 0 };
+
+	if (g->norder < 2)
+		return 0;
+	for (k = 0; k < g->norder; k++) {
+		uint32_t id = g->order[k];
+
+		if (gr_node_rec(g, id)->parent || g->vparent[id])
+			return 0;
+	}
+	for (k = 0; k < g->norder; k++) {
+		uint32_t id = g->order[k];
+		int side = !!(gr_node_rec(g, id)->flags & IDX_F_SIDECHAIN);
+
+		g->parent[id] = g->vparent[id] = prev[side];
+		prev[side] = id;
+	}
+	return add_err(g, gr_node_rec(g, g->order[0])->line, g->order[0],
+		       GR_E_UNCHAINED, g->norder);
 }
 
 /*
@@ -369,6 +401,11 @@ static uint32_t *id_array(uint32_t n, uint32_t fill)
 
 int gr_build(const struct idx *ix, struct graph **out)
 {
+	return gr_build_only(ix, NULL, out);
+}
+
+int gr_build_only(const struct idx *ix, const uint8_t *keep, struct graph **out)
+{
 	struct graph *g = calloc(1, sizeof(*g));
 	uint32_t *bridge = NULL;
 	int rc = -ENOMEM;
@@ -377,6 +414,7 @@ int gr_build(const struct idx *ix, struct graph **out)
 	if (!g)
 		return -ENOMEM;
 	g->ix = ix;
+	g->keep = keep;
 	g->n = idx_nids(ix);
 	g->boundary_atom = idx_atom_find(ix, "compact_boundary");
 	g->rec = id_array(g->n, IDX_NONE);
@@ -396,10 +434,11 @@ int gr_build(const struct idx *ix, struct graph **out)
 	    !g->order || !bridge)
 		goto fail;
 	if ((rc = admit(g, bridge)) || (rc = link_parents(g, bridge)) ||
-	    (rc = make_order(g)) || (rc = cut_cycles(g)) ||
+	    (rc = make_order(g)) || (rc = chain_unlinked(g)) || (rc = cut_cycles(g)) ||
 	    (rc = link_children(g)) || (rc = place(g)))
 		goto fail;
 	set_side(g);
+	g->keep = NULL;		/* borrowed for the build only */
 	if (g->nerrs)		/* qsort(NULL, 0) is undefined */
 		qsort(g->errs, g->nerrs, sizeof(*g->errs), cmp_err);
 	free(bridge);

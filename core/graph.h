@@ -9,7 +9,11 @@
  *     hang off their parent;
  *   - a parent that does not exist leaves the node a root ("dangling"; the
  *     resume walk may still substitute a parent, see resume.h);
- *   - cycles and self-parents are cut where the upward walk meets them.
+ *   - cycles and self-parents are cut where the upward walk meets them;
+ *   - a log whose message rows name no parent at all (every parentUuid
+ *     null or absent: hand-made logs, other tools' exports) is read in
+ *     file order, each row the child of the one before on its side, and
+ *     says so once (GR_E_UNCHAINED, on the first row's line).
  *
  * Two parent relations: the raw one (parentUuid), and the view one, which
  * adds an edge from each compaction boundary to its logicalParentUuid so a
@@ -41,6 +45,7 @@ enum gr_err_code {
 	GR_E_SELF_PARENT,
 	GR_E_NO_UUID,
 	GR_E_UNLINKED,		/* aux: logical parent id not found */
+	GR_E_UNCHAINED,		/* no row names a parent; aux: rows chained */
 };
 
 struct gr_err {
@@ -54,6 +59,13 @@ struct graph;
 
 /* Returns a new graph of ix in *out; free with gr_free(). 0 or -ENOMEM. */
 int gr_build(const struct idx *ix, struct graph **out);
+/*
+ * The same over part of the log: only the message records i with keep[i]
+ * set become nodes (progress rows and dropped rows still bridge). keep has
+ * idx_nrecs(ix) entries and is read during the call only. An inline
+ * sidechain is shown this way (sidechain.h).
+ */
+int gr_build_only(const struct idx *ix, const uint8_t *keep, struct graph **out);
 void gr_free(struct graph *g);
 
 const struct idx *gr_idx(const struct graph *g);

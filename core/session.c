@@ -29,6 +29,9 @@ struct session {
 	struct graph *g;
 	struct br_set *br;
 	struct rs_chain *chain;
+	struct sc_set *sc;	/* inline sidechains (none in a part) */
+	struct sm_set *sm;	/* summaries (none in a part) */
+	char *part;		/* a part: the uuid of its sidechain's root */
 	int current;
 	pthread_mutex_t ctx_mu;	/* the context is built on first use */
 	struct ctx *ctx;
@@ -48,6 +51,10 @@ static void drop_built(struct session *s)
 	s->st = NULL;
 	s->st_rc = 0;
 	rs_free(s->chain);
+	sc_free(s->sc);
+	sm_free(s->sm);
+	s->sc = NULL;
+	s->sm = NULL;
 	br_free(s->br);
 	gr_free(s->g);
 	s->chain = NULL;
@@ -55,16 +62,37 @@ static void drop_built(struct session *s)
 	s->g = NULL;
 }
 
+/* A part's graph: the rows of its sidechain, found in the whole log's. */
+static int build_part(struct session *s)
+{
+	struct graph *all;
+	uint8_t *keep = NULL;
+	int rc = gr_build(s->ix, &all);
+
+	if (rc)
+		return rc;
+	rc = sc_keep(all, idx_id_find(s->ix, s->part, strlen(s->part)), &keep);
+	gr_free(all);
+	if (!rc)
+		rc = gr_build_only(s->ix, keep, &s->g);
+	free(keep);
+	return rc;
+}
+
 static int build(struct session *s)
 {
 	int rc;
 
 	drop_built(s);
-	rc = gr_build(s->ix, &s->g);
+	rc = s->part ? build_part(s) : gr_build(s->ix, &s->g);
 	if (!rc)
 		rc = br_build(s->g, &s->br);
 	if (!rc)
 		rc = rs_build(s->g, s->lf, &s->chain);
+	if (!rc && !s->part)
+		rc = sc_build(s->g, s->lf, &s->sc);
+	if (!rc && !s->part)
+		rc = sm_build(s->g, s->br, s->lf, &s->sm);
 	if (rc)
 		return rc;
 	s->current = s->chain->attach ? br_of_node(s->br, s->chain->attach) : -1;
@@ -155,7 +183,8 @@ static int open_folder(struct session *s, const char *path)
 	return 0;		/* without it, the file open is all there is */
 }
 
-int ss_open(const char *path, enum ss_mode mode, struct session **out)
+static int open_log(const char *path, enum ss_mode mode, const char *part,
+		    struct session **out)
 {
 	struct session *s = calloc(1, sizeof(*s));
 	char abs[PATH_MAX];
@@ -164,6 +193,10 @@ int ss_open(const char *path, enum ss_mode mode, struct session **out)
 	*out = NULL;
 	if (!s)
 		return -ENOMEM;
+	if (part && !(s->part = strdup(part))) {
+		free(s);
+		return -ENOMEM;
+	}
 	s->mode = mode;
 	s->current = -1;
 	s->dirfd = -1;
@@ -193,6 +226,17 @@ fail:
 	return rc;
 }
 
+int ss_open(const char *path, enum ss_mode mode, struct session **out)
+{
+	return open_log(path, mode, NULL, out);
+}
+
+int ss_open_part(const char *path, enum ss_mode mode, const char *root,
+		 struct session **out)
+{
+	return open_log(path, mode, root, out);
+}
+
 void ss_close(struct session *s)
 {
 	if (!s)
@@ -205,6 +249,7 @@ void ss_close(struct session *s)
 	free(s->base);
 	free(s->source);
 	free(s->fh_dir);
+	free(s->part);
 	sb_free(&s->notes);
 	pthread_mutex_destroy(&s->ctx_mu);
 	pthread_mutex_destroy(&s->st_mu);
@@ -339,6 +384,14 @@ const struct br_set *ss_branches(const struct session *s) { return s->br; }
 const struct rs_chain *ss_chain(const struct session *s) { return s->chain; }
 const struct logf *ss_logf(const struct session *s) { return s->lf; }
 const char *ss_source(const struct session *s) { return s->source; }
+const struct sc_set *ss_sidechains(const struct session *s) { return s->sc; }
+const struct sm_set *ss_summaries(const struct session *s) { return s->sm; }
+const char *ss_part(const struct session *s) { return s->part; }
+
+const char *ss_title(const struct session *s)
+{
+	return s->current >= 0 ? sm_branch_title(s->sm, (uint32_t)s->current) : NULL;
+}
 int ss_current_branch(const struct session *s) { return s->current; }
 
 const struct ctx *ss_context(struct session *s)
@@ -505,6 +558,42 @@ static uint32_t count_compactions(const struct session *s)
 	return c;
 }
 
+/* title, branchTitles (only the titled branches), continuedFrom. */
+static void add_titles(const struct session *s, struct sbuf *out, int *first)
+{
+	uint32_t i, titled = 0;
+
+	add_str(out, "title", ss_title(s), first);
+	add_key(out, "branchTitles", first);
+	for (i = 0; i < br_count(s->br); i++) {
+		const char *t = sm_branch_title(s->sm, i);
+
+		if (!t)
+			continue;
+		sb_adds(out, titled++ ? ", " : "{");
+		sb_add_json_str(out, br_get(s->br, i)->name, strlen(br_get(s->br, i)->name));
+		sb_adds(out, ": ");
+		sb_add_json_str(out, t, strlen(t));
+	}
+	sb_adds(out, titled ? "}" : "{}");
+	add_key(out, "continuedFrom", first);
+	sb_adds(out, sm_ncont(s->sm) ? "[" : "[]");
+	for (i = 0; i < sm_ncont(s->sm); i++) {
+		const struct sm_cont *c = sm_cont(s->sm, i);
+
+		sb_adds(out, i ? ", {\"leafUuid\": " : "{\"leafUuid\": ");
+		sb_add_json_str(out, c->leaf, strlen(c->leaf));
+		sb_adds(out, ", \"summary\": ");
+		sb_add_json_str(out, c->summary, strlen(c->summary));
+		sb_addc(out, '}');
+	}
+	if (sm_ncont(s->sm))
+		sb_addc(out, ']');
+	add_num(out, "inlineSidechains", sc_count(s->sc), first);
+	if (s->part)
+		add_str(out, "sidechainRoot", s->part, first);
+}
+
 static void add_context(struct session *s, struct sbuf *out, int *first)
 {
 	const struct ctx *x = ss_context(s);
@@ -542,7 +631,7 @@ void ss_facts_json(struct session *s, struct sbuf *out)
 	add_str(out, "source", s->source, &first);
 	add_num(out, "bytes", s->bytes, &first);
 	add_num(out, "lines", idx_lines(s->ix), &first);
-	add_num(out, "records", idx_nrecs(s->ix), &first);
+	add_num(out, "records", s->part ? nodes : idx_nrecs(s->ix), &first);
 	add_num(out, "badLines", ss_bad_lines(s), &first);
 	add_num(out, "messages", nodes, &first);
 	add_num(out, "branches", br_count(s->br), &first);
@@ -551,6 +640,7 @@ void ss_facts_json(struct session *s, struct sbuf *out)
 	add_uuid(out, s->ix, "currentLeaf", x ? ctx_attach(x) : c->attach, &first);
 	add_uuid(out, s->ix, "leafMessage", c->leaf, &first);
 	add_num(out, "compactions", count_compactions(s), &first);
+	add_titles(s, out, &first);
 	add_context(s, out, &first);
 	add_state(s, out, &first);
 	add_times(s, out, &first);
@@ -603,12 +693,17 @@ static void graph_error(const struct session *s, const struct gr_err *e,
 		add_uuid_text(s, out, e->aux);
 		sb_adds(out, " not found\n");
 		return;
+	case GR_E_UNCHAINED:
+		sb_addf(out, "no message row names a parent (every parentUuid null or absent): the %u rows are read in file order as one branch\n",
+			e->aux);
+		return;
 	}
 }
 
 void ss_errors_text(const struct session *s, struct sbuf *out)
 {
-	uint32_t i, j = 0, ni = idx_nerrs(s->ix), ng = gr_nerrs(s->g);
+	/* A part leaves the log's bad lines to the whole log's errors.txt. */
+	uint32_t i, j = 0, ni = s->part ? 0 : idx_nerrs(s->ix), ng = gr_nerrs(s->g);
 	const struct st_state *st;
 
 	/* Both lists are in line order: merge them. */

@@ -21,7 +21,9 @@
 #include "logf.h"
 #include "resume.h"
 #include "sbuf.h"
+#include "sidechain.h"
 #include "state.h"
+#include "summary.h"
 
 struct session;
 
@@ -39,6 +41,16 @@ enum ss_mode {
  */
 int ss_open(const char *path, enum ss_mode mode, struct session **out);
 void ss_close(struct session *s);
+/*
+ * Opens the inline sidechain conversation of the log at path whose root
+ * has the uuid root (sidechain.h) as a session of its own: a "part". Its
+ * graph, branches, chain and context hold only that conversation's rows;
+ * the rest of the log is left out (its errors too: they are the whole
+ * log's). It follows the log like any session. The same returns as
+ * ss_open(); a root the log does not hold (any more) gives an empty part.
+ */
+int ss_open_part(const char *path, enum ss_mode mode, const char *root,
+		 struct session **out);
 
 #define SS_TAIL 32		/* bytes before the indexed end kept to notice a rewrite */
 
@@ -74,6 +86,15 @@ const struct rs_chain *ss_chain(const struct session *s);
 const struct logf *ss_logf(const struct session *s);
 /* The log's absolute path (as found at ss_open()). */
 const char *ss_source(const struct session *s);
+/* The inline sidechains (sidechain.h; empty in a part) and the summaries
+ * (summary.h; none in a part: NULL). */
+const struct sc_set *ss_sidechains(const struct session *s);
+const struct sm_set *ss_summaries(const struct session *s);
+/* A part's root uuid, or NULL for a whole log. */
+const char *ss_part(const struct session *s);
+/* The session's title: the summary of its current branch (summary.h), or
+ * NULL. Borrowed; valid until the next ss_refresh() or ss_close(). */
+const char *ss_title(const struct session *s);
 
 /* Index of the branch a resume continues, or -1. */
 int ss_current_branch(const struct session *s);

@@ -100,7 +100,7 @@ static struct view *view_by_log(struct tree *t, const char *log)
 	uint32_t k;
 
 	for (k = 1; k < t->nviews; k++)
-		if (!strcmp(t->views[k]->log, log))
+		if (!t->views[k]->root && !strcmp(t->views[k]->log, log))
 			return t->views[k];
 	return NULL;
 }
@@ -134,17 +134,14 @@ static void meta_stat(struct view *v)
 		stat(v->meta, &v->meta_st);
 }
 
-/* A new view for agent e, numbered no (scan_mu held, not the lock). */
-static int open_agent(struct tree *t, const struct ag_entry *e, uint32_t no,
-		      struct view **out)
+/* A new view of session s for agent e, numbered no (scan_mu held, not
+ * the lock); takes s. */
+static int open_view(struct tree *t, const struct ag_entry *e, struct session *s,
+		     uint32_t no, struct view **out)
 {
-	struct session *s;
 	struct view *v;
 	unsigned k;
-	int rc = ss_open(e->log, SS_LIVE, &s);
 
-	if (rc)
-		return rc;
 	if (!(v = tr_view_new(s, no)))
 		return -ENOMEM;
 	v->aid = malloc(e->idlen + 1);
@@ -164,6 +161,15 @@ static int open_agent(struct tree *t, const struct ag_entry *e, uint32_t no,
 			 k & 0xffffu);
 	*out = v;
 	return 0;
+}
+
+static int open_agent(struct tree *t, const struct ag_entry *e, uint32_t no,
+		      struct view **out)
+{
+	struct session *s;
+	int rc = ss_open(e->log, SS_LIVE, &s);
+
+	return rc ? rc : open_view(t, e, s, no, out);
 }
 
 static void fail_line(const char *log, int rc, struct sbuf *out)
@@ -222,6 +228,102 @@ static int take_agent(struct tree *t, const struct ag_entry *e,
 	return 0;
 }
 
+/* ---- inline sidechains (1.0.x): parts of the session's own log ---- */
+
+/* What a scan needs of one inline sidechain, copied under the lock. */
+struct part {
+	char id[SC_ID_MAX + 1];
+	size_t idlen;
+	char root[IDX_UUID_MAX + 1];
+};
+
+static int has_part(struct tree *t, const char *root)
+{
+	uint32_t k;
+
+	for (k = 1; k < t->nviews; k++)
+		if (t->views[k]->root && !strcmp(t->views[k]->root, root))
+			return 1;
+	return 0;
+}
+
+/* The sidechains of the session not shown yet (read lock taken here). */
+static struct part *new_parts(struct tree *t, uint32_t *n)
+{
+	const struct sc_set *sc;
+	struct part *p = NULL;
+	uint32_t i;
+
+	*n = 0;
+	pthread_rwlock_rdlock(&t->lock);
+	sc = ss_sidechains(t->views[0]->s);
+	for (i = 0; i < sc_count(sc); i++) {
+		const struct sc_agent *a = sc_get(sc, i);
+		struct part *q;
+
+		if (has_part(t, a->uuid) || !(q = realloc(p, (*n + 1) * sizeof(*p))))
+			continue;
+		p = q;
+		memcpy(p[*n].id, a->id, a->idlen + 1);
+		p[*n].idlen = a->idlen;
+		memcpy(p[*n].root, a->uuid, sizeof(a->uuid));
+		(*n)++;
+	}
+	pthread_rwlock_unlock(&t->lock);
+	return p;
+}
+
+/* A view of the inline sidechain p (scan_mu held, not the lock). */
+static int open_part(struct tree *t, const struct part *p, struct view **out)
+{
+	struct ag_entry e = { 0 };
+	struct session *s;
+	struct view *v;
+	int rc = ss_open_part(t->ad->log, SS_LIVE, p->root, &s);
+
+	if (rc)
+		return rc;
+	e.id = (char *)p->id;
+	e.idlen = p->idlen;
+	e.log = t->ad->log;
+	ag_name(p->id, p->idlen, e.name);
+	rc = open_view(t, &e, s, t->nviews, &v);
+	if (!rc && !(v->root = strdup(p->root))) {
+		tr_view_free(v);
+		rc = -ENOMEM;
+	}
+	if (!rc)
+		*out = v;
+	return rc;
+}
+
+/* Shows the inline sidechains not shown yet: 1 if the tree changed. */
+static int scan_parts(struct tree *t, struct sbuf *errs)
+{
+	uint32_t i, n;
+	struct part *p = new_parts(t, &n);
+	struct view *v;
+	int changed = 0, rc;
+
+	for (i = 0; i < n; i++) {
+		if (t->nviews > TR_VIEW_MAX)
+			rc = -EMFILE;
+		else if (!(rc = open_part(t, &p[i], &v))) {
+			pthread_rwlock_wrlock(&t->lock);
+			rc = tr_view_add(t, v);
+			pthread_rwlock_unlock(&t->lock);
+			if (rc)
+				tr_view_free(v);
+			changed |= !rc;
+		}
+		if (rc)
+			sb_addf(errs, "agents: the inline sidechain from row %s cannot be shown: %s\n",
+				p[i].root, strerror(-rc));
+	}
+	free(p);
+	return changed;
+}
+
 int ad_scan(struct tree *t)
 {
 	struct ag_list *l;
@@ -241,6 +343,7 @@ int ad_scan(struct tree *t)
 	ag_errors_text(l, &errs);
 	for (i = 0; fails && i < ag_count(l); i++)
 		changed |= take_agent(t, ag_get(l, i), fails, &nfails, &errs);
+	changed |= scan_parts(t, &errs);
 	pthread_rwlock_wrlock(&t->lock);
 	if (fails) {
 		free_fails(t->ad->fails, t->ad->nfails);
@@ -266,11 +369,30 @@ void ad_avoid(struct tree *t, dev_t dev)
 	pthread_mutex_unlock(&t->ad->scan_mu);
 }
 
+/* The inline sidechain whose Task call result id of v answers: its id's
+ * length, copied into aid (AG_ID_MAX + 1 bytes), or 0. */
+static size_t part_of_result(struct tree *t, struct view *v, uint32_t id, char *aid)
+{
+	const struct graph *g = ss_graph(v->s);
+	const struct sc_agent *a;
+
+	if (!gr_is_node(g, id) || gr_node_rec(g, id)->block != IDX_B_TOOL_RESULT)
+		return 0;
+	a = sc_by_use(ss_sidechains(t->views[0]->s), gr_node_rec(g, id)->useid);
+	if (!a || a->idlen > AG_ID_MAX)
+		return 0;
+	memcpy(aid, a->id, a->idlen + 1);
+	return a->idlen;
+}
+
 int ad_folder(struct tree *t, struct view *v, uint32_t id, char *out)
 {
 	char aid[AG_ID_MAX + 1];
 	size_t n = ag_result_agent(ss_graph(v->s), ss_logf(v->s), id, aid, sizeof(aid));
 	uint32_t k;
+
+	if (!n)
+		n = part_of_result(t, v, id, aid);
 
 	if (!n)
 		return 0;

@@ -93,6 +93,7 @@ void tr_view_free(struct view *v)
 	ss_close(v->s);
 	free(v->aid);
 	free(v->log);
+	free(v->root);
 	free(v->meta);
 	free(v);
 }
@@ -287,6 +288,9 @@ static void readme(struct tree *t, struct view *v, struct sbuf *out)
 		ag_quote(v->aid, v->aidlen, out);
 		sb_addf(out, "\", a subagent the session ran, shown as agents/%s%s\n", v->name,
 			v->meta ? " (see meta.json)" : "");
+		if (v->root)
+			sb_addf(out, "\nIts rows are written inline in the session's own log (isSidechain),\n"
+				     "the conversation that hangs from the row %s.\n", v->root);
 	} else
 		sb_adds(out, "# A Claude Code session, mounted by sessfs\n\n");
 	sb_addf(out, "Log: %s\n\n", ss_source(s));
@@ -315,10 +319,30 @@ static void readme(struct tree *t, struct view *v, struct sbuf *out)
 		     "`.timestamp` and `.line` (getfattr -d FILE). The result of an Agent\n"
 		     "or Task call also has `user.sessfs.agent` and a header line\n"
 		     "`agent: agents/<name>`: the folder of the agent it ran.\n\n");
-	sb_addf(out, "## This session\n\n- branches: %u\n", br_count(bs));
-	for (i = 0; i < br_count(bs); i++)
-		sb_addf(out, "  - %s%s\n", br_get(bs, i)->name,
-			(int)i == cur ? " (current)" : "");
+	sb_adds(out, "## This session\n\n");
+	if (ss_title(s)) {
+		sb_adds(out, "- title: ");
+		sb_add_lines(out, ss_title(s));
+		sb_addc(out, '\n');
+	}
+	sb_addf(out, "- branches: %u\n", br_count(bs));
+	for (i = 0; i < br_count(bs); i++) {
+		const char *title = sm_branch_title(ss_summaries(s), i);
+
+		sb_addf(out, "  - %s%s", br_get(bs, i)->name, (int)i == cur ? " (current)" : "");
+		if (title) {
+			sb_adds(out, ": ");
+			sb_add_lines(out, title);
+		}
+		sb_addc(out, '\n');
+	}
+	for (i = 0; i < sm_ncont(ss_summaries(s)); i++) {
+		sb_adds(out, "- continues the session whose record ");
+		sb_add_lines(out, sm_cont(ss_summaries(s), i)->leaf);
+		sb_adds(out, " is summarised as: ");
+		sb_add_lines(out, sm_cont(ss_summaries(s), i)->summary);
+		sb_addc(out, '\n');
+	}
 	sb_addf(out, "- messages on the current branch: %u\n",
 		cur >= 0 && tr_branch_path(t, v, cur) ? tr_branch_path(t, v, cur)->n : 0);
 	sb_addf(out, "- resumed chain: %u records, starting %s\n", c->n,

@@ -43,6 +43,8 @@ struct view {
 	char *aid;			/* the agent id as found */
 	size_t aidlen;
 	char *log;			/* its log's path */
+	char *root;			/* an inline sidechain: its root's uuid
+					 * (its log is the session's), or NULL */
 	char *meta;			/* its meta.json's path, or NULL */
 	struct stat meta_st;		/* meta.json when last looked at (scan only) */
 	char name[NM_MAX + 1];		/* its folder under agents/ */
