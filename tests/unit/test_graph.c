@@ -540,6 +540,49 @@ static void test_empty_log_has_no_nodes(void **state)
 	tu_unload(&f);
 }
 
+/* A log whose rows name no parent (null or absent) reads in file order. */
+static void test_unlinked_rows_read_in_file_order(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+	const struct gr_err *e;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "first");
+	tu_line(&l, "{\"type\":\"assistant\",\"uuid\":\"00000002-0000-4000-8000-000000000002\","
+		"\"message\":{\"id\":\"m1\",\"role\":\"assistant\",\"content\":"
+		"[{\"type\":\"text\",\"text\":\"second\"}]}}");
+	tu_user(&l, 3, 0, "third");
+	tu_asst(&l, 4, 0, "m2", "fourth");
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 1);
+	assert_string_equal(tu_path(&f, 0), "1 2 3 4");
+	assert_string_equal(tu_chain(&f), "1 2 3 4");
+	assert_int_equal(gr_parent(f.g, ID(3)), ID(2));
+	e = only_err(f.g, GR_E_UNCHAINED);
+	assert_int_equal(e->line, 1);
+	assert_int_equal(e->aux, 4);
+	tu_unload(&f);
+	/* One link anywhere: the log is linked, nothing is chained. */
+	sb_reset(&l.sb);
+	tu_user(&l, 1, 0, "a");
+	tu_user(&l, 2, 0, "b");
+	tu_asst(&l, 3, 2, "m1", "c");
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 2);
+	assert_int_equal(gr_parent(f.g, ID(2)), 0);
+	assert_int_equal(gr_nerrs(f.g), 0);
+	tu_unload(&f);
+	/* A single row is no unlinked log. */
+	sb_reset(&l.sb);
+	tu_user(&l, 1, 0, "a");
+	tu_load_log(&f, &l);
+	assert_int_equal(gr_nerrs(f.g), 0);
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -561,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_sent_as_uuid_stores_under_that_uuid),
 		cmocka_unit_test(test_errors_are_in_line_order),
 		cmocka_unit_test(test_empty_log_has_no_nodes),
+		cmocka_unit_test(test_unlinked_rows_read_in_file_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

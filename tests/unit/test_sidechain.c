@@ -1,0 +1,350 @@
+/*
+ * sidechain: the Task subagents a 1.0.x log writes inline (isSidechain
+ * rows in the main file), their names, and a part session over each.
+ *
+ * The logs are written by hand in the shape session-format.md §10 gives
+ * for 0.2-1.0.x: no attachments, no last-prompt, sidechain rows between
+ * the main thread's, each sidechain starting at a null parent.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+
+#include "testutil.h"
+#include "session.h"
+#include "sidechain.h"
+
+/* A 1.0.x log being written: rows one second apart. */
+struct v1 {
+	struct sbuf sb;
+	int sec;
+};
+
+static void v1_row(struct v1 *l, int uuid, int parent, int side, const char *type,
+		   const char *message)
+{
+	char u[37], p[37];
+
+	tu_uuid(uuid, u);
+	tu_uuid(parent, p);
+	if (parent)
+		sb_addf(&l->sb, "{\"parentUuid\":\"%s\"", p);
+	else
+		sb_adds(&l->sb, "{\"parentUuid\":null");
+	sb_addf(&l->sb, ",\"isSidechain\":%s,\"userType\":\"external\",\"cwd\":\"/home/u/p\","
+		"\"sessionId\":\"" TU_SID "\",\"version\":\"1.0.98\",\"type\":\"%s\","
+		"\"message\":%s,\"uuid\":\"%s\",\"timestamp\":\"2025-08-01T10:%02d:%02d.000Z\"}\n",
+		side ? "true" : "false", type, message, u, l->sec / 60 % 60, l->sec % 60);
+	l->sec++;
+}
+
+static void v1_user(struct v1 *l, int uuid, int parent, int side, const char *text)
+{
+	struct sbuf m;
+
+	sb_init(&m);
+	sb_adds(&m, "{\"role\":\"user\",\"content\":");
+	sb_add_json_str(&m, text, strlen(text));
+	sb_addc(&m, '}');
+	v1_row(l, uuid, parent, side, "user", m.buf);
+	sb_free(&m);
+}
+
+static void v1_text(struct v1 *l, int uuid, int parent, int side, const char *text)
+{
+	char m[512];
+
+	snprintf(m, sizeof(m), "{\"id\":\"msg_%d\",\"type\":\"message\",\"role\":\"assistant\","
+		 "\"model\":\"claude-sonnet-4-20250514\",\"content\":[{\"type\":\"text\","
+		 "\"text\":\"%s\"}],\"stop_reason\":\"end_turn\"}", uuid, text);
+	v1_row(l, uuid, parent, side, "assistant", m);
+}
+
+/* A Task call, a row of the response msg_T (parallel calls share it);
+ * with lead, a text block comes first in the same row. */
+static void v1_task(struct v1 *l, int uuid, int parent, const char *id,
+		    const char *prompt, int lead)
+{
+	char m[1024];
+
+	snprintf(m, sizeof(m), "{\"id\":\"msg_T\",\"type\":\"message\",\"role\":\"assistant\","
+		 "\"model\":\"claude-sonnet-4-20250514\",\"content\":[%s{\"type\":\"tool_use\","
+		 "\"id\":\"%s\",\"name\":\"Task\",\"input\":{\"description\":\"d\","
+		 "\"prompt\":\"%s\"}}],\"stop_reason\":\"tool_use\"}",
+		 lead ? "{\"type\":\"text\",\"text\":\"sending\"}," : "", id, prompt);
+	v1_row(l, uuid, parent, 0, "assistant", m);
+}
+
+static void v1_result(struct v1 *l, int uuid, int parent, const char *id)
+{
+	char m[512];
+
+	snprintf(m, sizeof(m), "{\"role\":\"user\",\"content\":[{\"tool_use_id\":\"%s\","
+		 "\"type\":\"tool_result\",\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}]}",
+		 id);
+	v1_row(l, uuid, parent, 0, "user", m);
+}
+
+/*
+ * Three Task calls (two with the same prompt), four sidechains: the two
+ * "P" conversations pair with the two "P" calls in file order, "Q" with
+ * its call, and "Warmup" with none.
+ */
+static void write_log(struct v1 *l)
+{
+	sb_init(&l->sb);
+	l->sec = 0;
+	v1_user(l, 1, 0, 0, "look into it");
+	v1_task(l, 2, 1, "toolu_P1", "P", 0);
+	v1_task(l, 3, 2, "toolu_Q", "Q", 1);
+	v1_task(l, 4, 3, "toolu_P2", "P", 0);
+	v1_user(l, 10, 0, 1, "P");
+	v1_user(l, 20, 0, 1, "Q");
+	v1_text(l, 11, 10, 1, "first P done");
+	v1_user(l, 30, 0, 1, "P");
+	v1_text(l, 21, 20, 1, "Q done");
+	v1_text(l, 31, 30, 1, "second P done");
+	v1_user(l, 40, 0, 1, "Warmup");
+	v1_text(l, 41, 40, 1, "ready");
+	v1_result(l, 5, 2, "toolu_P1");
+	v1_result(l, 6, 3, "toolu_Q");
+	v1_result(l, 7, 4, "toolu_P2");
+	v1_text(l, 8, 7, 0, "all done");
+}
+
+static uint64_t hash_of(const char *id)
+{
+	struct js_str s = { id, strlen(id), 0 };
+
+	return js_hash(&s);
+}
+
+static void test_calls_pair_with_sidechains_in_file_order(void **state)
+{
+	struct v1 l;
+	struct tu_fx f;
+	struct sc_set *sc;
+	const struct sc_agent *a;
+
+	(void)state;
+	write_log(&l);
+	tu_load(&f, l.sb.buf);
+	assert_int_equal(sc_build(f.g, f.lf, &sc), 0);
+	assert_int_equal(sc_count(sc), 4);
+	assert_string_equal(sc_get(sc, 0)->id, "toolu_P1");
+	assert_int_equal(tu_num(&f, sc_get(sc, 0)->root), 10);
+	assert_int_equal(sc_get(sc, 0)->rows, 2);
+	assert_int_equal(tu_num(&f, sc_get(sc, 0)->call), 2);
+	assert_string_equal(sc_get(sc, 1)->id, "toolu_Q");	/* after a text block */
+	assert_int_equal(tu_num(&f, sc_get(sc, 1)->root), 20);
+	assert_string_equal(sc_get(sc, 2)->id, "toolu_P2");
+	assert_int_equal(tu_num(&f, sc_get(sc, 2)->root), 30);
+	a = sc_get(sc, 3);			/* no call: named by its root */
+	assert_string_equal(a->id, "sidechain-00000040");
+	assert_int_equal(a->idlen, strlen("sidechain-00000040"));
+	assert_int_equal(a->useid, 0);
+	assert_int_equal(a->call, 0);
+	assert_string_equal(a->uuid, "00000040-0000-4000-8000-000000000040");
+	/* A result finds its conversation by its call's id. */
+	assert_ptr_equal(sc_by_use(sc, hash_of("toolu_Q")), sc_get(sc, 1));
+	assert_ptr_equal(sc_by_use(sc, gr_node_rec(f.g, tu_id(&f, 7))->useid), sc_get(sc, 2));
+	assert_null(sc_by_use(sc, hash_of("toolu_none")));
+	assert_null(sc_by_use(sc, 0));
+	sc_free(sc);
+	/* The main thread's branches and chain hold no sidechain row. */
+	assert_int_equal(br_count(f.br), 1);
+	assert_string_equal(tu_path(&f, 0), "1 2 3 4 5 6 7 8");
+	assert_string_equal(tu_chain(&f), "1 2 3 4 5 6 7 8");
+	tu_unload(&f);
+	sb_free(&l.sb);
+}
+
+/* A call written after the conversation it started still names it; one
+ * written before is preferred. */
+static void test_a_later_call_is_taken_when_no_earlier_one_fits(void **state)
+{
+	struct v1 l = { .sec = 0 };
+	struct tu_fx f;
+	struct sc_set *sc;
+
+	(void)state;
+	sb_init(&l.sb);
+	v1_user(&l, 1, 0, 0, "go");
+	v1_user(&l, 10, 0, 1, "late");
+	v1_text(&l, 11, 10, 1, "ok");
+	v1_task(&l, 2, 1, "toolu_late", "late", 0);
+	v1_result(&l, 3, 2, "toolu_late");
+	tu_load(&f, l.sb.buf);
+	assert_int_equal(sc_build(f.g, f.lf, &sc), 0);
+	assert_int_equal(sc_count(sc), 1);
+	assert_string_equal(sc_get(sc, 0)->id, "toolu_late");
+	sc_free(sc);
+	tu_unload(&f);
+	sb_free(&l.sb);
+}
+
+static void test_logs_without_inline_sidechains_have_none(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+	struct sc_set *sc;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "hi");
+	tu_asst(&l, 2, 1, "m1", "hello");
+	tu_load_log(&f, &l);
+	assert_int_equal(sc_build(f.g, f.lf, &sc), 0);
+	assert_int_equal(sc_count(sc), 0);
+	sc_free(sc);
+	tu_unload(&f);
+	/* A subagent's own log: every row a sidechain, the log's own thread. */
+	l.sidechain = 1;
+	sb_reset(&l.sb);
+	tu_user(&l, 1, 0, "find it");
+	tu_asst(&l, 2, 1, "m1", "found");
+	tu_load_log(&f, &l);
+	assert_int_equal(sc_build(f.g, f.lf, &sc), 0);
+	assert_int_equal(sc_count(sc), 0);
+	sc_free(sc);
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+static void test_keep_marks_one_conversation(void **state)
+{
+	struct v1 l;
+	struct tu_fx f;
+	uint8_t *keep;
+	uint32_t i, n = 0;
+
+	(void)state;
+	write_log(&l);
+	tu_load(&f, l.sb.buf);
+	assert_int_equal(sc_keep(f.g, tu_id(&f, 20), &keep), 0);
+	for (i = 0; i < idx_nrecs(f.ix); i++)
+		if (keep[i]) {
+			int num = tu_num(&f, idx_rec(f.ix, i)->uuid);
+
+			assert_true(num == 20 || num == 21);
+			n++;
+		}
+	assert_int_equal(n, 2);
+	free(keep);
+	/* Not a root of a sidechain: nothing. */
+	assert_int_equal(sc_keep(f.g, tu_id(&f, 21), &keep), 0);
+	for (i = 0; i < idx_nrecs(f.ix); i++)
+		assert_int_equal(keep[i], 0);
+	free(keep);
+	assert_int_equal(sc_keep(f.g, tu_id(&f, 1), &keep), 0);
+	for (i = 0; i < idx_nrecs(f.ix); i++)
+		assert_int_equal(keep[i], 0);
+	free(keep);
+	tu_unload(&f);
+	sb_free(&l.sb);
+}
+
+static char *errors_of(const struct session *s)
+{
+	struct sbuf sb;
+
+	sb_init(&sb);
+	ss_errors_text(s, &sb);
+	return sb_detach(&sb, NULL);
+}
+
+/* A part is a session of its own: its rows only, the rest left out. */
+static void test_a_part_holds_its_conversation_only(void **state)
+{
+	struct v1 l;
+	struct session *main_s, *part;
+	const struct sc_set *sc;
+	char *path, *errs;
+	uint32_t *ids, n, k;
+
+	(void)state;
+	write_log(&l);
+	sb_adds(&l.sb, "not json\n");
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_LIVE, &main_s), 0);
+	sc = ss_sidechains(main_s);
+	assert_int_equal(sc_count(sc), 4);
+	assert_int_equal(ss_open_part(path, SS_LIVE, sc_get(sc, 1)->uuid, &part), 0);
+	assert_string_equal(ss_part(part), sc_get(sc, 1)->uuid);
+	assert_int_equal(br_count(ss_branches(part)), 1);
+	assert_int_equal(br_path(ss_branches(part), 0, &ids, &n), 0);
+	assert_int_equal(n, 2);
+	for (k = 0; k < n; k++)
+		assert_true(gr_node_rec(ss_graph(part), ids[k])->flags & IDX_F_SIDECHAIN);
+	free(ids);
+	assert_int_equal(ss_chain(part)->n, 2);
+	assert_non_null(ss_context(part));
+	assert_int_equal(ctx_nmessages(ss_context(part)), 2);
+	assert_int_equal(sc_count(ss_sidechains(part)), 0);
+	assert_null(ss_title(part));
+	/* The log's bad line is the whole log's, not the part's. */
+	errs = errors_of(part);
+	assert_null(strstr(errs, "not JSON"));
+	free(errs);
+	errs = errors_of(main_s);
+	assert_non_null(strstr(errs, "line 17"));
+	free(errs);
+	ss_close(part);
+	/* A root the log does not hold gives an empty part. */
+	assert_int_equal(ss_open_part(path, SS_COMPLETE, "no-such-root", &part), 0);
+	assert_int_equal(br_count(ss_branches(part)), 0);
+	ss_close(part);
+	ss_close(main_s);
+	tu_remove(path);
+	sb_free(&l.sb);
+}
+
+/* A part follows the log: rows appended to its conversation show up. */
+static void test_a_part_grows_with_the_log(void **state)
+{
+	struct v1 l, more = { .sec = 50 };
+	struct session *part;
+	char *path;
+	int fd;
+
+	(void)state;
+	write_log(&l);
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open_part(path, SS_LIVE, "00000040-0000-4000-8000-000000000040",
+				      &part), 0);
+	assert_int_equal(ss_chain(part)->n, 2);
+	sb_init(&more.sb);
+	v1_user(&more, 42, 41, 1, "and then?");
+	v1_text(&more, 43, 42, 1, "then this");
+	v1_text(&more, 9, 8, 0, "main goes on");
+	fd = open(path, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, more.sb.buf, more.sb.len), (ssize_t)more.sb.len);
+	close(fd);
+	assert_int_equal(ss_refresh(part), SS_GREW);
+	assert_int_equal(ss_chain(part)->n, 4);
+	assert_int_equal(gr_node_rec(ss_graph(part), ss_chain(part)->leaf)->type,
+			 IDX_T_ASSISTANT);
+	ss_close(part);
+	tu_remove(path);
+	sb_free(&more.sb);
+	sb_free(&l.sb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_calls_pair_with_sidechains_in_file_order),
+		cmocka_unit_test(test_a_later_call_is_taken_when_no_earlier_one_fits),
+		cmocka_unit_test(test_logs_without_inline_sidechains_have_none),
+		cmocka_unit_test(test_keep_marks_one_conversation),
+		cmocka_unit_test(test_a_part_holds_its_conversation_only),
+		cmocka_unit_test(test_a_part_grows_with_the_log),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
