@@ -739,6 +739,58 @@ static int merge(struct idx *a, const struct idx *b)
 	return rc;
 }
 
+/* The atom b gives as batom, interned into a (0 stays 0). */
+static int atom_into(struct idx *a, const struct idx *b, uint16_t *atom)
+{
+	const char *s = *atom ? b->atomv[*atom]->s : NULL;
+
+	if (s && !(*atom = atom_intern(a, s, strlen(s))) && a->natoms < ATOM_MAX)
+		return -ENOMEM;
+	return 0;
+}
+
+/* The ids and atoms of b's record r, interned into a. */
+static int rec_into(struct idx *a, const struct idx *b, struct idx_rec *r)
+{
+	uint32_t *ids[3] = { &r->uuid, &r->parent, &r->aux };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (*ids[i] && !(*ids[i] = id_into(a, b, *ids[i])))
+			return -ENOMEM;
+	if (atom_into(a, b, &r->type_atom) || atom_into(a, b, &r->sub) ||
+	    atom_into(a, b, &r->name))
+		return -ENOMEM;
+	return 0;
+}
+
+int idx_copy_some(const struct idx *src, const uint8_t *keep, struct idx **out)
+{
+	struct idx *a = idx_new();
+	uint32_t i;
+
+	*out = NULL;
+	if (!a)
+		return -ENOMEM;
+	for (i = 0; i < src->nrecs; i++) {
+		struct idx_rec r = src->recs[i];
+
+		if (!keep[i])
+			continue;
+		if (grow((void **)&a->recs, &a->caprecs, a->nrecs + 1, sizeof(*a->recs)) ||
+		    rec_into(a, src, &r)) {
+			idx_free(a);
+			return -ENOMEM;
+		}
+		a->recs[a->nrecs++] = r;
+	}
+	a->end = src->end;
+	a->pending = src->pending;
+	a->lines = src->lines;
+	*out = a;
+	return 0;
+}
+
 struct half {
 	struct idx *ix;
 	int fd, rc;

@@ -160,6 +160,14 @@ int idx_feed(struct idx *ix, int fd);
  */
 #define IDX_PAR_MIN (16u << 20)	/* below it, a second thread is not worth it */
 int idx_feed2(struct idx *ix, int fd, uint64_t min);
+/*
+ * A new index in *out holding only the records i of src with keep[i] set
+ * (keep has idx_nrecs(src) entries), their ids and atoms interned anew,
+ * none of src's bad lines, and src's end, pending bytes and line count:
+ * idx_feed() goes on from where src stopped, indexing every new line.
+ * It costs what the records kept cost, not the whole log. 0 or -ENOMEM.
+ */
+int idx_copy_some(const struct idx *src, const uint8_t *keep, struct idx **out);
 /* Indexes the pending bytes after the last newline as a final line. */
 int idx_finish(struct idx *ix, int fd);
 

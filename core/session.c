@@ -183,8 +183,9 @@ static int open_folder(struct session *s, const char *path)
 	return 0;		/* without it, the file open is all there is */
 }
 
-static int open_log(const char *path, enum ss_mode mode, const char *part,
-		    struct session **out)
+/* A session not opened yet, for a log at path (a part when root is set). */
+static int new_session(const char *path, enum ss_mode mode, const char *root,
+		       struct session **out)
 {
 	struct session *s = calloc(1, sizeof(*s));
 	char abs[PATH_MAX];
@@ -193,10 +194,6 @@ static int open_log(const char *path, enum ss_mode mode, const char *part,
 	*out = NULL;
 	if (!s)
 		return -ENOMEM;
-	if (part && !(s->part = strdup(part))) {
-		free(s);
-		return -ENOMEM;
-	}
 	s->mode = mode;
 	s->current = -1;
 	s->dirfd = -1;
@@ -204,37 +201,82 @@ static int open_log(const char *path, enum ss_mode mode, const char *part,
 	pthread_mutex_init(&s->ctx_mu, NULL);
 	pthread_mutex_init(&s->st_mu, NULL);
 	rc = lf_open(path, &s->lf);
-	if (rc)
-		goto fail;
-	s->source = strdup(realpath(path, abs) ? abs : path);
-	s->ix = idx_new();
-	if (!s->source || !s->ix || open_folder(s, path)) {
-		rc = -ENOMEM;
-		goto fail;
+	if (!rc) {
+		s->source = strdup(realpath(path, abs) ? abs : path);
+		s->part = root ? strdup(root) : NULL;
+		if (!s->source || (root && !s->part) || open_folder(s, path))
+			rc = -ENOMEM;
 	}
-	rc = index_all(s);
-	if (!rc && !has_session_record(s->ix) && !may_become_log(s))
-		rc = -ENOMSG;
-	if (!rc)
-		rc = build(s);
-	if (rc)
-		goto fail;
+	if (rc) {
+		ss_close(s);
+		return rc;
+	}
 	*out = s;
 	return 0;
-fail:
-	ss_close(s);
-	return rc;
 }
 
 int ss_open(const char *path, enum ss_mode mode, struct session **out)
 {
-	return open_log(path, mode, NULL, out);
+	struct session *s;
+	int rc = new_session(path, mode, NULL, &s);
+
+	*out = NULL;
+	if (rc)
+		return rc;
+	rc = (s->ix = idx_new()) ? index_all(s) : -ENOMEM;
+	if (!rc && !has_session_record(s->ix) && !may_become_log(s))
+		rc = -ENOMSG;
+	if (!rc)
+		rc = build(s);
+	if (rc) {
+		ss_close(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
 }
 
-int ss_open_part(const char *path, enum ss_mode mode, const char *root,
-		 struct session **out)
+/* The records a part of whole starts with: its conversation's rows, and
+ * the rows that may bridge (progress rows, rows the repair drops). */
+static int part_rows(const struct session *whole, const char *root, uint8_t **keep)
 {
-	return open_log(path, mode, root, out);
+	uint32_t i, n = idx_nrecs(whole->ix);
+	int rc = sc_keep(whole->g, idx_id_find(whole->ix, root, strlen(root)), keep);
+
+	for (i = 0; !rc && i < n; i++) {
+		const struct idx_rec *r = idx_rec(whole->ix, i);
+
+		if (r->type == IDX_T_PROGRESS || r->drop)
+			(*keep)[i] = 1;
+	}
+	return rc;
+}
+
+int ss_open_part(const struct session *whole, const char *root, struct session **out)
+{
+	struct session *s;
+	uint8_t *keep = NULL;
+	int rc = new_session(whole->source, whole->mode, root, &s);
+
+	*out = NULL;
+	if (rc)
+		return rc;
+	rc = part_rows(whole, root, &keep);
+	if (!rc)
+		rc = idx_copy_some(whole->ix, keep, &s->ix);
+	free(keep);
+	if (!rc) {
+		s->bytes = whole->bytes;
+		s->seen = whole->seen;
+		keep_tail(s);
+		rc = build(s);
+	}
+	if (rc) {
+		ss_close(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
 }
 
 void ss_close(struct session *s)

@@ -42,15 +42,18 @@ enum ss_mode {
 int ss_open(const char *path, enum ss_mode mode, struct session **out);
 void ss_close(struct session *s);
 /*
- * Opens the inline sidechain conversation of the log at path whose root
- * has the uuid root (sidechain.h) as a session of its own: a "part". Its
+ * Opens the inline sidechain conversation of whole's log whose root has
+ * the uuid root (sidechain.h) as a session of its own: a "part". Its
  * graph, branches, chain and context hold only that conversation's rows;
  * the rest of the log is left out (its errors too: they are the whole
- * log's). It follows the log like any session. The same returns as
- * ss_open(); a root the log does not hold (any more) gives an empty part.
+ * log's errors.txt). Its index starts as a copy of whole's records of the
+ * conversation (idx_copy_some(): no second reading of the log, memory
+ * for its own rows only); from then on it follows the log like any
+ * session, in whole's mode. whole is only read (hold the lock that keeps
+ * ss_refresh() out). Returns 0 and a new session in *out (free with
+ * ss_close()), or -errno; a root the log does not hold gives an empty part.
  */
-int ss_open_part(const char *path, enum ss_mode mode, const char *root,
-		 struct session **out);
+int ss_open_part(const struct session *whole, const char *root, struct session **out);
 
 #define SS_TAIL 32		/* bytes before the indexed end kept to notice a rewrite */
 

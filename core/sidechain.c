@@ -21,16 +21,18 @@ struct call {
 
 static int is_side(const struct graph *g, uint32_t id)
 {
-	return gr_is_node(g, id) && !gr_main_side(g, id);
+	return gr_is_node(g, id) && (gr_node_rec(g, id)->flags & IDX_F_SIDECHAIN);
 }
 
+/* Whether g holds sidechain rows beside rows of its own thread (a log
+ * of sidechain rows only is a subagent's own log, or a part). */
 static int any_side(const struct graph *g)
 {
 	uint32_t n, k;
 	const uint32_t *order = gr_nodes(g, &n);
 
 	for (k = 0; k < n; k++)
-		if (is_side(g, order[k]))
+		if (!gr_main_side(g, order[k]))
 			return 1;
 	return 0;
 }

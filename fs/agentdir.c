@@ -273,14 +273,18 @@ static struct part *new_parts(struct tree *t, uint32_t *n)
 	return p;
 }
 
-/* A view of the inline sidechain p (scan_mu held, not the lock). */
+/* A view of the inline sidechain p (scan_mu held, not the lock: the read
+ * lock is taken while the part is made from the session). */
 static int open_part(struct tree *t, const struct part *p, struct view **out)
 {
 	struct ag_entry e = { 0 };
 	struct session *s;
 	struct view *v;
-	int rc = ss_open_part(t->ad->log, SS_LIVE, p->root, &s);
+	int rc;
 
+	pthread_rwlock_rdlock(&t->lock);	/* the part copies the session's index */
+	rc = ss_open_part(t->views[0]->s, p->root, &s);
+	pthread_rwlock_unlock(&t->lock);
 	if (rc)
 		return rc;
 	e.id = (char *)p->id;

@@ -920,9 +920,70 @@ static void test_two_threads_across_long_lines(void **state)
 	sb_free(&log);
 }
 
+/* A copy of some records: their own ids and atoms, then growth as usual. */
+static void test_copy_some_then_feed(void **state)
+{
+	struct tu_log l, more;
+	struct ixf x;
+	struct idx *c;
+	uint8_t keep[8] = { 0, 1, 0, 1, 0, 0, 0, 0 };
+	const struct idx_rec *r;
+	char buf[IDX_UUID_MAX + 1];
+	int fd;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "a");
+	tu_tool_use(&l, 2, 1, "m1", "toolu_1");
+	tu_result(&l, 3, 2, "toolu_1");
+	tu_system(&l, 4, 3, "turn_duration");
+	ixf_open_n(&x, l.sb.buf, l.sb.len);
+	assert_int_equal(idx_feed(x.ix, x.fd), 0);
+	assert_int_equal(idx_nrecs(x.ix), 4);
+	assert_int_equal(idx_copy_some(x.ix, keep, &c), 0);
+	assert_int_equal(idx_nrecs(c), 2);
+	assert_int_equal(idx_nerrs(c), 0);
+	assert_int_equal(idx_end(c), idx_end(x.ix));
+	assert_int_equal(idx_lines(c), 4);
+	r = idx_rec(c, 0);
+	assert_int_equal(r->line, 2);
+	assert_string_equal(atom(c, r->name), "Bash");
+	assert_string_equal(atom(c, r->type_atom), "assistant");
+	idx_id_buf(c, r->uuid, buf);
+	assert_string_equal(buf, "00000002-0000-4000-8000-000000000002");
+	idx_id_buf(c, r->parent, buf);
+	assert_string_equal(buf, "00000001-0000-4000-8000-000000000001");
+	r = idx_rec(c, 1);
+	assert_string_equal(atom(c, r->sub), "turn_duration");
+	assert_int_equal(r->parent, id_of(c, 3));
+	assert_int_equal(idx_nids(c), 4);
+	assert_int_equal(idx_nids(x.ix), 4);
+	/* It goes on from where the source stopped. */
+	tu_log_init(&more);
+	tu_asst(&more, 5, 4, "m2", "b");
+	append(x.path, more.sb.buf, more.sb.len);
+	fd = open(x.path, O_RDONLY);
+	assert_int_equal(idx_feed(c, fd), 0);
+	close(fd);
+	assert_int_equal(idx_nrecs(c), 3);
+	assert_int_equal(idx_rec(c, 2)->line, 5);
+	assert_int_equal(idx_rec(c, 2)->parent, id_of(c, 4));
+	idx_free(c);
+	/* Only the ids the kept records name are interned. */
+	memset(keep, 0, sizeof(keep));
+	keep[0] = 1;
+	assert_int_equal(idx_copy_some(x.ix, keep, &c), 0);
+	assert_int_equal(idx_nids(c), 1);
+	idx_free(c);
+	ixf_close(&x);
+	tu_log_free(&more);
+	tu_log_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_copy_some_then_feed),
 		cmocka_unit_test(test_message_record_fields),
 		cmocka_unit_test(test_render_prefix),
 		cmocka_unit_test(test_metadata_record_fields),

@@ -270,10 +270,10 @@ static void test_a_part_holds_its_conversation_only(void **state)
 	write_log(&l);
 	sb_adds(&l.sb, "not json\n");
 	path = tu_write_str(l.sb.buf);
-	assert_int_equal(ss_open(path, SS_LIVE, &main_s), 0);
+	assert_int_equal(ss_open(path, SS_COMPLETE, &main_s), 0);
 	sc = ss_sidechains(main_s);
 	assert_int_equal(sc_count(sc), 4);
-	assert_int_equal(ss_open_part(path, SS_LIVE, sc_get(sc, 1)->uuid, &part), 0);
+	assert_int_equal(ss_open_part(main_s, sc_get(sc, 1)->uuid, &part), 0);
 	assert_string_equal(ss_part(part), sc_get(sc, 1)->uuid);
 	assert_int_equal(br_count(ss_branches(part)), 1);
 	assert_int_equal(br_path(ss_branches(part), 0, &ids, &n), 0);
@@ -295,7 +295,7 @@ static void test_a_part_holds_its_conversation_only(void **state)
 	free(errs);
 	ss_close(part);
 	/* A root the log does not hold gives an empty part. */
-	assert_int_equal(ss_open_part(path, SS_COMPLETE, "no-such-root", &part), 0);
+	assert_int_equal(ss_open_part(main_s, "no-such-root", &part), 0);
 	assert_int_equal(br_count(ss_branches(part)), 0);
 	ss_close(part);
 	ss_close(main_s);
@@ -307,16 +307,20 @@ static void test_a_part_holds_its_conversation_only(void **state)
 static void test_a_part_grows_with_the_log(void **state)
 {
 	struct v1 l, more = { .sec = 50 };
-	struct session *part;
+	struct session *whole, *part;
 	char *path;
 	int fd;
 
 	(void)state;
 	write_log(&l);
 	path = tu_write_str(l.sb.buf);
-	assert_int_equal(ss_open_part(path, SS_LIVE, "00000040-0000-4000-8000-000000000040",
-				      &part), 0);
+	assert_int_equal(ss_open(path, SS_LIVE, &whole), 0);
+	assert_int_equal(ss_open_part(whole, "00000040-0000-4000-8000-000000000040", &part), 0);
+	/* Its index holds its own rows only. */
+	assert_int_equal(idx_nrecs(ss_idx(part)), 2);
+	assert_int_equal(idx_end(ss_idx(part)), idx_end(ss_idx(whole)));
 	assert_int_equal(ss_chain(part)->n, 2);
+	assert_int_equal(ss_refresh(part), SS_SAME);
 	sb_init(&more.sb);
 	v1_user(&more, 42, 41, 1, "and then?");
 	v1_text(&more, 43, 42, 1, "then this");
@@ -329,7 +333,9 @@ static void test_a_part_grows_with_the_log(void **state)
 	assert_int_equal(ss_chain(part)->n, 4);
 	assert_int_equal(gr_node_rec(ss_graph(part), ss_chain(part)->leaf)->type,
 			 IDX_T_ASSISTANT);
+	assert_int_equal(br_count(ss_branches(part)), 1);
 	ss_close(part);
+	ss_close(whole);
 	tu_remove(path);
 	sb_free(&more.sb);
 	sb_free(&l.sb);
