@@ -56,18 +56,6 @@ static void append_and_rebuild(struct tu_fx *f, const struct tu_log *l)
 	tu_build(f);
 }
 
-/* 1 user, 2 reply, 3 user, 4 reply; then 5 edits prompt 3, 6 answers it. */
-static void forked_log(struct tu_log *l)
-{
-	tu_log_init(l);
-	tu_user(l, 1, 0, "What is in this repo?");
-	tu_asst(l, 2, 1, "msg_1", "A todo app.");
-	tu_user(l, 3, 2, "Add a done command.");
-	tu_asst(l, 4, 3, "msg_2", "Added.");
-	tu_user(l, 5, 2, "Add a delete command instead.");
-	tu_asst(l, 6, 5, "msg_3", "Added delete.");
-}
-
 static void test_single_chain_is_main(void **state)
 {
 	struct tu_log l;
@@ -105,7 +93,7 @@ static void test_fork_names_main_and_fork(void **state)
 	const struct br_info *b;
 
 	(void)state;
-	forked_log(&l);
+	tu_forked_log(&l);
 	tu_load_log(&f, &l);
 
 	assert_int_equal(br_count(f.br), 2);
@@ -132,7 +120,7 @@ static void test_fork_current_follows_checkpoint(void **state)
 	struct tu_fx f;
 
 	(void)state;
-	forked_log(&l);
+	tu_forked_log(&l);
 	tu_last_prompt(&l, 4, 0);
 	tu_load_log(&f, &l);
 	assert_string_equal(current(&f), "main");
@@ -183,7 +171,7 @@ static void test_names_stay_the_same_after_appends(void **state)
 	char before[256];
 
 	(void)state;
-	forked_log(&l);
+	tu_forked_log(&l);
 	tu_load_log(&f, &l);
 	snprintf(before, sizeof(before), "%s", names(&f));
 	assert_string_equal(before, "main fork-000003-00000005");

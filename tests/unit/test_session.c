@@ -26,21 +26,6 @@ static void append_str(const char *path, const char *s)
 	close(fd);
 }
 
-/* session.json of s, parsed. */
-static cJSON *facts(struct session *s)
-{
-	struct sbuf sb;
-	cJSON *j;
-
-	sb_init(&sb);
-	ss_facts_json(s, &sb);
-	j = cJSON_Parse(sb.buf);
-	sb_free(&sb);
-	assert_non_null(j);
-	assert_true(cJSON_IsObject(j));
-	return j;
-}
-
 static const char *fstr(const cJSON *j, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
@@ -93,7 +78,7 @@ static void test_facts_json_on_a_forked_log(void **state)
 	tu_last_prompt(&l, 7, 0);
 	path = tu_write_str(l.sb.buf);
 	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
-	j = facts(s);
+	j = tu_facts(s);
 
 	assert_string_equal(fstr(j, "sessionId"), TU_SID);
 	assert_string_equal(fstr(j, "cwd"), "/home/user/src/app");
@@ -142,7 +127,7 @@ static void test_facts_json_counts_compactions(void **state)
 	tu_boundary(&l, 90, 0, 0, NULL, 0);	/* a subagent's: not counted */
 	path = tu_write_str(l.sb.buf);
 	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
-	j = facts(s);
+	j = tu_facts(s);
 	assert_true(fnum(j, "compactions") == 3);
 	assert_true(fnum(j, "branches") == 1);
 	assert_string_equal(fstr(j, "currentBranch"), "main");
@@ -306,7 +291,7 @@ static void test_metadata_only_file_opens_without_branches(void **state)
 	assert_int_equal(ss_current_branch(s), -1);
 	assert_int_equal(ss_chain(s)->leaf, 0);
 	assert_int_equal(ss_chain(s)->attach, 0);
-	j = facts(s);
+	j = tu_facts(s);
 	assert_true(fnum(j, "branches") == 0);
 	assert_true(fnum(j, "messages") == 0);
 	assert_true(fnum(j, "records") == 3);
@@ -431,7 +416,7 @@ static void test_deep_json_row_loses_nothing_else(void **state)
 	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
 	assert_int_equal(ss_bad_lines(s), 0);
 	assert_int_equal(ss_chain(s)->n, 4);
-	j = facts(s);
+	j = tu_facts(s);
 	assert_true(fnum(j, "messages") == 4);
 	assert_true(fnum(j, "branches") == 1);
 	assert_string_equal(fstr(j, "leafMessage"), "00000004-0000-4000-8000-000000000004");

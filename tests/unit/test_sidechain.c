@@ -187,31 +187,40 @@ static void test_a_later_call_is_taken_when_no_earlier_one_fits(void **state)
 	sb_free(&l.sb);
 }
 
+/* How many inline sidechains the log l holds. */
+static uint32_t count_of(const struct tu_log *l)
+{
+	struct tu_fx f;
+	struct sc_set *sc;
+	uint32_t n;
+
+	tu_load_log(&f, l);
+	assert_int_equal(sc_build(f.g, f.lf, &sc), 0);
+	n = sc_count(sc);
+	sc_free(sc);
+	tu_unload(&f);
+	return n;
+}
+
 static void test_logs_without_inline_sidechains_have_none(void **state)
 {
 	struct tu_log l;
-	struct tu_fx f;
-	struct sc_set *sc;
 
 	(void)state;
 	tu_log_init(&l);
 	tu_user(&l, 1, 0, "hi");
 	tu_asst(&l, 2, 1, "m1", "hello");
-	tu_load_log(&f, &l);
-	assert_int_equal(sc_build(f.g, f.lf, &sc), 0);
-	assert_int_equal(sc_count(sc), 0);
-	sc_free(sc);
-	tu_unload(&f);
+	assert_int_equal(count_of(&l), 0);
 	/* A subagent's own log: every row a sidechain, the log's own thread. */
 	l.sidechain = 1;
 	sb_reset(&l.sb);
 	tu_user(&l, 1, 0, "find it");
 	tu_asst(&l, 2, 1, "m1", "found");
-	tu_load_log(&f, &l);
-	assert_int_equal(sc_build(f.g, f.lf, &sc), 0);
-	assert_int_equal(sc_count(sc), 0);
-	sc_free(sc);
-	tu_unload(&f);
+	assert_int_equal(count_of(&l), 0);
+	/* The same rows under a main-thread row: one inline sidechain. */
+	l.sidechain = 0;
+	tu_user(&l, 3, 0, "main");
+	assert_int_equal(count_of(&l), 1);
 	tu_log_free(&l);
 }
 

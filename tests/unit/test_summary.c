@@ -25,18 +25,6 @@ static void summary(struct tu_log *l, int leaf, const char *other, const char *t
 	sb_addf(&l->sb, ",\"leafUuid\":\"%s\"}\n", leaf ? u : other);
 }
 
-/* main 1-2-3-4, a fork from 2: 5-6 written last (the current one). */
-static void forked(struct tu_log *l)
-{
-	tu_log_init(l);
-	tu_user(l, 1, 0, "a");
-	tu_asst(l, 2, 1, "m1", "b");
-	tu_user(l, 3, 2, "c");
-	tu_asst(l, 4, 3, "m2", "d");
-	tu_user(l, 5, 2, "e");
-	tu_asst(l, 6, 5, "m3", "f");
-}
-
 static int branch_named(const struct br_set *bs, const char *prefix)
 {
 	uint32_t i;
@@ -56,7 +44,7 @@ static void test_titles_of_branches_last_one_wins(void **state)
 	int m, k;
 
 	(void)state;
-	forked(&l);
+	tu_forked_log(&l);
 	summary(&l, 4, NULL, "old title of main");
 	summary(&l, 6, NULL, "The fork's title");
 	summary(&l, 4, NULL, "Main's title");
@@ -96,19 +84,6 @@ static void test_title_through_a_trailing_row(void **state)
 	tu_log_free(&l);
 }
 
-static cJSON *facts(struct session *s)
-{
-	struct sbuf sb;
-	cJSON *j;
-
-	sb_init(&sb);
-	ss_facts_json(s, &sb);
-	j = cJSON_Parse(sb.buf);
-	sb_free(&sb);
-	assert_non_null(j);
-	return j;
-}
-
 /* session.json: title (the current branch's), branchTitles, continuedFrom. */
 static void test_session_title_and_continued_from(void **state)
 {
@@ -129,7 +104,7 @@ static void test_session_title_and_continued_from(void **state)
 	path = tu_write_str(l.sb.buf);
 	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
 	assert_string_equal(ss_title(s), "This session");
-	j = facts(s);
+	j = tu_facts(s);
 	assert_string_equal(cJSON_GetObjectItem(j, "title")->valuestring, "This session");
 	bt = cJSON_GetObjectItem(j, "branchTitles");
 	assert_string_equal(cJSON_GetObjectItem(bt, "main")->valuestring, "This session");
@@ -162,7 +137,7 @@ static void test_no_title_and_summary_only_files(void **state)
 	path = tu_write_str(l.sb.buf);
 	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
 	assert_null(ss_title(s));
-	j = facts(s);
+	j = tu_facts(s);
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "title")));
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "branchTitles")), 0);
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "continuedFrom")), 0);

@@ -52,6 +52,9 @@ static inline int tu_utf8(const char *s, size_t n);
 #include "logf.h"
 #include "resume.h"
 #include "sbuf.h"
+#include "session.h"
+
+#include <cjson/cJSON.h>
 
 static inline int tu_utf8(const char *s, size_t n)
 {
@@ -169,6 +172,34 @@ static inline void tu_tool_use(struct tu_log *l, int uuid, int parent, const cha
 		 "[{\"type\":\"tool_use\",\"id\":\"%s\",\"name\":\"Bash\",\"input\":"
 		 "{\"command\":\"ls\"}}],\"stop_reason\":\"tool_use\"}", msgid, toolid);
 	tu_row(l, "assistant", uuid, parent, x);
+}
+
+/* 1 user, 2 reply, 3 user, 4 reply; then 5 edits prompt 3, 6 answers it. */
+static inline void tu_forked_log(struct tu_log *l)
+{
+	tu_log_init(l);
+	tu_user(l, 1, 0, "What is in this repo?");
+	tu_asst(l, 2, 1, "msg_1", "A todo app.");
+	tu_user(l, 3, 2, "Add a done command.");
+	tu_asst(l, 4, 3, "msg_2", "Added.");
+	tu_user(l, 5, 2, "Add a delete command instead.");
+	tu_asst(l, 6, 5, "msg_3", "Added delete.");
+}
+
+/* session.json of s, parsed (free with cJSON_Delete()); aborts unless it
+ * is a JSON object. */
+static inline cJSON *tu_facts(struct session *s)
+{
+	struct sbuf sb;
+	cJSON *j;
+
+	sb_init(&sb);
+	ss_facts_json(s, &sb);
+	j = cJSON_Parse(sb.buf);
+	sb_free(&sb);
+	if (!cJSON_IsObject(j))
+		abort();
+	return j;
 }
 
 /* The tool_result row answering toolid. */
