@@ -5,7 +5,8 @@
  * shrinks, under an open session: ss_refresh), the graph, the branches, every message file and
  * record, the context (messages.json, window.md, every row), the state
  * (every node, its bytes and attributes), session.json and errors.txt; and
- * the agents module over the log's folder and every tool result.
+ * the agents module over the log's folder and every tool result; each
+ * inline sidechain (a few) opened as a part and walked the same way.
  *
  * Besides the sanitizers it checks what the headers promise: rendered text
  * is UTF-8 ending in a newline; session.json and messages.json parse;
@@ -422,6 +423,36 @@ static void walk_agents(void)
 	ag_free(l);
 }
 
+/*
+ * The inline sidechains (a few): each opened as a part and walked like a
+ * log; a part holds exactly the rows its conversation has in the whole
+ * log, all of them sidechain rows, and its name is safe.
+ */
+#define FUZZ_PARTS 4
+
+static void walk_parts(struct session *s, struct sbuf *out)
+{
+	const struct sc_set *sc = ss_sidechains(s);
+	char name[NM_MAX + 1];
+	uint32_t i, k, n;
+
+	for (i = 0; i < sc_count(sc) && i < FUZZ_PARTS; i++) {
+		const struct sc_agent *a = sc_get(sc, i);
+		struct session *part;
+		const uint32_t *order;
+
+		ag_name(a->id, a->idlen, name);
+		fz_check_name(name);
+		CHECK(!ss_open_part(s, a->uuid, &part));
+		order = gr_nodes(ss_graph(part), &n);
+		CHECK(n == a->rows);
+		for (k = 0; k < n; k++)
+			CHECK(gr_node_rec(ss_graph(part), order[k])->flags & IDX_F_SIDECHAIN);
+		walk(part, out);
+		ss_close(part);
+	}
+}
+
 static struct session *open_log(enum ss_mode mode)
 {
 	struct session *s = NULL;
@@ -548,6 +579,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((s = open_log(SS_COMPLETE))) {
 		CHECK(!ss_set_file_history(s, fh_dir));
 		walk(s, &out);
+		walk_parts(s, &out);
 		ss_close(s);
 	}
 	walk_agents();
