@@ -527,10 +527,12 @@ static int replace_results(struct render *rd, const struct ctx_wrow *r, cJSON *c
 	char buf[IDX_UUID_MAX + 1];
 	struct ctx_repl *rp;
 	cJSON *b;
-	int changed = 0;
+	struct sbuf ids;
+	int changed = 0, rc;
 
 	if (!rd->w->repl || !cJSON_IsArray(content))
 		return 0;
+	sb_init(&ids);
 	cJSON_ArrayForEach(b, content) {
 		const char *id = ctx_jstr(b, "tool_use_id");
 		cJSON *dup;
@@ -541,19 +543,25 @@ static int replace_results(struct render *rd, const struct ctx_wrow *r, cJSON *c
 		if (!rp || cJSON_Compare(ctx_jget(b, "content"), rp->val, 1))
 			continue;
 		if (!(dup = cJSON_Duplicate(rp->val, 1)))
-			return -ENOMEM;
+			goto nomem;
 		if (!(ctx_jget(b, "content") ? cJSON_ReplaceItemInObjectCaseSensitive(b, "content", dup)
 					     : cJSON_AddItemToObject(b, "content", dup))) {
 			cJSON_Delete(dup);
-			return -ENOMEM;
+			goto nomem;
 		}
-		changed = 1;
+		sb_adds(&ids, changed++ ? ", " : "");
+		sb_add_line(&ids, id, strlen(id));
 	}
-	if (!changed)
-		return 0;
+	rc = 0;
 	short_uuid(rd->w, r->id, buf);
-	return ctx_repair_add(rd->w->x, "tool result(s) of row %s replaced by their content-replacement placeholder",
-			      buf);
+	if (changed)
+		rc = ctx_repair_add(rd->w->x, "tool result(s) %s of row %s replaced by their content-replacement placeholder",
+				    ids.buf, buf);
+	sb_free(&ids);
+	return rc;
+nomem:
+	sb_free(&ids);
+	return -ENOMEM;
 }
 
 /* Rule 21: a task-notification row is wrapped in the frame: a string

@@ -624,17 +624,15 @@ static uint8_t *turns_below(struct work *w)
 	return below;
 }
 
-/* A side row of a response (graph.h, blocks): an attachment or system
- * row off the chain, not a boundary, with no user or assistant row below
- * it, hanging off a row, a result or a side row of the response. */
+/* A side row of a response (graph.h, blocks), for an attachment or a
+ * system row: off the chain, not a boundary, with no user or assistant
+ * row below it, hanging off a row, a result or a side row of it. */
 static struct resp *side_of(struct work *w, struct blocks *b, uint32_t id,
 			    const uint8_t *below, const uint8_t *on_chain)
 {
-	const struct idx_rec *r = rec_of(w, id);
 	uint32_t p = w->par[id];
 
-	if (on_chain[id] || below[id] || gr_is_boundary(w->g, id) || !exists(w, p) ||
-	    (r->type != IDX_T_ATTACHMENT && r->type != IDX_T_SYSTEM))
+	if (on_chain[id] || below[id] || gr_is_boundary(w->g, id) || !exists(w, p))
 		return NULL;
 	return b->ofrow[p];
 }
@@ -653,9 +651,10 @@ static int gather_results(struct work *w, struct blocks *b, const uint8_t *on_ch
 		struct resp *r1 = NULL, *r2 = NULL;
 		struct useref *u = NULL;
 
-		if (w->del[id] || !gr_main_side(w->g, id))
+		if (w->del[id] || !gr_main_side(w->g, id) || r->type == IDX_T_ASSISTANT ||
+		    (r->type == IDX_T_USER && r->block != IDX_B_TOOL_RESULT))
 			continue;
-		if (r->type != IDX_T_USER || r->block != IDX_B_TOOL_RESULT) {
+		if (r->type != IDX_T_USER) {
 			r1 = side_of(w, b, id, below, on_chain);
 			if (r1 && ids_push(&r1->results, id))
 				rc = -ENOMEM;
