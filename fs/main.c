@@ -19,9 +19,9 @@
 #include <sys/stat.h>
 
 #include "../core/session.h"
+#include "../core/tree.h"
 #include "notify.h"
 #include "ops.h"
-#include "tree.h"
 
 #define SESSFS_VERSION "0.1.0"
 #define DEFAULT_OPTS "-oro,default_permissions,fsname=sessfs,subtype=sessfs"
