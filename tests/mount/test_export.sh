@@ -109,6 +109,13 @@ expect 1 "is a directory" "$SESSFS" export "$T/full" "$T/x"
 expect 1 "No such file" "$SESSFS" export "$DEMO" "$T/no/such/dest"
 [ ! -e "$T/x" ] && ok "no DEST made for a bad SRC" || bad "DEST made for a bad SRC"
 
+if command -v script >/dev/null; then	# stdout a terminal
+	out=$(script -qec "$SESSFS export $DEMO -" /dev/null 2>&1)
+	rc=$?
+	[ "$rc" -eq 2 ] && echo "$out" | grep -q "refusing to write a tar stream to a terminal" &&
+		ok "exit 2: no tar stream to a terminal" || bad "tar to a terminal: exit $rc: $out"
+fi
+
 # --force: what is in the way is replaced, never followed.
 echo secret > "$T/outside/README.md"
 ln -s "$T/outside/README.md" "$T/full/README.md"
