@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <dirent.h>
 #include <grp.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
+#include <uthash.h>
 
 #include "names.h"
 #include "pool.h"
@@ -27,6 +29,7 @@ struct ex_item {
 	char name[NM_MAX + 1];
 	struct tr_attr a;
 	struct blob *b;		/* a file's content */
+	char *same;		/* or the path of the file it is (a hard link) */
 	char link[NM_MAX + 1];	/* a symbolic link's target */
 	struct sbuf xattrs;	/* tw_xattr_add() layout */
 	int err;		/* -errno of the step that failed */
@@ -40,6 +43,19 @@ struct ex_sub {
 	struct sbuf xattrs;
 };
 
+struct ex_subs {
+	struct ex_sub *v;
+	size_t n, cap;
+};
+
+/* A file written, by inode: a message shows in every branch that holds it
+ * under one inode, so its later names are hard links to the first. */
+struct ex_seen {
+	UT_hash_handle hh;
+	uint64_t ino;
+	char *path;		/* "./a/b", from DEST or the stream's root */
+};
+
 struct ex_walk {
 	struct tree *t;
 	struct pool *pool;
@@ -47,7 +63,11 @@ struct ex_walk {
 	struct ex_stats *st;
 	struct tarw *tw;	/* the stream, or NULL: into folders */
 	int xattr_ok;		/* atomic: DEST keeps extended attributes */
+	const char *dest;	/* as given ("-" for the stream) */
+	int rootfd;		/* DEST (-1: a stream) */
 	struct sbuf path;	/* the folder walked: "." or "./a/b" */
+	pthread_mutex_t seen_mu;
+	struct ex_seen *seen;
 	struct timespec start, shown;
 	int showing;		/* a progress line is on the terminal */
 	uid_t uid;		/* whose names are in uname, gname */
@@ -96,8 +116,9 @@ static void say(struct ex_walk *w, const char *name, const char *what, int err)
 	if (w->showing)
 		fputs("\r\033[K", stderr);
 	w->showing = 0;
-	fprintf(stderr, "sessfs: export: %s%s%s: %s: %s\n", w->path.buf, name ? "/" : "",
-		name ? name : "", what, strerror(-err));
+	fprintf(stderr, "sessfs: export: %s%s%s%s: %s: %s\n", w->tw ? "" : w->dest,
+		w->tw ? w->path.buf : w->path.buf + 1, name ? "/" : "", name ? name : "", what,
+		strerror(-err));
 	w->st->errors++;
 }
 
@@ -136,6 +157,54 @@ static void fail(struct ex_item *x, const char *what, int err)
 	}
 }
 
+/* The path of the file of inode ino written already (a copy), or NULL. */
+static char *seen_path(struct ex_walk *w, uint64_t ino)
+{
+	struct ex_seen *e;
+	char *p = NULL;
+
+	pthread_mutex_lock(&w->seen_mu);
+	HASH_FIND(hh, w->seen, &ino, sizeof(ino), e);
+	if (e)
+		p = strdup(e->path);
+	pthread_mutex_unlock(&w->seen_mu);
+	return p;
+}
+
+/* Remembers that the file of inode ino is name in the folder walked. */
+static void seen_add(struct ex_walk *w, uint64_t ino, const char *name)
+{
+	struct ex_seen *e = calloc(1, sizeof(*e)), *old;
+	size_t n = w->path.len + 1 + strlen(name) + 1;
+
+	if (!e || !(e->path = malloc(n))) {
+		free(e);
+		return;		/* written again later, not linked: no harm */
+	}
+	snprintf(e->path, n, "%s/%s", w->path.buf, name);
+	e->ino = ino;
+	pthread_mutex_lock(&w->seen_mu);
+	HASH_FIND(hh, w->seen, &ino, sizeof(ino), old);
+	if (!old)
+		HASH_ADD(hh, w->seen, ino, sizeof(e->ino), e);
+	pthread_mutex_unlock(&w->seen_mu);
+	if (old) {
+		free(e->path);
+		free(e);
+	}
+}
+
+static void seen_free(struct ex_walk *w)
+{
+	struct ex_seen *e, *tmp;
+
+	HASH_ITER(hh, w->seen, e, tmp) {
+		HASH_DEL(w->seen, e);
+		free(e->path);
+		free(e);
+	}
+}
+
 static void read_item(struct ex_chunk *c, struct ex_item *x, uint64_t i)
 {
 	struct tree *t = c->w->t;
@@ -150,6 +219,8 @@ static void read_item(struct ex_chunk *c, struct ex_item *x, uint64_t i)
 		fail(x, "unsafe name", -EINVAL);
 		return;
 	}
+	if (S_ISREG(x->a.st.st_mode) && (x->same = seen_path(c->w, ino)))
+		return;		/* written already: nothing to read */
 	if (S_ISREG(x->a.st.st_mode))
 		rc = tr_content(t, ino, &x->b);
 	else if (S_ISLNK(x->a.st.st_mode))
@@ -214,12 +285,34 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* A hard link to the file x is already (its first name, under DEST). */
+static int put_same(struct ex_walk *w, int dirfd, struct ex_item *x)
+{
+	int rc = linkat(w->rootfd, x->same, dirfd, x->name, 0) ? -errno : 0;
+
+	if (rc == -EEXIST && !clear_way(w, dirfd, x->name))
+		rc = linkat(w->rootfd, x->same, dirfd, x->name, 0) ? -errno : 0;
+	return rc;
+}
+
 static void put_file(struct ex_walk *w, int dirfd, struct ex_item *x)
 {
 	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-	int fd = openat(dirfd, x->name, flags, x->a.st.st_mode & 0777);
-	int rc;
+	uint64_t ino = x->a.st.st_ino;
+	int fd, rc;
 
+	if (x->same && !put_same(w, dirfd, x))
+		return;
+	if (x->same) {		/* no link here (EXDEV, EMLINK...): a copy */
+		free(x->same);
+		x->same = NULL;
+		if ((rc = tr_content(w->t, ino, &x->b))) {
+			fail(x, "read", rc);
+			return;
+		}
+		read_xattrs(w->t, ino, &x->xattrs);
+	}
+	fd = openat(dirfd, x->name, flags, x->a.st.st_mode & 0777);
 	if (fd < 0 && errno == EEXIST && !clear_way(w, dirfd, x->name))
 		fd = openat(dirfd, x->name, flags, x->a.st.st_mode & 0777);
 	if (fd < 0) {
@@ -233,6 +326,8 @@ static void put_file(struct ex_walk *w, int dirfd, struct ex_item *x)
 		fail(x, "set attributes", rc);
 	if (close(fd) && !rc)
 		fail(x, "close", -errno);
+	if (!x->err)
+		seen_add(w, ino, x->name);
 }
 
 static void put_link(struct ex_walk *w, int dirfd, struct ex_item *x)
@@ -308,7 +403,8 @@ static void owner_names(struct ex_walk *w, uid_t uid, gid_t gid)
 
 /* Entry name of the folder walked ("." for the root itself), as a tar path. */
 static int tar_entry(struct ex_walk *w, const char *name, const struct tr_attr *a,
-		     const struct blob *b, const char *link, const struct sbuf *xs)
+		     const struct blob *b, const char *link, const struct sbuf *xs,
+		     const char *same)
 {
 	struct tw_entry e;
 	struct sbuf p;
@@ -334,7 +430,8 @@ static int tar_entry(struct ex_walk *w, const char *name, const struct tr_attr *
 	e.link = link;
 	e.data = b ? b->data : NULL;
 	e.size = b ? b->len : 0;
-	e.xattrs = xs;
+	e.xattrs = same ? NULL : xs;
+	e.hardlink = same;
 	rc = tw_add(w->tw, &e);
 	sb_free(&p);
 	return rc;
@@ -346,7 +443,7 @@ static void count(struct ex_stats *st, const struct ex_item *x)
 {
 	if (S_ISREG(x->a.st.st_mode)) {
 		st->files++;
-		st->bytes += x->b->len;
+		st->bytes += x->b ? x->b->len : 0;
 	} else if (S_ISDIR(x->a.st.st_mode)) {
 		st->dirs++;
 	} else {
@@ -354,20 +451,20 @@ static void count(struct ex_stats *st, const struct ex_item *x)
 	}
 }
 
-static int add_sub(struct ex_sub **subs, size_t *n, size_t *cap, struct ex_item *x)
+static int add_sub(struct ex_subs *subs, struct ex_item *x)
 {
 	struct ex_sub *s;
 
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
+	if (subs->n == subs->cap) {
+		size_t c = subs->cap ? subs->cap * 2 : 16;
 
-		s = realloc(*subs, c * sizeof(*s));
+		s = realloc(subs->v, c * sizeof(*s));
 		if (!s)
 			return -ENOMEM;
-		*subs = s;
-		*cap = c;
+		subs->v = s;
+		subs->cap = c;
 	}
-	s = &(*subs)[(*n)++];
+	s = &subs->v[subs->n++];
 	memcpy(s->name, x->name, sizeof(s->name));
 	s->a = x->a;
 	s->xattrs = x->xattrs;		/* taken over */
@@ -380,8 +477,27 @@ static int add_sub(struct ex_sub **subs, size_t *n, size_t *cap, struct ex_item 
  * the stream with what it holds, right before it: GNU tar sets a folder's
  * mtime once an entry outside it comes). 0 at the end of
  * the listing, 1 if there is more, -errno if the stream broke. */
-static int take_chunk(struct ex_walk *w, struct ex_chunk *c, struct ex_sub **subs,
-		      size_t *nsub, size_t *cap)
+/* One entry read, on the caller's thread. 0, or -errno if the stream broke. */
+static int take_item(struct ex_walk *w, struct ex_item *x, struct ex_subs *subs)
+{
+	int rc = 0;
+
+	if (x->err) {
+		say(w, x->name, x->what, x->err);
+		return 0;
+	}
+	if (w->tw && !S_ISDIR(x->a.st.st_mode)) {
+		rc = tar_entry(w, x->name, &x->a, x->b, x->link, &x->xattrs, x->same);
+		if (!rc && x->b)
+			seen_add(w, x->a.st.st_ino, x->name);
+	}
+	count(w->st, x);
+	if (S_ISDIR(x->a.st.st_mode) && add_sub(subs, x))
+		say(w, x->name, "walk", -ENOMEM);
+	return rc;
+}
+
+static int take_chunk(struct ex_walk *w, struct ex_chunk *c, struct ex_subs *subs)
 {
 	int more = 1, rc = 0;
 	size_t i;
@@ -391,16 +507,10 @@ static int take_chunk(struct ex_walk *w, struct ex_chunk *c, struct ex_sub **sub
 
 		if (x->rc == 0)
 			more = 0;
-		if (x->rc > 0 && x->err)
-			say(w, x->name, x->what, x->err);
-		else if (x->rc > 0 && !rc && w->tw && !S_ISDIR(x->a.st.st_mode))
-			rc = tar_entry(w, x->name, &x->a, x->b, x->link, &x->xattrs);
-		if (x->rc > 0 && !x->err) {
-			count(w->st, x);
-			if (S_ISDIR(x->a.st.st_mode) && add_sub(subs, nsub, cap, x))
-				say(w, x->name, "walk", -ENOMEM);
-		}
+		if (x->rc > 0 && !rc)
+			rc = take_item(w, x, subs);
 		blob_unref(x->b);
+		free(x->same);
 		sb_free(&x->xattrs);
 	}
 	progress(w, 0);
@@ -425,7 +535,7 @@ static int walk_sub(struct ex_walk *w, struct ex_sub *s, int dirfd, int depth)
 			say(w, s->name, "open", -errno);
 			return 0;
 		}
-	} else if ((rc = tar_entry(w, s->name, &s->a, NULL, NULL, &s->xattrs))) {
+	} else if ((rc = tar_entry(w, s->name, &s->a, NULL, NULL, &s->xattrs, NULL))) {
 		return rc;
 	}
 	sb_addc(&w->path, '/');
@@ -448,8 +558,8 @@ static int walk_sub(struct ex_walk *w, struct ex_sub *s, int dirfd, int depth)
 static int walk(struct ex_walk *w, uint64_t ino, int dirfd, int depth)
 {
 	struct ex_chunk *c = calloc(1, sizeof(*c));
-	struct ex_sub *subs = NULL;
-	size_t nsub = 0, cap = 0, i;
+	struct ex_subs subs = { NULL, 0, 0 };
+	size_t i;
 	int rc = c ? tr_opendir(w->t, ino, &c->d) : -ENOMEM;
 
 	if (rc) {
@@ -464,18 +574,18 @@ static int walk(struct ex_walk *w, uint64_t ino, int dirfd, int depth)
 		for (i = 0; i < EX_CHUNK; i++)
 			sb_init(&c->items[i].xattrs);
 		pool_run(w->pool, EX_CHUNK, chunk_item, c);
-		rc = take_chunk(w, c, &subs, &nsub, &cap);
+		rc = take_chunk(w, c, &subs);
 		memset(c->items, 0, sizeof(c->items));
 		c->first += EX_CHUNK;
 	} while (rc == 1);
 	tr_closedir(c->d);
 	free(c);
-	for (i = 0; i < nsub; i++) {
+	for (i = 0; i < subs.n; i++) {
 		if (!rc)
-			rc = walk_sub(w, &subs[i], dirfd, depth);
-		sb_free(&subs[i].xattrs);
+			rc = walk_sub(w, &subs.v[i], dirfd, depth);
+		sb_free(&subs.v[i].xattrs);
 	}
-	free(subs);
+	free(subs.v);
 	return rc;
 }
 
@@ -528,7 +638,7 @@ static int export_root(struct ex_walk *w, int dirfd)
 	sb_init(&xs);
 	read_xattrs(w->t, TI_ROOT, &xs);
 	if (w->tw)
-		rc = tar_entry(w, NULL, &a, NULL, NULL, &xs);
+		rc = tar_entry(w, NULL, &a, NULL, NULL, &xs, NULL);
 	if (!rc)
 		rc = walk(w, TI_ROOT, dirfd, 0);
 	if (!rc && w->tw)
@@ -551,14 +661,16 @@ int ex_tree(struct tree *t, const char *dest, const struct ex_opts *o,
 	w.o = o;
 	w.st = st;
 	w.xattr_ok = 1;
+	w.dest = dest;
+	w.rootfd = -1;
+	pthread_mutex_init(&w.seen_mu, NULL);
 	sb_init(&w.path);
+	sb_adds(&w.path, ".");
 	if (!strcmp(dest, "-")) {
 		w.tw = tw_new(STDOUT_FILENO);
 		rc = w.tw ? 0 : -ENOMEM;
-		sb_adds(&w.path, ".");
 	} else {
-		rc = fd = open_dest(dest, o->force);
-		sb_adds(&w.path, dest);
+		rc = w.rootfd = fd = open_dest(dest, o->force);
 	}
 	if (rc >= 0) {
 		w.pool = pool_new();	/* NULL: all on this thread */
@@ -572,6 +684,8 @@ int ex_tree(struct tree *t, const char *dest, const struct ex_opts *o,
 		close(fd);
 	tw_free(w.tw);
 	sb_free(&w.path);
+	seen_free(&w);
+	pthread_mutex_destroy(&w.seen_mu);
 	return rc < 0 ? rc : 0;
 }
 

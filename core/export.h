@@ -14,6 +14,10 @@
  * user.sessfs.* extended attributes when DEST keeps them (else one note,
  * and the export goes on without). Folders are made writable by their
  * owner (0755, not the mount's 0555), so the export can be removed.
+ * A file the mount shows under one inode in several folders (a message
+ * in each branch that holds it, and in context/) is written once and
+ * hard-linked from its other names (a copy where DEST cannot link); in
+ * the stream its later names are hard-link entries.
  * DEST is made if missing; one that is not empty is refused unless
  * force is set, and then what stands in the way of an entry (a file or
  * a symbolic link) is replaced, other entries are left. Every name is

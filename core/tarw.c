@@ -129,7 +129,7 @@ static void pax_time(struct sbuf *pax, struct timespec t)
 }
 
 /* The pax records e needs (none when ustar says it all). */
-static void pax_for(const struct tw_entry *e, struct sbuf *pax)
+static void pax_for(const struct tw_entry *e, const char *link, struct sbuf *pax)
 {
 	size_t off = 0;
 	const char *name, *val;
@@ -138,12 +138,12 @@ static void pax_for(const struct tw_entry *e, struct sbuf *pax)
 
 	if (strlen(e->path) > TW_NAME_MAX)
 		pax_recs(pax, "path", e->path);
-	if (e->link && strlen(e->link) > TW_NAME_MAX)
-		pax_recs(pax, "linkpath", e->link);
+	if (link && strlen(link) > TW_NAME_MAX)
+		pax_recs(pax, "linkpath", link);
 	if (e->mtime.tv_nsec || e->mtime.tv_sec < 0 ||
 	    (unsigned long long)e->mtime.tv_sec > TW_OCT12_MAX)
 		pax_time(pax, e->mtime);
-	if (e->size > TW_OCT12_MAX) {
+	if (S_ISREG(e->mode) && !e->hardlink && e->size > TW_OCT12_MAX) {
 		snprintf(num, sizeof(num), "%llu", (unsigned long long)e->size);
 		pax_recs(pax, "size", num);
 	}
@@ -219,12 +219,13 @@ int tw_add(struct tarw *w, const struct tw_entry *e)
 	struct sbuf pax;
 	char pname[TW_NAME_MAX + 1];
 	const char *base = strrchr(e->path, '/');
-	uint64_t size = S_ISREG(e->mode) ? e->size : 0;
+	const char *link = e->hardlink ? e->hardlink : e->link;
+	uint64_t size = S_ISREG(e->mode) && !e->hardlink ? e->size : 0;
 
 	if (w->err)
 		return w->err;
 	sb_init(&pax);
-	pax_for(e, &pax);
+	pax_for(e, link, &pax);
 	if (pax.len) {
 		/* The pax header's own name is only shown by old readers. */
 		base = base && base[1] ? base + 1 : e->path;
@@ -234,7 +235,7 @@ int tw_add(struct tarw *w, const struct tw_entry *e)
 		pad(w, pax.len);
 	}
 	sb_free(&pax);
-	header(w, e->path, type_of(e->mode), e->mode, e, size, e->link);
+	header(w, e->path, e->hardlink ? '1' : type_of(e->mode), e->mode, e, size, link);
 	if (size) {
 		put(w, e->data, size);
 		pad(w, size);

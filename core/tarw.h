@@ -7,7 +7,8 @@
  * bytes, a link target longer than 100, a time with nanoseconds or out of
  * the octal field's range, a size of 8 GiB or more, and extended
  * attributes (SCHILY.xattr.NAME records, as GNU tar and bsdtar read them
- * with --xattrs). The stream ends with two zero blocks (tw_finish()).
+ * with --xattrs). A file may be a hard link to an earlier entry (type
+ * '1', no data). The stream ends with two zero blocks (tw_finish()).
  *
  * Output is buffered; write errors are kept and returned by every later
  * call. Not thread-safe: one writer belongs to one thread.
@@ -42,6 +43,8 @@ struct tw_entry {
 	const char *gname;	/* may be NULL */
 	struct timespec mtime;
 	const char *link;	/* a symlink's target, else NULL */
+	const char *hardlink;	/* or the path of an earlier entry this file
+				 * is (a hard link: no data), else NULL */
 	const void *data;	/* a file's bytes */
 	uint64_t size;
 	/* Extended attributes: NUL-terminated names, each followed by a
