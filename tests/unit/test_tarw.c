@@ -296,6 +296,26 @@ static void test_write_error_is_kept(void **state)
 	tw_free(w);
 }
 
+static void test_hard_link_has_no_data(void **state)
+{
+	int fd = tmp_fd();
+	struct tarw *w = tw_new(fd);
+	struct tw_entry e = file_entry("./b/2.md", "the same text");
+	struct stream s;
+
+	(void)state;
+	e.hardlink = "./a/1.md";
+	assert_int_equal(tw_add(w, &e), 0);
+	assert_int_equal(tw_finish(w), 0);
+	tw_free(w);
+	read_back(fd, &s);
+	assert_int_equal(s.len, 3 * TW_BLOCK);	/* header, end */
+	assert_int_equal(check_header(s.buf), 0);
+	assert_int_equal(s.buf[156], '1');
+	assert_string_equal(s.buf + 157, "./a/1.md");
+	free(s.buf);
+}
+
 static void test_xattr_list_walk(void **state)
 {
 	struct sbuf xs;
@@ -326,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_pax_record_lengths),
 		cmocka_unit_test(test_negative_time),
 		cmocka_unit_test(test_write_error_is_kept),
+		cmocka_unit_test(test_hard_link_has_no_data),
 		cmocka_unit_test(test_xattr_list_walk),
 	};
 
