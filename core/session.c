@@ -193,6 +193,19 @@ fail:
 	return rc;
 }
 
+const char *ss_open_error(int rc)
+{
+	switch (rc) {
+	case -EISDIR:
+		return "is a directory, not a session log";
+	case -EINVAL:
+		return "not a regular file, not a session log";
+	case -ENOMSG:
+		return "not a Claude Code session log (no session record in it)";
+	}
+	return strerror(-rc);
+}
+
 void ss_close(struct session *s)
 {
 	if (!s)

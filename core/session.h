@@ -39,6 +39,9 @@ enum ss_mode {
  */
 int ss_open(const char *path, enum ss_mode mode, struct session **out);
 void ss_close(struct session *s);
+/* Why ss_open() failed with rc, as a phrase for a message after the
+ * path ("is a directory, not a session log"); static. */
+const char *ss_open_error(int rc);
 
 #define SS_TAIL 32		/* bytes before the indexed end kept to notice a rewrite */
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/names.h"
+#include "names.h"
 #include "tree.h"
 
 static const char *const fixed_names[] = { "messages.json", "window.md" };
