@@ -87,8 +87,21 @@ else
 	bad "tar -tvf: $(head -5 "$T/tv")"
 fi
 
-# The command line.
+# Paths over 100 bytes go through pax headers: a tool name of 200 bytes.
 DEMO=mnt-examples/demo.jsonl
+long=$(printf 'T%.0s' $(seq 1 200))
+sed "s/\"name\":\"Bash\"/\"name\":\"$long\"/" "$DEMO" > "$T/longname.jsonl"
+mkdir -p "$X/lnt"
+if "$SESSFS" export -q "$T/longname.jsonl" "$X/ln" &&
+   "$SESSFS" export -q "$T/longname.jsonl" - | tar -x --xattrs --xattrs-include='user.*' -C "$X/lnt" &&
+   diff -r "$X/ln" "$X/lnt" > /dev/null && cmp -s <(listing "$X/ln") <(listing "$X/lnt") &&
+   nlong=$(cd "$X/lnt" && find . | awk 'length > 100' | wc -l) && [ "$nlong" -gt 0 ]; then
+	ok "tar: $nlong paths over 100 bytes extract as exported"
+else
+	bad "tar: long paths: $(find "$X/lnt" | awk 'length > 150' | head -2)"
+fi
+
+# The command line.
 expect() {	# expect RC PATTERN CMD...
 	local want=$1 pat=$2 rc err
 	shift 2
