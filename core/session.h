@@ -39,9 +39,6 @@ enum ss_mode {
  */
 int ss_open(const char *path, enum ss_mode mode, struct session **out);
 void ss_close(struct session *s);
-/* Why ss_open() failed with rc, as a phrase for a message after the
- * path ("is a directory, not a session log"); static. */
-const char *ss_open_error(int rc);
 
 #define SS_TAIL 32		/* bytes before the indexed end kept to notice a rewrite */
 
@@ -113,5 +110,8 @@ void ss_facts_json(struct session *s, struct sbuf *out);
 void ss_errors_text(const struct session *s, struct sbuf *out);
 /* How many lines are not records. */
 uint32_t ss_bad_lines(const struct session *s);
+/* Why ss_open() failed with rc, as a phrase for a message after the
+ * path ("is a directory, not a session log"); static. */
+const char *ss_open_error(int rc);
 
 #endif
