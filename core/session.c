@@ -377,6 +377,19 @@ int ss_set_file_history(struct session *s, const char *dir)
 	return 0;
 }
 
+const char *ss_open_error(int rc)
+{
+	switch (rc) {
+	case -EISDIR:
+		return "is a directory, not a session log";
+	case -EINVAL:
+		return "not a regular file, not a session log";
+	case -ENOMSG:
+		return "not a Claude Code session log (no session record in it)";
+	}
+	return strerror(-rc);
+}
+
 static int build_state(struct session *s)
 {
 	struct st_opts o = { s->source, s->fh_dir };
@@ -406,19 +419,6 @@ uint32_t ss_bad_lines(const struct session *s)
 	for (i = 0; i < idx_nerrs(s->ix); i++)
 		n += idx_err(s->ix, i)->code != IDX_E_BAD_UUID;
 	return n;
-}
-
-const char *ss_open_error(int rc)
-{
-	switch (rc) {
-	case -EISDIR:
-		return "is a directory, not a session log";
-	case -EINVAL:
-		return "not a regular file, not a session log";
-	case -ENOMSG:
-		return "not a Claude Code session log (no session record in it)";
-	}
-	return strerror(-rc);
 }
 
 /* ---- facts ---- */

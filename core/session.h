@@ -78,6 +78,10 @@ const char *ss_source(const struct session *s);
 /* Index of the branch a resume continues, or -1. */
 int ss_current_branch(const struct session *s);
 
+/* Why ss_open() failed with rc, as a phrase for a message after the
+ * path ("is a directory, not a session log"); static. */
+const char *ss_open_error(int rc);
+
 /*
  * The context window a resume sends (ctx.h), built on first use; NULL if
  * it could not be built (out of memory). Thread-safe; valid until the
@@ -110,8 +114,5 @@ void ss_facts_json(struct session *s, struct sbuf *out);
 void ss_errors_text(const struct session *s, struct sbuf *out);
 /* How many lines are not records. */
 uint32_t ss_bad_lines(const struct session *s);
-/* Why ss_open() failed with rc, as a phrase for a message after the
- * path ("is a directory, not a session log"); static. */
-const char *ss_open_error(int rc);
 
 #endif
