@@ -193,19 +193,6 @@ fail:
 	return rc;
 }
 
-const char *ss_open_error(int rc)
-{
-	switch (rc) {
-	case -EISDIR:
-		return "is a directory, not a session log";
-	case -EINVAL:
-		return "not a regular file, not a session log";
-	case -ENOMSG:
-		return "not a Claude Code session log (no session record in it)";
-	}
-	return strerror(-rc);
-}
-
 void ss_close(struct session *s)
 {
 	if (!s)
@@ -388,6 +375,19 @@ int ss_set_file_history(struct session *s, const char *dir)
 	s->fh_dir = copy;
 	pthread_mutex_unlock(&s->st_mu);
 	return 0;
+}
+
+const char *ss_open_error(int rc)
+{
+	switch (rc) {
+	case -EISDIR:
+		return "is a directory, not a session log";
+	case -EINVAL:
+		return "not a regular file, not a session log";
+	case -ENOMSG:
+		return "not a Claude Code session log (no session record in it)";
+	}
+	return strerror(-rc);
 }
 
 static int build_state(struct session *s)

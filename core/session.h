@@ -39,9 +39,6 @@ enum ss_mode {
  */
 int ss_open(const char *path, enum ss_mode mode, struct session **out);
 void ss_close(struct session *s);
-/* Why ss_open() failed with rc, as a phrase for a message after the
- * path ("is a directory, not a session log"); static. */
-const char *ss_open_error(int rc);
 
 #define SS_TAIL 32		/* bytes before the indexed end kept to notice a rewrite */
 
@@ -80,6 +77,10 @@ const char *ss_source(const struct session *s);
 
 /* Index of the branch a resume continues, or -1. */
 int ss_current_branch(const struct session *s);
+
+/* Why ss_open() failed with rc, as a phrase for a message after the
+ * path ("is a directory, not a session log"); static. */
+const char *ss_open_error(int rc);
 
 /*
  * The context window a resume sends (ctx.h), built on first use; NULL if

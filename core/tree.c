@@ -130,7 +130,7 @@ int tr_view_add(struct tree *t, struct view *v)
 
 /* The view ino belongs to, or NULL (also for an inode of an earlier
  * epoch: the view's log was indexed again since). */
-struct view *tr_view_of(struct tree *t, uint64_t ino)
+static struct view *view_of(struct tree *t, uint64_t ino)
 {
 	uint32_t k = TR_VIEW(ino);
 	struct view *v = k < t->nviews ? t->views[k] : NULL;
@@ -392,7 +392,7 @@ static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *ou
 static int content_locked(struct tree *t, uint64_t ino, struct blob **out)
 {
 	struct blob *b = cache_get(t->cache, ino);
-	struct view *v = tr_view_of(t, ino);
+	struct view *v = view_of(t, ino);
 	struct sbuf sb;
 	int rc;
 
@@ -544,7 +544,7 @@ static int attr_current(struct view *v, uint64_t ino, struct tr_attr *a)
 
 static int attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
 {
-	struct view *v = tr_view_of(t, ino);
+	struct view *v = view_of(t, ino);
 	const struct graph *g;
 	uint32_t key = TR_KEY(ino);
 	int rc;
@@ -652,7 +652,7 @@ static uint64_t lookup_view(struct view *v, uint64_t lparent, const char *name)
 
 static uint64_t lookup_locked(struct tree *t, uint64_t parent, const char *name)
 {
-	struct view *v = tr_view_of(t, parent);
+	struct view *v = view_of(t, parent);
 	uint64_t lino;
 
 	if (!v)
@@ -803,7 +803,7 @@ static uint64_t dir_parent(struct view *v, uint64_t ino)
 
 static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
 {
-	struct view *v = tr_view_of(t, ino);
+	struct view *v = view_of(t, ino);
 	const struct tpath *p;
 	const uint32_t *order;
 	uint32_t n;
@@ -939,7 +939,7 @@ int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
 	return rc;
 }
 
-/* ---- links (extended attributes: tree_xattr.c) ---- */
+/* ---- links and extended attributes ---- */
 
 int tr_readlink(struct tree *t, uint64_t ino, char *out)
 {
@@ -947,11 +947,88 @@ int tr_readlink(struct tree *t, uint64_t ino, char *out)
 	int rc = -EINVAL;
 
 	pthread_rwlock_rdlock(&t->lock);
-	v = tr_view_of(t, ino);
+	v = view_of(t, ino);
 	if (v && TR_KIND(ino) == TK_CURRENT)
 		rc = current_target(v, ino, out);
 	pthread_rwlock_unlock(&t->lock);
 	return rc;
+}
+
+static const char *const xattr_names[] = {
+	"user.sessfs.uuid", "user.sessfs.parent", "user.sessfs.timestamp",
+	"user.sessfs.line", "user.sessfs.agent",
+};
+
+#define XATTR_AGENT 4		/* only on an Agent/Task result */
+
+static int xattr_locked(struct tree *t, uint64_t ino, const char *name,
+			struct sbuf *out)
+{
+	struct view *v = view_of(t, ino);
+	const struct graph *g;
+	uint32_t id = TR_KEY(ino);
+	const struct idx_rec *r;
+	char ts[32], folder[NM_MAX + 1];
+
+	if (!v)
+		return -ENODATA;
+	if (TR_KIND(ino) == TK_STATE)
+		return v->no ? -ENODATA : sd_getxattr(v->s, ino, name, out);
+	if (TR_KIND(ino) != TK_MSG || !gr_is_node((g = ss_graph(v->s)), id))
+		return -ENODATA;
+	r = gr_node_rec(g, id);
+	if (!strcmp(name, xattr_names[0])) {
+		idx_id_str(ss_idx(v->s), id, out);
+	} else if (!strcmp(name, xattr_names[1])) {
+		idx_id_str(ss_idx(v->s), r->parent, out);
+	} else if (!strcmp(name, xattr_names[2]) && r->ts != IDX_NO_TS) {
+		js_time_fmt(r->ts, ts);
+		sb_adds(out, ts);
+	} else if (!strcmp(name, xattr_names[3])) {
+		sb_addf(out, "%u", r->line);
+	} else if (!strcmp(name, xattr_names[XATTR_AGENT]) && ad_folder(t, v, id, folder)) {
+		sb_adds(out, folder);
+	} else {
+		return -ENODATA;
+	}
+	return 0;
+}
+
+int tr_getxattr(struct tree *t, uint64_t ino, const char *name, struct sbuf *out)
+{
+	int rc;
+
+	pthread_rwlock_rdlock(&t->lock);
+	rc = xattr_locked(t, ino, name, out);
+	pthread_rwlock_unlock(&t->lock);
+	return rc;
+}
+
+int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out)
+{
+	char folder[NM_MAX + 1];
+	struct view *v;
+	size_t i, n = XATTR_AGENT;
+
+	if (TR_KIND(ino) == TK_STATE) {
+		pthread_rwlock_rdlock(&t->lock);
+		v = view_of(t, ino);
+		if (v && !v->no)
+			sd_listxattr(v->s, ino, out);
+		pthread_rwlock_unlock(&t->lock);
+		return 0;
+	}
+	if (TR_KIND(ino) != TK_MSG)
+		return 0;
+	pthread_rwlock_rdlock(&t->lock);
+	v = view_of(t, ino);
+	if (v && gr_is_node(ss_graph(v->s), TR_KEY(ino)) &&
+	    ad_folder(t, v, TR_KEY(ino), folder))
+		n++;
+	pthread_rwlock_unlock(&t->lock);
+	for (i = 0; i < n; i++)
+		sb_add(out, xattr_names[i], strlen(xattr_names[i]) + 1);
+	return 0;
 }
 
 void tr_own_device(struct tree *t, dev_t dev)
@@ -968,7 +1045,7 @@ int tr_claim_push(struct tree *t, uint64_t ino)
 	if (TR_KIND(ino) != TK_MSG)
 		return 0;
 	pthread_rwlock_rdlock(&t->lock);
-	v = tr_view_of(t, ino);
+	v = view_of(t, ino);
 	if (v && id < v->nsize)
 		first = !__atomic_exchange_n(&v->pushed[id], 1, __ATOMIC_RELAXED);
 	pthread_rwlock_unlock(&t->lock);

@@ -1,6 +1,5 @@
 /*
- * tree_priv: the tree's insides, shared by tree.c, tree_xattr.c, agentdir.c
- * and live.c.
+ * tree_priv: the tree's insides, shared by tree.c, agentdir.c and live.c.
  *
  * Locking: views are added only under the tree's write lock (and the
  * agentdir's scan lock), and never removed; a view's fields are set before
@@ -77,10 +76,6 @@ struct view *tr_view_new(struct session *s, uint32_t no);
 void tr_view_free(struct view *v);
 /* Appends v to the tree's views (write lock held, or not shared yet). */
 int tr_view_add(struct tree *t, struct view *v);
-
-/* The view ino belongs to, or NULL (also for an inode of an earlier
- * epoch); the tree's lock held. */
-struct view *tr_view_of(struct tree *t, uint64_t ino);
 
 /* The inode of a local inode of view v. */
 static inline uint64_t tr_vino(const struct view *v, uint64_t lino)

@@ -4,13 +4,15 @@
 # targets (find -printf), and the same extended attributes on a sample.
 # The tar stream of each log, extracted by GNU tar, is the same tree too.
 # Then the command itself: a DEST not empty is refused, --force writes
-# into it without following what is in the way, bad usage, no FUSE used.
+# into it without following what is in the way, bad usage, a DEST
+# without extended attributes, no FUSE used.
 . "$(dirname "$0")/lib.sh"
 need_corpus
 # Exports go to a tmpfs when there is one (thousands of small files with
 # their attributes: a disk's journal makes that the slow part).
 X=$(mktemp -d /dev/shm/sessfs-ex.XXXXXX 2>/dev/null || mktemp -d "$T/ex.XXXXXX")
-trap 'rm -rf "$X"; cleanup' EXIT
+RAMFS=
+trap 'rm -rf "$X"; [ -z "$RAMFS" ] || umount "$RAMFS"; cleanup' EXIT
 
 # listing DIR: one line per entry (path, kind, size of files, mtime in
 # ns, link target), sorted. Folder sizes and modes are the filesystem's.
@@ -85,8 +87,21 @@ else
 	bad "tar -tvf: $(head -5 "$T/tv")"
 fi
 
-# The command line.
+# Paths over 100 bytes go through pax headers: a tool name of 200 bytes.
 DEMO=mnt-examples/demo.jsonl
+long=$(printf 'T%.0s' $(seq 1 200))
+sed "s/\"name\":\"Bash\"/\"name\":\"$long\"/" "$DEMO" > "$T/longname.jsonl"
+mkdir -p "$X/lnt"
+if "$SESSFS" export -q "$T/longname.jsonl" "$X/ln" &&
+   "$SESSFS" export -q "$T/longname.jsonl" - | tar -x --xattrs --xattrs-include='user.*' -C "$X/lnt" &&
+   diff -r "$X/ln" "$X/lnt" > /dev/null && cmp -s <(listing "$X/ln") <(listing "$X/lnt") &&
+   nlong=$(cd "$X/lnt" && find . | awk 'length > 100' | wc -l) && [ "$nlong" -gt 0 ]; then
+	ok "tar: $nlong paths over 100 bytes extract as exported"
+else
+	bad "tar: long paths: $(find "$X/lnt" | awk 'length > 150' | head -2)"
+fi
+
+# The command line.
 expect() {	# expect RC PATTERN CMD...
 	local want=$1 pat=$2 rc err
 	shift 2
@@ -135,6 +150,19 @@ else
 fi
 "$SESSFS" export -q "$DEMO" "$T/again" && "$SESSFS" export -q --force "$DEMO" "$T/again" &&
 	ok "--force over an export of the same log" || bad "--force over an export"
+
+# A DEST that keeps no extended attributes (ramfs, as root): one note, exit 0.
+if [ "$(id -u)" -eq 0 ] && mkdir -p "$T/ramfs" && mount -t ramfs ramfs "$T/ramfs" 2>/dev/null; then
+	RAMFS=$T/ramfs
+	if "$SESSFS" export -q "$DEMO" "$RAMFS/out" 2>"$T/r.err" &&
+	   grep -q "keeps no extended attributes: exported without them" "$T/r.err" &&
+	   [ "$(wc -l < "$T/r.err")" -eq 1 ] && [ -L "$RAMFS/out/branches/current" ]; then
+		ok "a DEST without extended attributes: one note, the export goes on"
+	else
+		bad "ramfs DEST: $(head -3 "$T/r.err")"
+	fi
+	umount "$RAMFS" && RAMFS=
+fi
 
 # No FUSE: the export opens no /dev/fuse (and needs no mount).
 if command -v strace >/dev/null; then
