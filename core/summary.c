@@ -169,3 +169,32 @@ const char *sm_branch_title(const struct sm_set *s, uint32_t i)
 uint32_t sm_ncont(const struct sm_set *s) { return s ? s->ncont : 0; }
 const struct sm_cont *sm_cont(const struct sm_set *s, uint32_t i) { return &s->cont[i]; }
 uint32_t sm_nsummaries(const struct sm_set *s) { return s ? s->nsum : 0; }
+
+void sm_branches_text(const struct sm_set *s, const struct br_set *bs, int cur,
+		      struct sbuf *out)
+{
+	const char *title = cur >= 0 ? sm_branch_title(s, (uint32_t)cur) : NULL;
+	uint32_t i;
+
+	if (title) {
+		sb_adds(out, "- title: ");
+		sb_add_lines(out, title);
+		sb_addc(out, '\n');
+	}
+	sb_addf(out, "- branches: %u\n", br_count(bs));
+	for (i = 0; i < br_count(bs); i++) {
+		sb_addf(out, "  - %s%s", br_get(bs, i)->name, (int)i == cur ? " (current)" : "");
+		if ((title = sm_branch_title(s, i))) {
+			sb_adds(out, ": ");
+			sb_add_lines(out, title);
+		}
+		sb_addc(out, '\n');
+	}
+	for (i = 0; i < sm_ncont(s); i++) {
+		sb_adds(out, "- continues the session whose record ");
+		sb_add_lines(out, s->cont[i].leaf);
+		sb_adds(out, " is summarised as: ");
+		sb_add_lines(out, s->cont[i].summary);
+		sb_addc(out, '\n');
+	}
+}

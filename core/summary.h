@@ -46,5 +46,13 @@ uint32_t sm_ncont(const struct sm_set *s);
 const struct sm_cont *sm_cont(const struct sm_set *s, uint32_t i);
 /* How many summary records the log holds. */
 uint32_t sm_nsummaries(const struct sm_set *s);
+/*
+ * README.md's lines about the branches (s may be NULL): "- title: T" for
+ * the current branch cur (-1: none) when it has one, "- branches: N" and
+ * a line per branch ("  - NAME (current): TITLE"), then a line per
+ * session this one continues. Titles are written as one line each.
+ */
+void sm_branches_text(const struct sm_set *s, const struct br_set *bs, int cur,
+		      struct sbuf *out);
 
 #endif

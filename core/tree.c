@@ -320,29 +320,7 @@ static void readme(struct tree *t, struct view *v, struct sbuf *out)
 		     "or Task call also has `user.sessfs.agent` and a header line\n"
 		     "`agent: agents/<name>`: the folder of the agent it ran.\n\n");
 	sb_adds(out, "## This session\n\n");
-	if (ss_title(s)) {
-		sb_adds(out, "- title: ");
-		sb_add_lines(out, ss_title(s));
-		sb_addc(out, '\n');
-	}
-	sb_addf(out, "- branches: %u\n", br_count(bs));
-	for (i = 0; i < br_count(bs); i++) {
-		const char *title = sm_branch_title(ss_summaries(s), i);
-
-		sb_addf(out, "  - %s%s", br_get(bs, i)->name, (int)i == cur ? " (current)" : "");
-		if (title) {
-			sb_adds(out, ": ");
-			sb_add_lines(out, title);
-		}
-		sb_addc(out, '\n');
-	}
-	for (i = 0; i < sm_ncont(ss_summaries(s)); i++) {
-		sb_adds(out, "- continues the session whose record ");
-		sb_add_lines(out, sm_cont(ss_summaries(s), i)->leaf);
-		sb_adds(out, " is summarised as: ");
-		sb_add_lines(out, sm_cont(ss_summaries(s), i)->summary);
-		sb_addc(out, '\n');
-	}
+	sm_branches_text(ss_summaries(s), bs, cur, out);
 	sb_addf(out, "- messages on the current branch: %u\n",
 		cur >= 0 && tr_branch_path(t, v, cur) ? tr_branch_path(t, v, cur)->n : 0);
 	sb_addf(out, "- resumed chain: %u records, starting %s\n", c->n,
