@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "idx.h"
 #include "jscan.h"
 #include "sbuf.h"
 
@@ -289,20 +290,10 @@ static size_t take_lines(struct acc *a, const char *buf, size_t n)
 
 static int pread_full(int fd, char *buf, size_t n, off_t off, size_t *got)
 {
-	ssize_t r;
+	ssize_t r = idx_pread(fd, buf, n, (uint64_t)off);
 
-	*got = 0;
-	while (*got < n) {
-		r = pread(fd, buf + *got, n - *got, off + (off_t)*got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			break;
-		*got += (size_t)r;
-	}
-	return 0;
+	*got = r > 0 ? (size_t)r : 0;
+	return r < 0 ? (int)r : 0;
 }
 
 /* A first prompt longer than the head: its line, read on its own. */

@@ -690,15 +690,17 @@ const struct pj_session *pj_by_key(const struct pj_set *s, uint32_t key)
 	return &s->sessions[s->by_key[key]];
 }
 
-const struct pj_session *pj_find(const struct pj_set *s, uint32_t p, const char *name)
+/* The session named name among idx[0..n) (sorted by that name: its
+ * folder's, or its link's when link is set), or NULL. */
+static const struct pj_session *find_sorted(const struct pj_set *s, const uint32_t *idx,
+					    uint32_t n, const char *name, int link)
 {
-	const struct pj_project *pr = &s->projects[p];
-	uint32_t lo = 0, hi = pr->nsessions;
+	uint32_t lo = 0, hi = n;
 
-	while (lo < hi) {
+	while (lo < hi && idx) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		const struct pj_session *x = &s->sessions[pr->sessions[mid]];
-		int c = strcmp(name, x->name);
+		const struct pj_session *x = &s->sessions[idx[mid]];
+		int c = strcmp(name, link ? x->link : x->name);
 
 		if (!c)
 			return x;
@@ -710,23 +712,14 @@ const struct pj_session *pj_find(const struct pj_set *s, uint32_t p, const char 
 	return NULL;
 }
 
+const struct pj_session *pj_find(const struct pj_set *s, uint32_t p, const char *name)
+{
+	return find_sorted(s, s->projects[p].sessions, s->projects[p].nsessions, name, 0);
+}
+
 const struct pj_session *pj_find_link(const struct pj_set *s, const char *name)
 {
-	uint32_t lo = 0, hi = s->nsessions;
-
-	while (lo < hi && s->by_link) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		const struct pj_session *x = &s->sessions[s->by_link[mid]];
-		int c = strcmp(name, x->link);
-
-		if (!c)
-			return x;
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return NULL;
+	return find_sorted(s, s->by_link, s->nsessions, name, 1);
 }
 
 int pj_project(const struct pj_set *s, const char *name)
