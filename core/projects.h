@@ -112,6 +112,15 @@ int pj_project(const struct pj_set *s, const char *name);
  */
 int pj_find_fork(struct pj_set *s, struct pj_session *x);
 
+/*
+ * The same for one log, name in the folder dirfd, without a set: its
+ * origin among the logs beside it (their heads and tails; the one that
+ * holds the fork point, newest first among those that started no later).
+ * 0 and new strings in *sid (NULL when no origin was found) and *uuid
+ * (free() both), -ENOENT when the log is not a fork, or -errno.
+ */
+int pj_fork_of(int dirfd, const char *name, char **sid, char **uuid);
+
 /* The absolute path of a session's log (a new string), or NULL. */
 char *pj_log_path(const struct pj_set *s, const struct pj_session *x);
 /* The file-history folder beside projects/: DIR/../file-history (a new

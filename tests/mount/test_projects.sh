@@ -71,6 +71,9 @@ EOF
   "../../$P/5e55f500-0000-4000-8000-000000000104" ] &&
 	grep -q '000000000104' "$M/projects/$P/5e55f500-0000-4000-8000-000000000105/forked-from/session.json" &&
 	ok "forked-from leads to the origin" || bad "forked-from"
+grep -q '"forkedFrom": {"sessionId": "5e55f500-0000-4000-8000-000000000104", "uuid": "6e3ea63e' \
+	"$M/projects/$P/5e55f500-0000-4000-8000-000000000105/session.json" &&
+	ok "session.json: forkedFrom" || bad "session.json forkedFrom"
 [ ! -e "$M/projects/$P/5e55f500-0000-4000-8000-000000000104/forked-from" ] &&
 	ok "no forked-from in the origin" || bad "forked-from in the origin"
 [ -d "$M/latest/branches/current/" ] && ok "latest resolves" || bad "latest"

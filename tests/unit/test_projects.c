@@ -266,7 +266,8 @@ static void test_fork_is_found(void **state)
 	struct pj_set *s;
 	const struct pj_session *f;
 	struct sbuf b;
-	char *path, link[NM_MAX + 1];
+	char *path, link[NM_MAX + 1], *sid, *uuid;
+	int dfd;
 
 	(void)state;
 	mk("-w");
@@ -295,9 +296,19 @@ static void test_fork_is_found(void **state)
 	assert_non_null(strstr(path, "/file-history"));
 	assert_null(strstr(path, "projects"));
 	free(path);
-	snprintf(link, sizeof(link), "%s", f->link);
 	pj_free(s);
-	(void)link;
+	/* The same answer for the log alone (a single mount's session.json). */
+	snprintf(link, sizeof(link), "%s/-w", root);
+	dfd = open(link, O_PATH | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	assert_int_equal(pj_fork_of(dfd, "fork.jsonl", &sid, &uuid), 0);
+	assert_string_equal(sid, "orig");
+	assert_string_equal(uuid, "00000001-0000-4000-8000-000000000000");
+	free(sid);
+	free(uuid);
+	assert_int_equal(pj_fork_of(dfd, "orig.jsonl", &sid, &uuid), -ENOENT);
+	assert_null(uuid);
+	close(dfd);
 }
 
 static void test_rescan_keeps_keys(void **state)
