@@ -33,8 +33,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define LH_HEAD (64u << 10)	/* bytes read from the start */
-#define LH_TAIL (64u << 10)	/* and from the end */
+#define LH_HEAD (32u << 10)	/* bytes read from the start */
+#define LH_TAIL (32u << 10)	/* and from the end */
 #define LH_PROMPT_MAX (1u << 20)	/* the longest first prompt line read */
 #define LH_TITLE_MAX 200	/* bytes of a title kept */
 #define LH_NO_TS INT64_MIN
