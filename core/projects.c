@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 #include "jscan.h"
 
 #define PATH_NAME_MAX PJ_NAME_MAX
+#define PJ_THREADS 2		/* threads reading heads and tails */
+#define PJ_THREADED 64		/* logs from which a second one helps */
 
 /* A name taken, for clash suffixes; or a path, for keys and facts. */
 struct seen {
@@ -145,11 +148,20 @@ char *pj_resolve_dir(const char *dir)
 
 /* ---- building a set ---- */
 
+/* A log found by the scan, until its facts are read. */
+struct pend {
+	struct stat st;
+	int rc;				/* why it cannot be used */
+	int read;			/* its head and tail are to be read */
+};
+
 struct build {
 	struct pj_set *s;
 	const struct pj_set *prev;
 	struct seen *prev_by_path;	/* prev's sessions */
 	size_t capsess;
+	struct pend *pend;		/* per session, while building */
+	uint32_t next;			/* atomic: the next log to read */
 };
 
 static void err_line(struct pj_set *s, const char *path, const char *why)
@@ -231,77 +243,146 @@ static struct pj_session *new_session(struct build *b)
 	if (s->nsessions == b->capsess) {
 		size_t cap = b->capsess ? b->capsess * 2 : 64;
 		struct pj_session *p = realloc(s->sessions, cap * sizeof(*p));
+		struct pend *q;
 
 		if (!p)
 			return NULL;
 		s->sessions = p;
+		if (!(q = realloc(b->pend, cap * sizeof(*q))))
+			return NULL;
+		b->pend = q;
 		b->capsess = cap;
 	}
 	memset(&s->sessions[s->nsessions], 0, sizeof(s->sessions[0]));
+	memset(&b->pend[s->nsessions], 0, sizeof(b->pend[0]));
 	return &s->sessions[s->nsessions];
 }
 
-/* The facts of log path (name in folder dfd): from prev when unchanged. */
-static int log_facts(struct build *b, int dfd, const char *name, const struct stat *st,
-		     struct pj_session *x)
+/* Whether prev's old is log x as it is now (st): its facts hold. */
+static int unchanged(const struct pj_session *old, const struct stat *st)
 {
-	const struct pj_session *old = seen_get(b->prev_by_path, x->path);
-	char stem[NM_MAX + 1];
-
-	if (old) {
-		x->key = old->key;
-		if (old->f.bytes == (uint64_t)st->st_size && old->ino == st->st_ino &&
-		    old->mtime.tv_sec == st->st_mtim.tv_sec &&
-		    old->mtime.tv_nsec == st->st_mtim.tv_nsec) {
-			facts_copy(&x->f, &old->f);
-			x->fork_known = old->fork_known;
-			x->fork_sid = dup_or_null(old->fork_sid);
-			x->fork_uuid = dup_or_null(old->fork_uuid);
-			return 0;
-		}
-	}
-	snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(name) - 6), name);
-	return lh_read(dfd, name, stem, &x->f);
+	return old->f.bytes == (uint64_t)st->st_size && old->ino == st->st_ino &&
+	       old->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       old->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
+/* A log found: its path and stat, its facts from prev when unchanged;
+ * else it is read by read_logs(). */
 static void take_log(struct build *b, uint32_t p, int dfd, const char *name)
 {
 	struct pj_set *s = b->s;
 	struct pj_session *x = new_session(b);
-	struct stat st;
-	int rc;
+	const struct pj_session *old;
+	struct pend *q;
+	int rc = 0;
 
 	if (!x || asprintf(&x->path, "%s/%s", s->projects[p].folder, name) < 0)
 		return;
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	q = &b->pend[s->nsessions++];
+	x->project = p;
+	if (fstatat(dfd, name, &q->st, AT_SYMLINK_NOFOLLOW) < 0)
 		rc = -errno;
-	else if (S_ISLNK(st.st_mode))
+	else if (S_ISLNK(q->st.st_mode))
 		rc = -ELOOP;
-	else if (!S_ISREG(st.st_mode))
+	else if (!S_ISREG(q->st.st_mode))
 		rc = -EINVAL;
-	else
-		rc = log_facts(b, dfd, name, &st, x);
-	if (!rc && !x->key && s->next_key > PJ_KEY_MAX)
-		rc = -ENOSPC;
-	if (rc) {
-		err_line(s, x->path, rc == -ELOOP ? "a symbolic link, not followed" :
-			 rc == -EINVAL ? "not a regular file" :
-			 rc == -ENOMSG ? "not a session log (no record with a type and a sessionId)" :
-			 rc == -ENOSPC ? "too many sessions in one mount" : strerror(-rc));
-		free(x->path);
-		lh_free(&x->f);
-		free(x->fork_sid);
-		free(x->fork_uuid);
+	q->rc = rc;
+	if (rc)
+		return;
+	old = seen_get(b->prev_by_path, x->path);
+	if (old)
+		x->key = old->key;
+	if (!old || !unchanged(old, &q->st)) {
+		q->read = 1;
 		return;
 	}
-	if (!x->key)
-		x->key = s->next_key++;
-	x->project = p;
-	x->mtime = st.st_mtim;
-	x->ino = st.st_ino;
-	x->start_ms = x->f.first_ms != LH_NO_TS ? x->f.first_ms :
-		      (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
-	s->nsessions++;
+	facts_copy(&x->f, &old->f);
+	x->fork_known = old->fork_known;
+	x->fork_sid = dup_or_null(old->fork_sid);
+	x->fork_uuid = dup_or_null(old->fork_uuid);
+}
+
+/* Reads the head and tail of log i (any thread). */
+static void read_one(struct build *b, uint32_t i)
+{
+	struct pj_session *x = &b->s->sessions[i];
+	const char *name = strrchr(x->path, '/') + 1;
+	char stem[NM_MAX + 1], *abs;
+
+	if (b->pend[i].rc || !b->pend[i].read)
+		return;
+	snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(name) - 6), name);
+	if (asprintf(&abs, "%s/%s", b->s->root, x->path) < 0) {
+		b->pend[i].rc = -ENOMEM;
+		return;
+	}
+	b->pend[i].rc = lh_read(AT_FDCWD, abs, stem, &x->f);
+	free(abs);
+}
+
+static void *read_worker(void *arg)
+{
+	struct build *b = arg;
+	uint32_t i;
+
+	while ((i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED)) < b->s->nsessions)
+		read_one(b, i);
+	return NULL;
+}
+
+/* The logs to read, on PJ_THREADS threads when there are many. */
+static void read_logs(struct build *b)
+{
+	pthread_t th[PJ_THREADS];
+	int i, n = 0;
+
+	b->next = 0;
+	for (i = 1; b->s->nsessions >= PJ_THREADED && i < PJ_THREADS; i++)
+		if (!pthread_create(&th[n], NULL, read_worker, b))
+			n++;
+	read_worker(b);
+	while (n)
+		pthread_join(th[--n], NULL);
+}
+
+static const char *log_error(int rc)
+{
+	return rc == -ELOOP ? "a symbolic link, not followed" :
+	       rc == -EINVAL ? "not a regular file" :
+	       rc == -ENOMSG ? "not a session log (no record with a type and a sessionId)" :
+	       rc == -ENOSPC ? "too many sessions in one mount" : strerror(-rc);
+}
+
+/* Keys and times of the logs read; the others are lines of errors.txt. */
+static void keep_logs(struct build *b)
+{
+	struct pj_set *s = b->s;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < s->nsessions; i++) {
+		struct pj_session *x = &s->sessions[i];
+		const struct stat *st = &b->pend[i].st;
+		int rc = b->pend[i].rc;
+
+		if (!rc && !x->key && s->next_key > PJ_KEY_MAX)
+			rc = -ENOSPC;
+		if (rc) {
+			err_line(s, x->path, log_error(rc));
+			free(x->path);
+			lh_free(&x->f);
+			free(x->fork_sid);
+			free(x->fork_uuid);
+			continue;
+		}
+		if (!x->key)
+			x->key = s->next_key++;
+		x->mtime = st->st_mtim;
+		x->ino = st->st_ino;
+		x->start_ms = x->f.first_ms != LH_NO_TS ? x->f.first_ms :
+			      (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
+		s->sessions[n++] = *x;
+	}
+	s->nsessions = n;
 }
 
 static int is_session_file(const char *name)
@@ -370,6 +451,10 @@ static int scan_root(struct build *b, int rootfd)
 	free_names(names, n);
 	for (p = 0; !rc && p < b->s->nprojects; p++)
 		scan_project(b, rootfd, p);
+	if (!rc) {
+		read_logs(b);
+		keep_logs(b);
+	}
 	return rc;
 }
 
@@ -733,7 +818,7 @@ static void index_prev(struct build *b)
 int pj_scan(const char *dir, const struct pj_set *prev, struct pj_set **out)
 {
 	struct pj_set *s = calloc(1, sizeof(*s));
-	struct build b = { s, prev, NULL, 0 };
+	struct build b = { s, prev, NULL, 0, NULL, 0 };
 	int rootfd = -1, rc;
 
 	*out = NULL;
@@ -756,6 +841,7 @@ int pj_scan(const char *dir, const struct pj_set *prev, struct pj_set **out)
 	rc = scan_root(&b, rootfd);
 	close(rootfd);
 	seen_free(&b.prev_by_path);
+	free(b.pend);
 	if (rc)
 		goto out;
 	name_projects(s);
