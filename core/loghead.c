@@ -34,6 +34,7 @@ struct acc {
 	int64_t copy_ms;
 	int chain_seen;
 	int old_reply;			/* an assistant row older than the first time */
+	int reply_seen;			/* an assistant row with a time */
 };
 
 static int is_true(const char *v, const char *e)
@@ -257,8 +258,10 @@ static void take_line(struct acc *a, const char *p, const char *e)
 	take_chain(a, &l, ms);
 	if (str_is(&l.type, "user") || str_is(&l.type, "assistant"))
 		f->rows++;
-	if (str_is(&l.type, "assistant") && ms != LH_NO_TS && ms < f->first_ms)
-		a->old_reply = 1;
+	if (str_is(&l.type, "assistant") && ms != LH_NO_TS) {
+		a->reply_seen = 1;
+		a->old_reply |= ms < f->first_ms;
+	}
 	if (l.cwd.n)
 		replace(&f->cwd, &l.cwd);
 	if (l.version.n)
@@ -386,6 +389,73 @@ static int open_log(int dirfd, const char *name, struct stat *st)
 	return fd;
 }
 
+/* ---- whole-file walks (forks only) ---- */
+
+typedef int (*line_fn)(void *arg, const char *p, const char *e);
+
+/* Calls fn on every complete line from off on until it returns non-zero
+ * (returned) or limit bytes are read. */
+static int walk_lines(int fd, off_t off, uint64_t limit, line_fn fn, void *arg)
+{
+	size_t cap = CHUNK, have = 0, i;
+	char *buf = malloc(cap), *nl;
+	uint64_t total = 0;
+	ssize_t r;
+	int rc = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (!rc) {
+		if (have == cap) {
+			char *p = realloc(buf, cap * 2);
+
+			if (!p) {
+				rc = -ENOMEM;
+				break;
+			}
+			buf = p;
+			cap *= 2;
+		}
+		r = pread(fd, buf + have, cap - have, off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc = r < 0 ? -errno : 0;
+			break;
+		}
+		off += r;
+		have += (size_t)r;
+		total += (uint64_t)r;
+		for (i = 0; !rc && (nl = memchr(buf + i, '\n', have - i)); i = (size_t)(nl - buf) + 1)
+			rc = fn(arg, buf + i, nl);
+		memmove(buf, buf + i, have - i);
+		have -= i;
+		if (total >= limit)
+			break;
+	}
+	free(buf);
+	return rc;
+}
+
+/* After the head, for a log whose head showed no chain record, or whose
+ * first one is older than its first time (a fork?) but no reply yet: the
+ * lines up to where that is known, at most LH_PROMPT_MAX bytes (hook rows
+ * written before the first time look like copies until a reply). */
+/* Whether the lines read so far tell whether the log is a fork. */
+static int fork_known(const struct acc *a)
+{
+	return a->chain_seen && (a->reply_seen || a->copy_ms == LH_NO_TS ||
+				 a->copy_ms >= a->f->first_ms);
+}
+
+static int reply_line(void *arg, const char *p, const char *e)
+{
+	struct acc *a = arg;
+
+	take_line(a, p, e);
+	return fork_known(a);
+}
+
 /* Head and tail (or the whole log) through the accumulator. */
 static int read_parts(struct acc *a, int fd, uint64_t size)
 {
@@ -401,6 +471,9 @@ static int read_parts(struct acc *a, int fd, uint64_t size)
 	used = rc ? 0 : take_lines(a, buf, got);
 	if (!rc && !a->have_prompt && used < got && !a->f->exact)
 		rc = read_long_prompt(a, fd, (off_t)used);
+	if (!rc && !a->f->exact && !fork_known(a))
+		if ((rc = walk_lines(fd, (off_t)used, LH_PROMPT_MAX, reply_line, a)) > 0)
+			rc = 0;
 	if (!rc && !a->f->exact) {
 		toff = (off_t)(size - LH_TAIL);
 		rc = pread_full(fd, buf, LH_TAIL, toff, &got);
@@ -454,50 +527,6 @@ void lh_free(struct lh_facts *f)
 	memset(f, 0, sizeof(*f));
 }
 
-/* ---- whole-file walks (forks only) ---- */
-
-typedef int (*line_fn)(void *arg, const char *p, const char *e);
-
-/* Calls fn on every complete line until it returns non-zero (returned). */
-static int walk_lines(int fd, line_fn fn, void *arg)
-{
-	size_t cap = CHUNK, have = 0, i;
-	char *buf = malloc(cap), *nl;
-	off_t off = 0;
-	ssize_t r;
-	int rc = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	while (!rc) {
-		if (have == cap) {
-			char *p = realloc(buf, cap * 2);
-
-			if (!p) {
-				rc = -ENOMEM;
-				break;
-			}
-			buf = p;
-			cap *= 2;
-		}
-		r = pread(fd, buf + have, cap - have, off);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			rc = r < 0 ? -errno : 0;
-			break;
-		}
-		off += r;
-		have += (size_t)r;
-		for (i = 0; !rc && (nl = memchr(buf + i, '\n', have - i)); i = (size_t)(nl - buf) + 1)
-			rc = fn(arg, buf + i, nl);
-		memmove(buf, buf + i, have - i);
-		have -= i;
-	}
-	free(buf);
-	return rc;
-}
-
 struct fork_walk {
 	const struct lh_facts *f;
 	char *uuid;
@@ -539,7 +568,7 @@ int lh_fork_point(int dirfd, const char *name, const struct lh_facts *f, char **
 	if (fd < 0)
 		return fd;
 	sb_init(&w.parent);
-	rc = walk_lines(fd, fork_line, &w);
+	rc = walk_lines(fd, 0, UINT64_MAX, fork_line, &w);
 	close(fd);
 	if (rc >= 0)
 		rc = w.parent.len ? 0 : -ENOENT;
@@ -572,7 +601,7 @@ int lh_has_uuid(int dirfd, const char *name, const char *uuid)
 
 	if (fd < 0)
 		return fd;
-	rc = w.n ? walk_lines(fd, uuid_line, &w) : 0;
+	rc = w.n ? walk_lines(fd, 0, UINT64_MAX, uuid_line, &w) : 0;
 	close(fd);
 	return rc;
 }

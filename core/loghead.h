@@ -18,7 +18,9 @@
  *     session's records. They are older than the file's own first record
  *     (Claude Code 2.1.x gives them the new sessionId; a reply among them
  *     is older too, which hook rows written before the first time are
- *     not), or carry another sessionId (older versions): copy_uuid is the
+ *     not: when the head shows no reply, the log is read on to its first
+ *     one, at most LH_PROMPT_MAX bytes), or carry another sessionId (older
+ *     versions): copy_uuid is the
  *     first copied record's uuid, copy_sid that record's sessionId when it
  *     differs from the file's own.
  * A file without one JSON object line that has a "type" and a

@@ -70,6 +70,17 @@ static void turn(struct sbuf *b, const char *sid, const char *cwd, int min, int 
 		n, n, min, sid);
 }
 
+/* A row of 40 KB outside the chain, for logs bigger than head and tail
+ * whose first chain rows and replies are past the head. */
+static void pad(struct sbuf *b, const char *sid, int n)
+{
+	sb_addf(b, "{\"type\":\"file-history-snapshot\",\"n\":%d,"
+		   "\"sessionId\":\"%s\",\"snapshot\":\"", n, sid);
+	for (int i = 0; i < 40 << 10; i++)
+		sb_addc(b, 'x');
+	sb_adds(b, "\"}\n");
+}
+
 static void write_log(const char *rel, const char *sid, const char *cwd, int min,
 		      const char *prompt, const char *extra)
 {
@@ -279,10 +290,24 @@ static void test_fork_is_found(void **state)
 	/* The fork: its own first row, then copies (older, its id), then its own turn. */
 	sb_adds(&b, "{\"type\":\"queue-operation\",\"timestamp\":\"2026-01-01T10:05:00.000Z\","
 		    "\"sessionId\":\"fork\"}\n");
+	pad(&b, "fork", 1);
 	turn(&b, "fork", "/w", 1, 0, "start");
 	turn(&b, "fork", "/w", 2, 1, "more");
 	turn(&b, "fork", "/w", 6, 2, "forked on");
+	pad(&b, "fork", 2);
+	pad(&b, "fork", 3);
 	put("-w/fork.jsonl", b.buf, 0);
+	/* Hook rows written just before the first time: not a fork. */
+	sb_reset(&b);
+	sb_adds(&b, "{\"type\":\"queue-operation\",\"timestamp\":\"2026-01-01T10:20:00.500Z\","
+		    "\"sessionId\":\"hooked\"}\n"
+		    "{\"parentUuid\":null,\"type\":\"attachment\",\"uuid\":\"h\","
+		    "\"timestamp\":\"2026-01-01T10:20:00.100Z\",\"sessionId\":\"hooked\"}\n");
+	pad(&b, "hooked", 1);
+	turn(&b, "hooked", "/w", 21, 5, "hello");
+	pad(&b, "hooked", 2);
+	pad(&b, "hooked", 3);
+	put("-w/hooked.jsonl", b.buf, 0);
 	sb_free(&b);
 	s = scan(NULL);
 	f = by_sid(s, "fork");
@@ -290,6 +315,7 @@ static void test_fork_is_found(void **state)
 	assert_string_equal(f->fork_sid, "orig");
 	assert_string_equal(f->fork_uuid, "00000001-0000-4000-8000-000000000000");
 	assert_null(by_sid(s, "orig")->fork_uuid);
+	assert_null(by_sid(s, "hooked")->fork_uuid);
 	/* Its time is its own first record's. */
 	assert_string_equal(f->link, "2026-01-01T1005-start-fork");
 	path = pj_file_history(s);
