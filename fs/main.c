@@ -80,14 +80,27 @@ static void say_open_error(const char *path, int rc)
 	}
 }
 
+/* A folder is a projects folder, unless its name says it was meant as a
+ * log (*.jsonl: refused as a directory). */
+static int is_projects_dir(const char *path)
+{
+	struct stat st;
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (n >= 6 && !strncmp(path + n - 6, ".jsonl", 6))
+		return 0;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int check(const char *path)
 {
 	struct session *s;
 	struct sbuf out;
-	struct stat st;
 	int rc;
 
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+	if (is_projects_dir(path))
 		return pf_check(path);
 	rc = ss_open(path, SS_COMPLETE, &s);
 	if (rc) {
@@ -200,13 +213,12 @@ static uint64_t parse_size(const char *s)
 static int open_layer(const char *log, const struct sessfs_conf *conf, struct vfs *v,
 		      struct tree **t)
 {
-	struct stat st;
 	struct session *s;
 	struct pjfs *pf;
 	uint64_t cache = PF_CACHE_DEFAULT;
 	int rc;
 
-	if (stat(log, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (is_projects_dir(log)) {
 		if (conf->cache_size && !(cache = parse_size(conf->cache_size))) {
 			fprintf(stderr, "sessfs: cache_size=%s: not a size (like 512M)\n",
 				conf->cache_size);
