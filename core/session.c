@@ -39,7 +39,8 @@ struct session {
 	int st_rc;
 	char *fh_dir;		/* -o file_history, or NULL */
 	pthread_mutex_t fork_mu;	/* forkedFrom is looked for on first use */
-	int fork_known;
+	int fork_known;			/* and again once the log has grown */
+	uint64_t fork_bytes;		/* s->bytes then */
 	char *fork_sid, *fork_uuid;
 };
 
@@ -504,12 +505,15 @@ static void add_times(const struct session *s, struct sbuf *out, int *first)
 }
 
 /* forkedFrom: the session a --fork-session copy came from (projects.h),
- * looked for once (the copies are at the log's start). */
+ * looked for again only when the log has grown since. */
 static void add_fork(struct session *s, struct sbuf *out, int *first)
 {
 	pthread_mutex_lock(&s->fork_mu);
-	if (!s->fork_known) {
+	if (!s->fork_known || s->fork_bytes != s->bytes) {
 		s->fork_known = 1;
+		s->fork_bytes = s->bytes;
+		free(s->fork_sid);
+		free(s->fork_uuid);
 		pj_fork_of(s->dirfd, s->base, &s->fork_sid, &s->fork_uuid);
 	}
 	pthread_mutex_unlock(&s->fork_mu);
