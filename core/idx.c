@@ -890,3 +890,8 @@ size_t idx_mem(const struct idx *ix)
 	       (size_t)ix->capstrs * sizeof(char *) + ix->strbytes +
 	       (size_t)ix->capatoms * sizeof(void *);
 }
+
+ssize_t idx_pread(int fd, char *buf, size_t n, uint64_t off)
+{
+	return pread_full(fd, buf, n, off);
+}

@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "sbuf.h"
 
@@ -210,5 +211,9 @@ uint16_t idx_intern_atom(struct idx *ix, const struct js_str *raw);
 
 /* Memory the index uses, for the benchmark (arrays by their used part). */
 size_t idx_mem(const struct idx *ix);
+
+/* pread() of n bytes at off until they are all read, the end of the file
+ * or an error: the bytes read, or -errno. */
+ssize_t idx_pread(int fd, char *buf, size_t n, uint64_t off);
 
 #endif

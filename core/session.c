@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "projects.h"
 #include "jscan.h"
 
 struct session {
@@ -40,6 +41,10 @@ struct session {
 	struct st_state *st;
 	int st_rc;
 	char *fh_dir;		/* -o file_history, or NULL */
+	pthread_mutex_t fork_mu;	/* forkedFrom is looked for on first use */
+	int fork_known;			/* and again once the log has grown */
+	uint64_t fork_bytes;		/* s->bytes then */
+	char *fork_sid, *fork_uuid;
 };
 
 static void drop_built(struct session *s)
@@ -200,6 +205,7 @@ static int new_session(const char *path, enum ss_mode mode, const char *root,
 	sb_init(&s->notes);
 	pthread_mutex_init(&s->ctx_mu, NULL);
 	pthread_mutex_init(&s->st_mu, NULL);
+	pthread_mutex_init(&s->fork_mu, NULL);
 	rc = lf_open(path, &s->lf);
 	if (!rc) {
 		s->source = strdup(realpath(path, abs) ? abs : path);
@@ -295,6 +301,9 @@ void ss_close(struct session *s)
 	sb_free(&s->notes);
 	pthread_mutex_destroy(&s->ctx_mu);
 	pthread_mutex_destroy(&s->st_mu);
+	pthread_mutex_destroy(&s->fork_mu);
+	free(s->fork_sid);
+	free(s->fork_uuid);
 	free(s);
 }
 
@@ -603,6 +612,34 @@ static void add_times(const struct session *s, struct sbuf *out, int *first)
 	add_str(out, "lastTimestamp", hi == IDX_NO_TS ? NULL : buf, first);
 }
 
+/* forkedFrom: the session a --fork-session copy came from (projects.h),
+ * looked for again only when the log has grown since. */
+static void add_fork(struct session *s, struct sbuf *out, int *first)
+{
+	pthread_mutex_lock(&s->fork_mu);
+	if (!s->fork_known || s->fork_bytes != s->bytes) {
+		s->fork_known = 1;
+		s->fork_bytes = s->bytes;
+		free(s->fork_sid);
+		free(s->fork_uuid);
+		pj_fork_of(s->dirfd, s->base, &s->fork_sid, &s->fork_uuid);
+	}
+	pthread_mutex_unlock(&s->fork_mu);
+	add_key(out, "forkedFrom", first);
+	if (!s->fork_uuid) {
+		sb_adds(out, "null");
+		return;
+	}
+	sb_adds(out, "{\"sessionId\": ");
+	if (s->fork_sid)
+		sb_add_json_str(out, s->fork_sid, strlen(s->fork_sid));
+	else
+		sb_adds(out, "null");
+	sb_adds(out, ", \"uuid\": ");
+	sb_add_json_str(out, s->fork_uuid, strlen(s->fork_uuid));
+	sb_addc(out, '}');
+}
+
 static uint32_t count_compactions(const struct session *s)
 {
 	uint32_t n, k, c = 0;
@@ -751,6 +788,7 @@ void ss_facts_json(struct session *s, struct sbuf *out)
 	add_context(s, out, &first);
 	add_state(s, out, &first);
 	add_times(s, out, &first);
+	add_fork(s, out, &first);
 	sb_adds(out, "\n}\n");
 }
 

@@ -1,15 +1,18 @@
 /*
  * tree: the mount's layout, mapped onto the replay core.
  *
- * Inode numbers are computed, not stored: the top byte says what a node is
- * (TK_*), the next byte the view's epoch, the next 16 bits which view it
- * belongs to, the low 32 bits which one it is (a record's id, a branch's
+ * Inode numbers are computed, not stored. From the top: 16 bits that are
+ * not the tree's (TR_SLOT_SHIFT: a layer above, such as the projects
+ * mount, numbers its sessions there; a tree's own inodes have them 0),
+ * 4 bits say what a node is (TK_*), 4 the view's epoch, 12 which view it
+ * belongs to, the low 28 bits which one it is (a record's id, a branch's
  * first own record, a fixed file). So the same record has the same inode
  * in every branch, inodes survive the log growing, and forget() has
  * nothing to free. The epoch counts how often the view's log was indexed
- * again from scratch (it shrank, was rewritten or replaced): ids then name
- * other records, so every inode of an earlier epoch is gone (ENOENT).
- * Fixed nodes (TK_FIXED) carry no epoch.
+ * again from scratch (it shrank, was rewritten or replaced), modulo 16:
+ * ids then name other records, so every inode of an earlier epoch is gone
+ * (ENOENT). Fixed nodes (TK_FIXED) carry no epoch. A log of more than 2^28
+ * records (over 25 GB) would reuse keys.
  *
  * A tree holds views: view 0 is the mounted session, the root of the
  * mount. Every node kind works the same inside any view; a view's "local"
@@ -64,18 +67,20 @@ enum tr_fixed {
 	TI_META,		/* an agent's view: meta.json */
 };
 
-#define TR_VIEW_MAX 0xffffu	/* views are numbered 0 .. TR_VIEW_MAX */
-#define TR_EPOCH_MAX 0xffu
-#define TR_INO(kind, key) (((uint64_t)(kind) << 56) | (uint64_t)(key))
-#define TR_KIND(ino) ((unsigned)((ino) >> 56))
-#define TR_EPOCH(ino) ((unsigned)(((ino) >> 48) & TR_EPOCH_MAX))
-#define TR_VIEW(ino) ((uint32_t)(((ino) >> 32) & TR_VIEW_MAX))
-#define TR_KEY(ino) ((uint32_t)((ino) & 0xffffffffu))
-#define TR_LOCAL(ino) ((ino) & ~((uint64_t)0xffffffu << 32))
+#define TR_VIEW_MAX 0xfffu	/* views are numbered 0 .. TR_VIEW_MAX */
+#define TR_EPOCH_MAX 0xfu
+#define TR_KEY_MASK 0x0fffffffu
+#define TR_SLOT_SHIFT 48	/* bits above are a layer's, not the tree's */
+#define TR_INO(kind, key) (((uint64_t)(kind) << 44) | (uint64_t)(key))
+#define TR_KIND(ino) ((unsigned)(((ino) >> 44) & 0xfu))
+#define TR_EPOCH(ino) ((unsigned)(((ino) >> 40) & TR_EPOCH_MAX))
+#define TR_VIEW(ino) ((uint32_t)(((ino) >> 28) & TR_VIEW_MAX))
+#define TR_KEY(ino) ((uint32_t)((ino) & TR_KEY_MASK))
+#define TR_LOCAL(ino) ((ino) & ~((uint64_t)0xffffu << 28))
 /* A local inode in view view of epoch epoch (fixed nodes keep no epoch). */
 #define TR_IN_VIEW(lino, view, epoch) \
-	((lino) | ((uint64_t)(view) << 32) | \
-	 (TR_KIND(lino) == TK_FIXED ? 0 : (uint64_t)(epoch) << 48))
+	((lino) | ((uint64_t)(view) << 28) | \
+	 (TR_KIND(lino) == TK_FIXED ? 0 : (uint64_t)(epoch) << 40))
 
 /* Rendered text kept. Small on purpose: a listing hands what it renders
  * to the kernel's page cache, which keeps it for reads; memory this

@@ -1,8 +1,9 @@
 /*
  * sessfs: mount a Claude Code session log as a read-only directory tree.
  *
- *   sessfs LOG MOUNTPOINT [FUSE options]
- *   sessfs --check LOG
+ *   sessfs LOG|DIR MOUNTPOINT [FUSE options]
+ *   sessfs MOUNTPOINT           ($CLAUDE_CONFIG_DIR or ~/.claude)/projects
+ *   sessfs --check LOG|DIR
  *
  * The log is indexed before the mount, so a file that is not a log is
  * refused on the terminal, not in the background. Then the usual FUSE
@@ -22,7 +23,9 @@
 #include "../core/session.h"
 #include "../core/tree.h"
 #include "notify.h"
+#include "pjfs.h"
 #include "ops.h"
+#include "vfs.h"
 
 #define SESSFS_VERSION "0.1.0"
 #define DEFAULT_OPTS "-oro,default_permissions,fsname=sessfs,subtype=sessfs"
@@ -31,12 +34,17 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sessfs LOG MOUNTPOINT [options]\n"
-		"       sessfs --check LOG\n"
+		"       sessfs DIR MOUNTPOINT [options]\n"
+		"       sessfs MOUNTPOINT [options]\n"
+		"       sessfs --check LOG|DIR\n"
 		"       sessfs export [--force] [-q] LOG DEST|-   (sessfs export --help)\n"
 		"\n"
-		"Mounts the Claude Code session log LOG read-only at MOUNTPOINT.\n"
+		"Mounts the Claude Code session log LOG read-only at MOUNTPOINT, or a\n"
+		"projects folder DIR (~/.claude/projects, or a ~/.claude holding\n"
+		"projects/); alone, MOUNTPOINT gets $CLAUDE_CONFIG_DIR/projects, else\n"
+		"~/.claude/projects.\n"
 		"Unmount with: fusermount3 -u MOUNTPOINT\n"
-		"--check prints the session's facts as JSON and exits.\n"
+		"--check prints the session's (or the folder's) facts as JSON and exits.\n"
 		"\n"
 		"options:\n"
 		"    -h, --help       this text\n"
@@ -49,7 +57,10 @@ static void usage(FILE *f)
 		"                     the folder of the session's file-history backups\n"
 		"                     for state/file-history/ (default: LOG's folder\n"
 		"                     /../../file-history/<sessionId>, as Claude Code\n"
-		"                     lays it out; a DIR holding <sessionId>/ is fine too)\n");
+		"                     lays it out; a DIR holding <sessionId>/ is fine too)\n"
+		"    -o cache_size=N[K|M|G]\n"
+		"                     DIR: the memory the sessions kept open may take\n"
+		"                     (default 512M); the least recently used is closed\n");
 }
 
 /* One line on stderr naming the path and the reason. */
@@ -58,12 +69,29 @@ static void say_open_error(const char *path, int rc)
 	fprintf(stderr, "sessfs: %s: %s\n", path, ss_open_error(rc));
 }
 
+/* A folder is a projects folder, unless its name says it was meant as a
+ * log (*.jsonl: refused as a directory). */
+static int is_projects_dir(const char *path)
+{
+	struct stat st;
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (n >= 6 && !strncmp(path + n - 6, ".jsonl", 6))
+		return 0;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int check(const char *path)
 {
 	struct session *s;
 	struct sbuf out;
-	int rc = ss_open(path, SS_COMPLETE, &s);
+	int rc;
 
+	if (is_projects_dir(path))
+		return pf_check(path);
+	rc = ss_open(path, SS_COMPLETE, &s);
 	if (rc) {
 		say_open_error(path, rc);
 		return 1;
@@ -136,23 +164,92 @@ static int check_mountpoint(const char *mnt)
 /* sessfs's own -o options; libfuse gets the rest. */
 struct sessfs_conf {
 	char *file_history;
+	char *cache_size;
 };
 
 static const struct fuse_opt sessfs_opts[] = {
 	{ "file_history=%s", offsetof(struct sessfs_conf, file_history), 0 },
+	{ "cache_size=%s", offsetof(struct sessfs_conf, cache_size), 0 },
 	FUSE_OPT_END
 };
 
-static int serve(struct tree *t, struct fuse_args *args,
+/* $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects (a new string). */
+static char *default_projects(void)
+{
+	const char *cfg = getenv("CLAUDE_CONFIG_DIR"), *home = getenv("HOME");
+	char *p = NULL;
+
+	if (cfg && *cfg)
+		return asprintf(&p, "%s/projects", cfg) < 0 ? NULL : p;
+	return asprintf(&p, "%s/.claude/projects", home ? home : "") < 0 ? NULL : p;
+}
+
+/* A byte count with an optional K, M or G; 0 when it is not one. */
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	unsigned long long n = strtoull(s, &end, 10);
+	int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 :
+		    *end == 'G' || *end == 'g' ? 30 : 0;
+
+	if (end == s || (shift && end[1]) || (!shift && *end) || n > (1ull << 40))
+		return 0;
+	return (uint64_t)n << shift;
+}
+
+/* What LOG names: a projects folder (*t stays NULL) or a session log. 0,
+ * or an exit code after a line on stderr. */
+static int open_layer(const char *log, const struct sessfs_conf *conf, struct vfs *v,
+		      struct tree **t)
+{
+	struct session *s;
+	struct pjfs *pf;
+	uint64_t cache = PF_CACHE_DEFAULT;
+	int rc;
+
+	if (is_projects_dir(log)) {
+		if (conf->cache_size && !(cache = parse_size(conf->cache_size))) {
+			fprintf(stderr, "sessfs: cache_size=%s: not a size (like 512M)\n",
+				conf->cache_size);
+			return 2;
+		}
+		if ((rc = pf_new(log, cache, &pf))) {
+			fprintf(stderr, "sessfs: %s: %s\n", log, strerror(-rc));
+			return 1;
+		}
+		v->ops = &pf_ops;
+		v->fs = pf;
+		return 0;
+	}
+	if ((rc = ss_open(log, SS_LIVE, &s))) {
+		say_open_error(log, rc);
+		return 1;
+	}
+	if (conf->file_history && ss_set_file_history(s, conf->file_history)) {
+		ss_close(s);
+		s = NULL;
+	}
+	if (!s || !(*t = tr_new(s))) {
+		fprintf(stderr, "sessfs: out of memory\n");
+		return 1;
+	}
+	v->ops = &vf_tree_ops;
+	v->fs = *t;
+	return 0;
+}
+
+/* Serves v until unmounted; t: the tree whose changes a thread of its own
+ * tells the kernel (NULL: none). */
+static int serve(struct vfs *v, struct tree *t, struct fuse_args *args,
 		 const struct fuse_cmdline_opts *opts)
 {
 	struct fuse_session *se;
 	struct fuse_loop_config *cfg;
-	struct notifier *nt;
+	struct notifier *nt = NULL;
 	char *mnt = realpath(opts->mountpoint, NULL);	/* before any chdir */
 	int rc = 1;
 
-	se = fuse_session_new(args, &sessfs_ops, sizeof(sessfs_ops), t);
+	se = fuse_session_new(args, &sessfs_ops, sizeof(sessfs_ops), v);
 	if (!se) {
 		free(mnt);
 		return 1;
@@ -169,7 +266,8 @@ static int serve(struct tree *t, struct fuse_args *args,
 		goto out_signals;
 	ops_set_session(se);
 	fuse_daemonize(opts->foreground);
-	nt = nt_start(se, t, mnt);
+	if (t)
+		nt = nt_start(se, t, mnt);
 	if (opts->singlethread) {
 		rc = fuse_session_loop(se);
 	} else {
@@ -198,8 +296,8 @@ static int mount_log(int argc, char **argv)
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts opts;
 	struct sessfs_conf conf = { NULL };
-	struct session *s;
-	struct tree *t;
+	struct tree *t = NULL;
+	struct vfs v;
 	const char *log = take_log(&args), *mnt = find_mountpoint(&args);
 	int rc = 2;
 
@@ -232,31 +330,59 @@ static int mount_log(int argc, char **argv)
 		usage(stderr);
 		goto out;
 	}
-	if ((rc = ss_open(log, SS_LIVE, &s))) {
-		say_open_error(log, rc);
-		rc = 1;
+	if ((rc = open_layer(log, &conf, &v, &t)))
 		goto out;
-	}
-	if (conf.file_history && ss_set_file_history(s, conf.file_history)) {
+	if (fuse_opt_add_arg(&args, DEFAULT_OPTS)) {
 		fprintf(stderr, "sessfs: out of memory\n");
-		ss_close(s);
 		rc = 1;
-		goto out;
+		goto out_layer;
 	}
-	t = tr_new(s);
-	if (!t || fuse_opt_add_arg(&args, DEFAULT_OPTS)) {
-		fprintf(stderr, "sessfs: out of memory\n");
+	rc = serve(&v, t, &args, &opts);
+out_layer:
+	if (t)
 		tr_free(t);
-		rc = 1;
-		goto out;
-	}
-	rc = serve(t, &args, &opts);
-	tr_free(t);
+	else
+		pf_free(v.fs);
 out:
 	free(opts.mountpoint);
 out_args:
 	free(conf.file_history);
+	free(conf.cache_size);
 	fuse_opt_free_args(&args);
+	return rc;
+}
+
+/* sessfs MNT [options], MNT a folder: mounts the default projects folder
+ * there; anything else as it is. */
+static int mount_default(int argc, char **argv)
+{
+	const char *first = NULL;
+	struct stat st;
+	char **av, *dir;
+	int i, n = 0, rc;
+
+	for (i = 1; i < argc; i++) {	/* the arguments that are not options */
+		if (!strcmp(argv[i], "-o"))
+			i++;
+		else if (argv[i][0] != '-' && !n++)
+			first = argv[i];
+	}
+	if (n != 1 || stat(first, &st) || !S_ISDIR(st.st_mode))
+		return mount_log(argc, argv);
+	dir = default_projects();
+	av = calloc((size_t)argc + 2, sizeof(*av));
+	if (!dir || !av) {
+		fprintf(stderr, "sessfs: out of memory\n");
+		free(dir);
+		free(av);
+		return 1;
+	}
+	av[0] = argv[0];
+	av[1] = dir;
+	memcpy(av + 2, argv + 1, (size_t)(argc - 1) * sizeof(*av));
+	rc = mount_log(argc + 1, av);
+	free(av);
+	free(dir);
 	return rc;
 }
 
@@ -278,5 +404,5 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	return mount_log(argc, argv);
+	return mount_default(argc, argv);
 }

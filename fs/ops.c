@@ -11,8 +11,9 @@
 #include "../core/names.h"
 #include "../core/pool.h"
 #include "../core/tree.h"
+#include "vfs.h"
 
-static struct tree *tree_of(fuse_req_t req)
+static struct vfs *tree_of(fuse_req_t req)
 {
 	return fuse_req_userdata(req);
 }
@@ -55,14 +56,14 @@ void ops_set_session(struct fuse_session *se)
  * last, empty call pushes the last batch).
  */
 /* 1 when this call claimed the file (it was not pushed before). */
-static int push_one(struct tree *t, uint64_t ino)
+static int push_one(struct vfs *t, uint64_t ino)
 {
 	struct blob *b;
 	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(0);
 
-	if (!session || !tr_claim_push(t, ino))
+	if (!session || !vf_claim_push(t, ino))
 		return 0;
-	if (tr_content(t, ino, &b))
+	if (vf_content(t, ino, &b))
 		return 1;
 	if (b->len && b->len <= OPS_PUSH_MAX) {
 		bv.buf[0].mem = b->data;
@@ -77,8 +78,8 @@ static int push_one(struct tree *t, uint64_t ino)
  * batch before, then the entries this call will likely send (rendering
  * them is what takes the time; their attributes are kept for the reply). */
 struct ahead {
-	struct tree *t;
-	struct tr_dir *d;
+	struct vfs *t;
+	struct vf_dir *d;
 	const uint64_t *push;
 	size_t npush;
 	size_t claimed;		/* atomic: pushes that were first */
@@ -102,17 +103,17 @@ static void ahead_item(void *arg, size_t i)
 		return;
 	}
 	x = &w->e[i - w->npush];
-	x->rc = tr_dir_entry(w->t, w->d, w->off + (i - w->npush), x->name, &x->a);
+	x->rc = vf_dir_entry(w->t, w->d, w->off + (i - w->npush), x->name, &x->a);
 }
 
 /* Entry i of the listing: from the work done ahead, or now. */
-static int entry_at(struct tree *t, struct tr_dir *d, const struct ahead *w,
+static int entry_at(struct vfs *t, struct vf_dir *d, const struct ahead *w,
 		    uint64_t i, char *name, struct tr_attr *a)
 {
 	const struct ahead_entry *x;
 
 	if (i < w->off || i - w->off >= w->ne)
-		return tr_dir_entry(t, d, i, name, a);
+		return vf_dir_entry(t, d, i, name, a);
 	x = &w->e[i - w->off];
 	if (x->rc > 0) {
 		memcpy(name, x->name, strlen(x->name) + 1);
@@ -142,7 +143,7 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 
 /*
  * Listings the kernel keeps. A folder opened again with nothing changed
- * since its last listing (the same tr_dir_gen()) is read from the kernel's
+ * since its last listing (the same vf_dir_gen()) is read from the kernel's
  * copy, with no request at all: a warm grep -r or ls -l of a branch costs
  * what it costs on a local disk. Any change makes the next open drop it.
  */
@@ -196,7 +197,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fuse_entry_param e;
 	struct tr_attr a;
-	int rc = tr_lookup(tree_of(req), parent, name, &a);
+	int rc = vf_lookup(tree_of(req), parent, name, &a);
 
 	if (rc) {
 		fuse_reply_err(req, -rc);
@@ -209,7 +210,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct tr_attr a;
-	int rc = tr_getattr(tree_of(req), ino, &a);
+	int rc = vf_getattr(tree_of(req), ino, &a);
 
 	(void)fi;
 	if (rc)
@@ -221,7 +222,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 {
 	char target[NM_MAX + 1];
-	int rc = tr_readlink(tree_of(req), ino, target);
+	int rc = vf_readlink(tree_of(req), ino, target);
 
 	if (rc)
 		fuse_reply_err(req, -rc);
@@ -233,8 +234,8 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
  * the next call finds them in the cache. */
 struct warm {
 	struct pool_job job;
-	struct tree *t;
-	struct tr_dir *d;
+	struct vfs *t;
+	struct vf_dir *d;
 	uint64_t off;
 };
 
@@ -244,13 +245,14 @@ static void warm_item(void *arg, size_t i)
 	struct tr_attr a;
 	char name[NM_MAX + 1];
 
-	tr_dir_entry(w->t, w->d, w->off + i, name, &a);
+	vf_dir_entry(w->t, w->d, w->off + i, name, &a);
 }
 
 /* An open directory: its listing, the files listed but not pushed, how
  * many bytes an entry took in the last reply, what the helper renders. */
 struct odir {
-	struct tr_dir *d;
+	struct vfs *fs;
+	struct vf_dir *d;
 	uint64_t *pending;
 	size_t npending;
 	size_t entry_bytes;
@@ -258,7 +260,7 @@ struct odir {
 };
 
 /* Starts rendering n entries from off in the background. */
-static void warm_start(struct tree *t, struct odir *od, uint64_t off, size_t n)
+static void warm_start(struct vfs *t, struct odir *od, uint64_t off, size_t n)
 {
 	struct warm *w = malloc(sizeof(*w));
 
@@ -286,7 +288,7 @@ static void odir_free(struct odir *od)
 	if (!od)
 		return;
 	warm_end(od, 1);
-	tr_closedir(od->d);
+	vf_closedir(od->fs, od->d);
 	free(od->pending);
 	free(od);
 }
@@ -294,16 +296,17 @@ static void odir_free(struct odir *od)
 static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct odir *od = calloc(1, sizeof(*od));
-	int rc = od ? tr_opendir(tree_of(req), ino, &od->d) : -ENOMEM;
+	int rc = od ? vf_opendir(tree_of(req), ino, &od->d) : -ENOMEM;
 
 	if (rc) {
 		free(od);
 		fuse_reply_err(req, -rc);
 		return;
 	}
+	od->fs = tree_of(req);
 	od->entry_bytes = OPS_ENTRY_GUESS;
 	fi->cache_readdir = 1;
-	fi->keep_cache = keep_listing(ino, tr_dir_gen(od->d));
+	fi->keep_cache = keep_listing(ino, vf_dir_gen(od->fs, od->d));
 	fi->fh = (uintptr_t)od;
 	if (fuse_reply_open(req, fi) == -ENOENT)
 		odir_free(od);
@@ -314,7 +317,7 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
  * attributes, works out the entries it will likely hold (as many as fit by
  * the size an entry took last time, and a few more), on both threads.
  */
-static void work_ahead(struct tree *t, struct odir *od, size_t size, uint64_t off,
+static void work_ahead(struct vfs *t, struct odir *od, size_t size, uint64_t off,
 		       int plus, struct ahead *w)
 {
 	size_t guess = plus ? size / od->entry_bytes + 1 : 0;
@@ -338,8 +341,8 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 			   struct fuse_file_info *fi, int plus)
 {
 	struct odir *od = (struct odir *)(uintptr_t)fi->fh;
-	struct tr_dir *d = od->d;
-	struct tree *t = tree_of(req);
+	struct vf_dir *d = od->d;
+	struct vfs *t = tree_of(req);
 	char *buf = malloc(size), name[NM_MAX + 1];
 	uint64_t *files = malloc((size / 32 + 1) * sizeof(*files));
 	size_t used = 0, nfiles = 0, nsent = 0;
@@ -432,7 +435,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOSYS);
 		return;
 	}
-	rc = tr_content(tree_of(req), ino, &b);
+	rc = vf_content(tree_of(req), ino, &b);
 	if (rc) {
 		fuse_reply_err(req, -rc);
 		return;
@@ -450,7 +453,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	int rc;
 
 	if (!b) {	/* opened without a round trip: find it by inode */
-		rc = tr_content(tree_of(req), ino, &b);
+		rc = vf_content(tree_of(req), ino, &b);
 		if (rc) {
 			fuse_reply_err(req, -rc);
 			return;
@@ -489,7 +492,7 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 	int rc;
 
 	sb_init(&sb);
-	rc = tr_getxattr(tree_of(req), ino, name, &sb);
+	rc = vf_getxattr(tree_of(req), ino, name, &sb);
 	if (rc)
 		fuse_reply_err(req, -rc);
 	else
@@ -503,7 +506,7 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	int rc;
 
 	sb_init(&sb);
-	rc = tr_listxattr(tree_of(req), ino, &sb);
+	rc = vf_listxattr(tree_of(req), ino, &sb);
 	if (rc)
 		fuse_reply_err(req, -rc);
 	else

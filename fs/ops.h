@@ -1,6 +1,7 @@
 /*
- * ops: the FUSE low-level operations, answering the kernel from a tree.
- * The session's userdata is the struct tree (tree.h). Everything that would
+ * ops: the FUSE low-level operations, answering the kernel from a layer.
+ * The session's userdata is a struct vfs (vfs.h): a session's tree, or the
+ * projects folder. Everything that would
  * change something fails with EROFS.
  */
 #ifndef SESSFS_OPS_H

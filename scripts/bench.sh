@@ -17,6 +17,8 @@
 #     folder on tmpfs and as a tar stream, against the index time
 # and, for a log whose one record is a 100 MB message (BENCH_BIG=0 skips
 # it), the time to read that file and the daemon's peak RSS.
+# Then the projects-folder figures (scripts/bench_projects.sh; BENCH_PROJECTS=0
+# skips them).
 # Times are the best of BENCH_RUNS runs (default 3); the log is read once
 # first so every tool starts with it in the page cache. Figures, not
 # pass/fail: the machine is shared.
@@ -209,3 +211,4 @@ for size in $SIZES; do
 	esac
 done
 [ "${BENCH_BIG:-1}" = 0 ] || bench_big
+[ "${BENCH_PROJECTS:-1}" = 0 ] || BENCH_DIR=$DIR bash scripts/bench_projects.sh

@@ -25,7 +25,6 @@ head -c 4096 /dev/urandom > "$T/binary"
 mkfifo "$T/fifo"
 
 expect 1 "No such file" "$SESSFS" "$T/nope.jsonl" "$T/mnt"
-expect 1 "is a directory" "$SESSFS" "$T/dir" "$T/mnt"
 expect 1 "not a Claude Code session log" "$SESSFS" "$T/text.txt" "$T/mnt"
 expect 1 "not a Claude Code session log" "$SESSFS" "$T/binary" "$T/mnt"
 expect 1 "not a regular file" "$SESSFS" "$T/fifo" "$T/mnt"

@@ -1,0 +1,147 @@
+/*
+ * projects: a Claude Code projects folder (~/.claude/projects) as a set of
+ * projects and sessions, with safe names, from the heads and tails of the
+ * logs only (loghead.h).
+ *
+ *   DIR/<encoded cwd>/<session-id>.jsonl        a session
+ *   DIR/<encoded cwd>/<session-id>/subagents/…  its agents (not sessions)
+ *   DIR/<encoded cwd>/agent-*.jsonl             older agents (not sessions)
+ *
+ * Names (every one [A-Za-z0-9._-], at most NM_MAX bytes, never "." or ".."):
+ *   - a project is its working directory (the cwd of its newest session)
+ *     with every run of other bytes made one '-' and no '-' at either end:
+ *     /home/user/src/todo-app is home-user-src-todo-app (at most
+ *     PJ_NAME_MAX bytes, as a session's name). A folder with no
+ *     session that says its cwd keeps its own (encoded) name, made safe.
+ *     Names that clash get "-2", "-3"… in the order of the folders' names.
+ *   - a session is its id made safe; a second log of one id (or one whose
+ *     safe name clashes) gets ".2", ".3"… in path order (an errors line).
+ *   - a session's link in sessions/ is <YYYY-MM-DDTHHMM>-<slug>-<id8>: the
+ *     UTC time of its first record (else of the file), the title's slug
+ *     ([a-z0-9-], at most PJ_SLUG_MAX bytes, "untitled" when empty) and
+ *     the first 8 bytes of its folder's name; a clash gets ".2"…
+ * What cannot be used (a folder that cannot be read, a .jsonl that is not
+ * a session log, a symbolic link: never followed, a duplicate id) is a
+ * line of pj_errors_text(), never fatal.
+ *
+ * Sessions carry a key: a number >= 1 that stays the log's (by its path
+ * under DIR) across pj_scan() calls given the set before, never reused.
+ * A rescan reads again only the logs whose size, mtime or inode changed.
+ *
+ * A set is immutable once built: readers may share it from any thread.
+ */
+#ifndef SESSFS_PROJECTS_H
+#define SESSFS_PROJECTS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "loghead.h"
+#include "names.h"
+#include "sbuf.h"
+
+#define PJ_SLUG_MAX 48
+#define PJ_NAME_MAX 100		/* a project's or session's name, before a
+				 * clash suffix: links to them stay short */
+#define PJ_KEY_MAX 0xffffu	/* keys are 1 .. PJ_KEY_MAX (inode bits) */
+
+struct pj_session {
+	char *path;			/* relative to DIR: "<folder>/<file>" */
+	uint32_t project;		/* index in the set's projects */
+	uint32_t key;			/* stable number, >= 1 */
+	struct lh_facts f;		/* head and tail */
+	int64_t start_ms;		/* first record's time, else the file's */
+	struct timespec mtime;
+	ino_t ino;
+	int fork_known;			/* fork_sid/fork_uuid were looked for */
+	char *fork_sid, *fork_uuid;	/* forkedFrom, when found */
+	char name[NM_MAX + 1];		/* its folder under projects/<p>/ */
+	char link[NM_MAX + 1];		/* its link under sessions/ */
+};
+
+struct pj_project {
+	char *folder;			/* the folder's own name under DIR */
+	char *cwd;			/* NULL: no session says */
+	char name[NM_MAX + 1];		/* its folder under projects/ */
+	uint32_t *sessions;		/* indexes in the set, by name */
+	uint32_t nsessions;
+};
+
+struct pj_set {
+	char *root;			/* DIR, absolute */
+	struct pj_project *projects;	/* by name */
+	uint32_t nprojects;
+	struct pj_session *sessions;	/* by start time, then path */
+	uint32_t nsessions;
+	int32_t latest;			/* the session written last, or -1 */
+	uint32_t next_key;
+	struct sbuf errors;		/* errors.txt lines */
+	int32_t *by_key;		/* key -> index, -1: none */
+	uint32_t *by_link;		/* indexes by link name */
+};
+
+/*
+ * Scans the projects folder dir (a ~/.claude holding projects/ is taken
+ * for its projects/). prev: the set before (or NULL): keys and the facts
+ * of unchanged logs come from it. 0 and a new set in *out (free with
+ * pj_free()), or -errno when dir itself cannot be read.
+ */
+int pj_scan(const char *dir, const struct pj_set *prev, struct pj_set **out);
+void pj_free(struct pj_set *s);
+
+/* The projects folder a path names: itself, or its projects/ when it is a
+ * folder holding one. A new string (free()), or NULL on ENOMEM. */
+char *pj_resolve_dir(const char *dir);
+
+/* The session with this key, or NULL. */
+const struct pj_session *pj_by_key(const struct pj_set *s, uint32_t key);
+/* The session named name in project p, or NULL. */
+const struct pj_session *pj_find(const struct pj_set *s, uint32_t p, const char *name);
+/* The session linked as name in sessions/, or NULL. */
+const struct pj_session *pj_find_link(const struct pj_set *s, const char *name);
+/* A project by name: its index, or -1. */
+int pj_project(const struct pj_set *s, const char *name);
+
+/*
+ * Finds where fork x came from (its origin session and the last copied
+ * record), reading the fork's copied part and, by the uuid, the logs of
+ * its project that could hold it; sets x's fork fields (x must belong to
+ * s and not be shared yet with other threads: call on a set being built,
+ * or under the owner's lock). 0 or -errno.
+ */
+int pj_find_fork(struct pj_set *s, struct pj_session *x);
+
+/*
+ * The same for one log, name in the folder dirfd, without a set: its
+ * origin among the logs beside it (their heads and tails; the one that
+ * holds the fork point, newest first among those that started no later).
+ * 0 and new strings in *sid (NULL when no origin was found) and *uuid
+ * (free() both), -ENOENT when the log is not a fork, or -errno.
+ */
+int pj_fork_of(int dirfd, const char *name, char **sid, char **uuid);
+
+/* The absolute path of a session's log (a new string), or NULL. */
+char *pj_log_path(const struct pj_set *s, const struct pj_session *x);
+/* The file-history folder beside projects/: DIR/../file-history (a new
+ * string), or NULL. */
+char *pj_file_history(const struct pj_set *s);
+
+/* Appends one JSON object per session (sessions.json), in set order. */
+void pj_sessions_json(const struct pj_set *s, struct sbuf *out);
+/* Appends one session's object (no newline). */
+void pj_session_json(const struct pj_set *s, const struct pj_session *x, struct sbuf *out);
+/* Appends the facts of the folder as JSON (sessfs --check DIR). */
+void pj_facts_json(const struct pj_set *s, struct sbuf *out);
+/* Appends the errors.txt text. */
+void pj_errors_text(const struct pj_set *s, struct sbuf *out);
+
+/* A title's slug: [a-z0-9-], at most PJ_SLUG_MAX bytes; "untitled" when
+ * nothing is left. out: PJ_SLUG_MAX + 1 bytes. Pure. */
+void pj_slug(const char *title, char *out);
+/* A path (a cwd) as a name: runs of bytes outside [A-Za-z0-9._] become one
+ * '-', no '-' at either end, at most PJ_NAME_MAX bytes; "_" when nothing is left.
+ * out: NM_MAX + 1 bytes. Pure. */
+void pj_path_name(const char *path, char *out);
+
+#endif

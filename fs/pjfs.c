@@ -1,0 +1,957 @@
+#include "pjfs.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/projects.h"
+
+/* This layer's own inodes (key 0): a type above 32 bits, an index below. */
+enum pf_type { PT_FIXED = 0, PT_PROJECT = 1, PT_LINK = 2, PT_FORK = 3 };
+enum pf_fixed {
+	PI_ROOT = 1, PI_README, PI_SESSIONS_JSON, PI_ERRORS, PI_PROJECTS, PI_SESSIONS,
+	PI_LATEST,
+};
+enum { PF_NFILES = 3 };		/* README.md, sessions.json, errors.txt */
+
+#define PF_INO(type, i) (((uint64_t)(type) << 32) | (uint64_t)(i))
+#define PF_TYPE(ino) ((unsigned)((ino) >> 32))
+#define PF_IDX(ino) ((uint32_t)(ino))
+#define PF_KEY(ino) ((uint32_t)((ino) >> TR_SLOT_SHIFT))
+#define PF_INNER(ino) ((ino) & ((UINT64_C(1) << TR_SLOT_SHIFT) - 1))
+#define PF_OUTER(key, inner) (((uint64_t)(key) << TR_SLOT_SHIFT) | (inner))
+
+/* One scan of the folder, shared by the requests that use it. */
+struct pset {
+	struct pj_set *s;
+	int refs;			/* under pf->mu */
+	uint64_t gen;
+	uint32_t *pno;			/* per project: its stable number */
+	struct blob *files[PF_NFILES];	/* rendered on first use */
+	struct timespec time;		/* when it was scanned */
+};
+
+/* A session that is, was or may be open. */
+struct slot {
+	uint32_t key;
+	struct tree *t;			/* NULL: not open */
+	int refs;			/* requests and folders using t */
+	int opening;
+	uint32_t opens;			/* times opened (listing generations) */
+	uint64_t cost;
+	struct slot *prev, *next;	/* the LRU list, while open */
+};
+
+struct pjfs {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;		/* a slot finished opening */
+	char *dir;
+	struct pset *cur;
+	int scanning;
+	int64_t scanned_ms;
+	uint64_t gen;
+	struct slot **slots;		/* by key, PJ_KEY_MAX + 1 */
+	struct slot lru;		/* sentinel: next is the newest */
+	uint64_t used, budget;
+	uint32_t nopen;
+	char **pfolders;		/* project numbers: folder names */
+	uint32_t npfolders;
+	uid_t uid;
+	gid_t gid;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- sets ---- */
+
+static void pset_unref(struct pset *p)
+{
+	int i;
+
+	if (!p || --p->refs > 0)
+		return;
+	for (i = 0; i < PF_NFILES; i++)
+		if (p->files[i])
+			blob_unref(p->files[i]);
+	pj_free(p->s);
+	free(p->pno);
+	free(p);
+}
+
+/* A project folder's stable number (mu held), or 0 on ENOMEM. */
+static uint32_t project_no(struct pjfs *pf, const char *folder)
+{
+	uint32_t i;
+	char **p;
+
+	for (i = 0; i < pf->npfolders; i++)
+		if (!strcmp(pf->pfolders[i], folder))
+			return i + 1;
+	p = realloc(pf->pfolders, (pf->npfolders + 1) * sizeof(*p));
+	if (!p)
+		return 0;
+	pf->pfolders = p;
+	if (!(p[pf->npfolders] = strdup(folder)))
+		return 0;
+	return ++pf->npfolders;
+}
+
+static struct pset *pset_new(struct pjfs *pf, struct pj_set *s)
+{
+	struct pset *p = calloc(1, sizeof(*p));
+	uint32_t i;
+
+	if (!p || !(p->pno = calloc(s->nprojects + 1, sizeof(*p->pno)))) {
+		free(p);
+		pj_free(s);
+		return NULL;
+	}
+	p->s = s;
+	p->refs = 1;
+	p->gen = ++pf->gen;
+	clock_gettime(CLOCK_REALTIME, &p->time);
+	for (i = 0; i < s->nprojects; i++)
+		p->pno[i] = project_no(pf, s->projects[i].folder);
+	return p;
+}
+
+static void slot_close(struct pjfs *pf, struct slot *sl);
+
+/* Closes what the new set no longer holds (mu held). */
+static void drop_gone(struct pjfs *pf, const struct pj_set *s)
+{
+	struct slot *sl, *next;
+
+	for (sl = pf->lru.next; sl != &pf->lru; sl = next) {
+		next = sl->next;
+		if (!sl->refs && !pj_by_key(s, sl->key))
+			slot_close(pf, sl);
+	}
+}
+
+/* The current set with a reference; looks at the folder again first when
+ * rescan is set and it is time. */
+static struct pset *get_set(struct pjfs *pf, int rescan)
+{
+	struct pset *p, *old;
+	struct pj_set *s;
+
+	pthread_mutex_lock(&pf->mu);
+	if (rescan && !pf->scanning && now_ms() - pf->scanned_ms >= PF_RESCAN_MS) {
+		pf->scanning = 1;
+		old = pf->cur;
+		old->refs++;
+		pthread_mutex_unlock(&pf->mu);
+		s = NULL;
+		pj_scan(pf->dir, old->s, &s);
+		pthread_mutex_lock(&pf->mu);
+		pset_unref(old);
+		if (s && (p = pset_new(pf, s))) {
+			pset_unref(pf->cur);
+			pf->cur = p;
+			drop_gone(pf, s);
+		}
+		pf->scanned_ms = now_ms();
+		pf->scanning = 0;
+	}
+	p = pf->cur;
+	p->refs++;
+	pthread_mutex_unlock(&pf->mu);
+	return p;
+}
+
+static void put_set(struct pjfs *pf, struct pset *p)
+{
+	pthread_mutex_lock(&pf->mu);
+	pset_unref(p);
+	pthread_mutex_unlock(&pf->mu);
+}
+
+/* ---- the cache of open sessions ---- */
+
+static void lru_unlink(struct slot *sl)
+{
+	sl->prev->next = sl->next;
+	sl->next->prev = sl->prev;
+	sl->prev = sl->next = NULL;
+}
+
+static void lru_front(struct pjfs *pf, struct slot *sl)
+{
+	if (sl->next)
+		lru_unlink(sl);
+	sl->next = pf->lru.next;
+	sl->prev = &pf->lru;
+	pf->lru.next->prev = sl;
+	pf->lru.next = sl;
+}
+
+/* mu held; sl is open and unused. */
+static void slot_close(struct pjfs *pf, struct slot *sl)
+{
+	lru_unlink(sl);
+	tr_free(sl->t);
+	sl->t = NULL;
+	pf->used -= sl->cost;
+	pf->nopen--;
+}
+
+/* Closes the least recently used sessions nobody uses until the cache
+ * fits its budget (mu held). */
+static void evict(struct pjfs *pf)
+{
+	struct slot *sl, *prev;
+
+	for (sl = pf->lru.prev; sl != &pf->lru && pf->used > pf->budget; sl = prev) {
+		prev = sl->prev;
+		if (!sl->refs)
+			slot_close(pf, sl);
+	}
+}
+
+static struct tree *open_tree(const struct pj_set *s, const struct pj_session *x)
+{
+	char *path = pj_log_path(s, x);
+	struct session *ss;
+	struct tree *t = NULL;
+
+	if (path && !ss_open(path, SS_LIVE, &ss))
+		t = tr_new(ss);
+	free(path);
+	return t;
+}
+
+/* The open session of key, with a reference (release with slot_put()), or
+ * NULL when the set holds no such session or it cannot be opened. */
+static struct slot *slot_get(struct pjfs *pf, const struct pj_set *s, uint32_t key)
+{
+	const struct pj_session *x = pj_by_key(s, key);
+	struct slot *sl;
+	struct tree *t;
+
+	if (!x)
+		return NULL;
+	pthread_mutex_lock(&pf->mu);
+	sl = pf->slots[key];
+	if (!sl && (sl = calloc(1, sizeof(*sl)))) {
+		sl->key = key;
+		pf->slots[key] = sl;
+	}
+	while (sl && sl->opening)
+		pthread_cond_wait(&pf->cv, &pf->mu);
+	if (sl && !sl->t) {
+		sl->opening = 1;
+		pthread_mutex_unlock(&pf->mu);
+		t = open_tree(s, x);
+		pthread_mutex_lock(&pf->mu);
+		sl->opening = 0;
+		pthread_cond_broadcast(&pf->cv);
+		if (t) {
+			sl->t = t;
+			sl->opens++;
+			sl->cost = PF_COST_FIXED + (uint64_t)PF_COST_FACTOR * x->f.bytes;
+			pf->used += sl->cost;
+			pf->nopen++;
+		}
+	}
+	if (sl && sl->t) {
+		sl->refs++;
+		lru_front(pf, sl);
+		evict(pf);
+	} else {
+		sl = NULL;
+	}
+	pthread_mutex_unlock(&pf->mu);
+	return sl;
+}
+
+static void slot_put(struct pjfs *pf, struct slot *sl)
+{
+	pthread_mutex_lock(&pf->mu);
+	sl->refs--;
+	if (!sl->refs)
+		evict(pf);
+	pthread_mutex_unlock(&pf->mu);
+}
+
+void pf_cache_stats(struct pjfs *pf, uint32_t *open, uint64_t *bytes)
+{
+	pthread_mutex_lock(&pf->mu);
+	*open = pf->nopen;
+	*bytes = pf->used;
+	pthread_mutex_unlock(&pf->mu);
+}
+
+/* ---- set-up ---- */
+
+int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out)
+{
+	struct pjfs *pf = calloc(1, sizeof(*pf));
+	struct pj_set *s;
+	int rc;
+
+	*out = NULL;
+	if (!pf)
+		return -ENOMEM;
+	rc = pj_scan(dir, NULL, &s);
+	if (rc) {
+		free(pf);
+		return rc;
+	}
+	pthread_mutex_init(&pf->mu, NULL);
+	pthread_cond_init(&pf->cv, NULL);
+	pf->lru.next = pf->lru.prev = &pf->lru;
+	pf->budget = cache_bytes;
+	pf->uid = getuid();
+	pf->gid = getgid();
+	pf->scanned_ms = now_ms();
+	pf->dir = strdup(dir);
+	pf->slots = calloc(PJ_KEY_MAX + 1, sizeof(*pf->slots));
+	pf->cur = pset_new(pf, s);
+	if (!pf->dir || !pf->slots || !pf->cur) {
+		pf_free(pf);
+		return -ENOMEM;
+	}
+	*out = pf;
+	return 0;
+}
+
+void pf_free(struct pjfs *pf)
+{
+	uint32_t i;
+
+	if (!pf)
+		return;
+	while (pf->lru.next != &pf->lru)
+		slot_close(pf, pf->lru.next);
+	for (i = 0; pf->slots && i <= PJ_KEY_MAX; i++)
+		free(pf->slots[i]);
+	free(pf->slots);
+	for (i = 0; i < pf->npfolders; i++)
+		free(pf->pfolders[i]);
+	free(pf->pfolders);
+	pset_unref(pf->cur);
+	free(pf->dir);
+	pthread_mutex_destroy(&pf->mu);
+	pthread_cond_destroy(&pf->cv);
+	free(pf);
+}
+
+int pf_check(const char *dir)
+{
+	struct pj_set *s;
+	struct sbuf out;
+	int rc = pj_scan(dir, NULL, &s);
+
+	if (rc) {
+		fprintf(stderr, "sessfs: %s: %s\n", dir, strerror(-rc));
+		return 1;
+	}
+	sb_init(&out);
+	pj_facts_json(s, &out);
+	fwrite(out.buf, 1, out.len, stdout);
+	sb_free(&out);
+	pj_free(s);
+	return 0;
+}
+
+/* ---- this layer's files ---- */
+
+static void readme(const struct pj_set *s, struct sbuf *out)
+{
+	uint32_t i, bad = 0;
+
+	for (i = 0; i < s->errors.len; i++)
+		bad += s->errors.buf[i] == '\n';
+	sb_adds(out, "# Claude Code sessions, mounted by sessfs\n\n");
+	sb_addf(out, "Folder: %s\n\n", s->root);
+	sb_addf(out, "- projects: %u\n- sessions: %u\n- unusable files and folders: %u "
+		     "(see errors.txt)\n", s->nprojects, s->nsessions, bad);
+	if (s->latest >= 0)
+		sb_addf(out, "- latest: sessions/%s\n", s->sessions[s->latest].link);
+	sb_adds(out, "\nThis folder is a read-only view of the logs. Nothing here changes them.\n\n"
+		     "- `projects/<project>/<session-id>/`: one session, laid out as a single\n"
+		     "  mount of its log shows it (README.md, session.json, branches/, context/,\n"
+		     "  state/, agents/, records/). `<project>` is the project's working\n"
+		     "  directory made a name. A session made by --fork-session has a link\n"
+		     "  `forked-from` to the session it was copied from.\n"
+		     "- `sessions/<YYYY-MM-DDTHHMM>-<title>-<id8>`: a link to every session,\n"
+		     "  named by the time of its first record (UTC), so `ls` lists them in\n"
+		     "  time order.\n"
+		     "- `latest`: the session written last (the one you are in).\n"
+		     "- `sessions.json`: one object per session and line: sessionId, project,\n"
+		     "  cwd, title, first and last timestamps, messages (user and assistant\n"
+		     "  rows; an estimate unless messagesExact), bytes, version, gitBranch,\n"
+		     "  path (under the folder), folder, link, forkedFrom.\n"
+		     "- `errors.txt`: what could not be used, and why.\n\n"
+		     "A session is read in full (indexed) only when a path inside it is used.\n\n"
+		     "## Finding things\n\n"
+		     "```sh\n"
+		     "ls sessions/ | tail                                # the newest sessions\n"
+		     "ls projects/                                       # the projects\n"
+		     "grep -i 'deploy' sessions.json                     # sessions by title, cwd, branch\n"
+		     "grep -rl 'TODO_DB' sessions/*/branches/current/    # sessions that said it\n"
+		     "ls sessions/*/branches/current/*-tool_use-Bash.md  # every Bash call\n"
+		     "find projects -maxdepth 3 -name forked-from        # the forks\n"
+		     "cat latest/context/window.md                       # what the model sees now\n"
+		     "```\n\n## Projects\n\n");
+	for (i = 0; i < s->nprojects; i++) {
+		const struct pj_project *p = &s->projects[i];
+
+		sb_addf(out, "- projects/%s: %u session%s", p->name, p->nsessions,
+			p->nsessions == 1 ? "" : "s");
+		if (p->cwd) {
+			sb_adds(out, " (");
+			sb_add_lines(out, p->cwd);
+			sb_adds(out, ")");
+		}
+		sb_addc(out, '\n');
+	}
+}
+
+/* File i of the set (rendered once per set), with a reference. */
+static int own_file(struct pjfs *pf, struct pset *p, int i, struct blob **out)
+{
+	struct sbuf sb;
+	struct blob *b;
+
+	pthread_mutex_lock(&pf->mu);
+	if (!p->files[i]) {
+		sb_init(&sb);
+		if (i == 0)
+			readme(p->s, &sb);
+		else if (i == 1)
+			pj_sessions_json(p->s, &sb);
+		else
+			pj_errors_text(p->s, &sb);
+		p->files[i] = blob_take(&sb);
+		sb_free(&sb);
+	}
+	b = p->files[i];
+	if (b)
+		blob_ref(b);
+	pthread_mutex_unlock(&pf->mu);
+	*out = b;
+	return b ? 0 : -ENOMEM;
+}
+
+static int file_index(uint64_t ino)
+{
+	return ino == PI_README ? 0 : ino == PI_SESSIONS_JSON ? 1 : ino == PI_ERRORS ? 2 : -1;
+}
+
+/* ---- this layer's nodes ---- */
+
+static int project_index(const struct pset *p, uint32_t no)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->s->nprojects; i++)
+		if (p->pno[i] == no)
+			return (int)i;
+	return -1;
+}
+
+/* The session a fork was copied from, or NULL. */
+static const struct pj_session *origin(const struct pj_set *s, const struct pj_session *x)
+{
+	uint32_t i;
+
+	if (!x->fork_sid)
+		return NULL;
+	for (i = 0; i < s->nsessions; i++)
+		if (s->sessions[i].f.sid && !strcmp(s->sessions[i].f.sid, x->fork_sid) &&
+		    &s->sessions[i] != x)
+			return &s->sessions[i];
+	return NULL;
+}
+
+/* The target of one of this layer's links; 0 or -ENOENT. */
+static int link_target(const struct pj_set *s, uint64_t ino, char *out)
+{
+	const struct pj_session *x, *o;
+
+	if (ino == PI_LATEST) {
+		if (s->latest < 0)
+			return -ENOENT;
+		snprintf(out, NM_MAX + 1, "sessions/%.200s", s->sessions[s->latest].link);
+		return 0;
+	}
+	x = pj_by_key(s, PF_IDX(ino));
+	if (!x)
+		return -ENOENT;
+	if (PF_TYPE(ino) == PT_LINK) {
+		snprintf(out, NM_MAX + 1, "../projects/%.115s/%.115s", s->projects[x->project].name,
+			 x->name);
+		return 0;
+	}
+	if (PF_TYPE(ino) != PT_FORK || !(o = origin(s, x)))
+		return -ENOENT;
+	snprintf(out, NM_MAX + 1, "../../%.115s/%.115s", s->projects[o->project].name, o->name);
+	return 0;
+}
+
+static void fill(struct pjfs *pf, const struct pset *p, uint64_t ino, struct tr_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->st.st_ino = ino;
+	a->st.st_uid = pf->uid;
+	a->st.st_gid = pf->gid;
+	a->st.st_mtim = a->st.st_ctim = a->st.st_atim = p->time;
+	a->st.st_blksize = 4096;
+}
+
+static void set_dir(struct tr_attr *a)
+{
+	a->st.st_mode = S_IFDIR | 0555;
+	a->st.st_nlink = 2;
+}
+
+static int set_link(const struct pj_set *s, uint64_t ino, struct tr_attr *a)
+{
+	char target[NM_MAX + 1];
+
+	if (link_target(s, ino, target))
+		return -ENOENT;
+	a->st.st_mode = S_IFLNK | 0777;
+	a->st.st_nlink = 1;
+	a->st.st_size = (off_t)strlen(target);
+	return 0;
+}
+
+/* A session folder's attributes, without opening it. */
+static int session_dir_attr(struct pjfs *pf, const struct pset *p, uint32_t key,
+			    struct tr_attr *a)
+{
+	const struct pj_session *x = pj_by_key(p->s, key);
+
+	if (!x)
+		return -ENOENT;
+	fill(pf, p, PF_OUTER(key, TI_ROOT), a);
+	set_dir(a);
+	a->st.st_mtim = a->st.st_ctim = a->st.st_atim = x->mtime;
+	return 0;
+}
+
+/* Attributes of one of this layer's nodes (a session folder included). */
+static int own_attr(struct pjfs *pf, struct pset *p, uint64_t ino, struct tr_attr *a)
+{
+	struct blob *b;
+	int i = file_index(ino);
+
+	if (PF_KEY(ino))
+		return PF_INNER(ino) == TI_ROOT ? session_dir_attr(pf, p, PF_KEY(ino), a) : -ENOENT;
+	fill(pf, p, ino, a);
+	switch (PF_TYPE(ino)) {
+	case PT_PROJECT:
+		if (project_index(p, PF_IDX(ino)) < 0)
+			return -ENOENT;
+		set_dir(a);
+		return 0;
+	case PT_LINK:
+	case PT_FORK:
+		return set_link(p->s, ino, a);
+	}
+	if (ino == PI_ROOT || ino == PI_PROJECTS || ino == PI_SESSIONS) {
+		set_dir(a);
+		return 0;
+	}
+	if (ino == PI_LATEST)
+		return set_link(p->s, ino, a);
+	if (i < 0 || own_file(pf, p, i, &b))
+		return -ENOENT;
+	a->st.st_mode = S_IFREG | 0444;
+	a->st.st_nlink = 1;
+	a->st.st_size = (off_t)b->len;
+	a->st.st_blocks = (blkcnt_t)((b->len + 511) / 512);
+	blob_unref(b);
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	uint64_t ino;
+} root_entries[] = {
+	{ "README.md", PI_README }, { "sessions.json", PI_SESSIONS_JSON },
+	{ "errors.txt", PI_ERRORS }, { "projects", PI_PROJECTS },
+	{ "sessions", PI_SESSIONS }, { "latest", PI_LATEST },
+};
+
+#define NROOT (sizeof(root_entries) / sizeof(root_entries[0]))
+
+/* The inode of name in one of this layer's folders, or 0. */
+static uint64_t own_lookup(const struct pset *p, uint64_t parent, const char *name)
+{
+	const struct pj_session *x;
+	size_t i;
+	int k;
+
+	if (parent == PI_ROOT) {
+		for (i = 0; i < NROOT; i++)
+			if (!strcmp(name, root_entries[i].name))
+				return root_entries[i].ino;
+		return 0;
+	}
+	if (parent == PI_PROJECTS) {
+		k = pj_project(p->s, name);
+		return k < 0 ? 0 : PF_INO(PT_PROJECT, p->pno[k]);
+	}
+	if (parent == PI_SESSIONS) {
+		x = pj_find_link(p->s, name);
+		return x ? PF_INO(PT_LINK, x->key) : 0;
+	}
+	if (PF_TYPE(parent) == PT_PROJECT && (k = project_index(p, PF_IDX(parent))) >= 0) {
+		x = pj_find(p->s, (uint32_t)k, name);
+		return x ? PF_OUTER(x->key, TI_ROOT) : 0;
+	}
+	return 0;
+}
+
+/* Whether a request for ino should look at the folder again first. */
+static int wants_rescan(uint64_t ino)
+{
+	return !PF_KEY(ino) || PF_INNER(ino) == TI_ROOT;
+}
+
+/* ---- the calls ---- */
+
+/* An open folder: one of this layer's (names from its set), or a
+ * session's (its tree's listing, forked-from first when there is one). */
+struct pf_dir {
+	struct pset *p;
+	uint64_t ino;
+	uint32_t n;
+	const char **names;
+	uint64_t *inos;
+	struct slot *sl;
+	struct tr_dir *td;
+	uint32_t key;
+	int fork;
+	uint64_t gen;
+};
+
+static int getattr_in(struct pjfs *pf, struct pset *p, uint64_t ino, struct tr_attr *a)
+{
+	uint32_t key = PF_KEY(ino);
+	struct slot *sl;
+	int rc;
+
+	if (!key || PF_INNER(ino) == TI_ROOT)
+		return own_attr(pf, p, ino, a);
+	sl = slot_get(pf, p->s, key);
+	if (!sl)
+		return -ENOENT;
+	rc = tr_getattr(sl->t, PF_INNER(ino), a);
+	if (!rc)
+		a->st.st_ino = ino;
+	slot_put(pf, sl);
+	return rc;
+}
+
+static int pf_getattr(void *fs, uint64_t ino, struct tr_attr *a)
+{
+	struct pjfs *pf = fs;
+	struct pset *p = get_set(pf, wants_rescan(ino));
+	int rc = getattr_in(pf, p, ino, a);
+
+	put_set(pf, p);
+	return rc;
+}
+
+static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const char *name,
+		     struct tr_attr *a)
+{
+	uint32_t key = PF_KEY(parent);
+	const struct pj_session *x;
+	struct slot *sl;
+	uint64_t ino;
+	int rc;
+
+	if (!key) {
+		ino = own_lookup(p, parent, name);
+		return ino ? own_attr(pf, p, ino, a) : -ENOENT;
+	}
+	if (PF_INNER(parent) == TI_ROOT && !strcmp(name, "forked-from")) {
+		x = pj_by_key(p->s, key);
+		return x && origin(p->s, x) ? own_attr(pf, p, PF_INO(PT_FORK, key), a) : -ENOENT;
+	}
+	sl = slot_get(pf, p->s, key);
+	if (!sl)
+		return -ENOENT;
+	rc = tr_lookup(sl->t, PF_INNER(parent), name, a);
+	if (!rc)
+		a->st.st_ino = PF_OUTER(key, a->st.st_ino);
+	slot_put(pf, sl);
+	return rc;
+}
+
+static int pf_lookup(void *fs, uint64_t parent, const char *name, struct tr_attr *a)
+{
+	struct pjfs *pf = fs;
+	struct pset *p = get_set(pf, !PF_KEY(parent));
+	int rc = lookup_in(pf, p, parent, name, a);
+
+	put_set(pf, p);
+	return rc;
+}
+
+static int own_names(struct pf_dir *d, uint32_t n)
+{
+	d->names = calloc(n + 1, sizeof(*d->names));
+	d->inos = calloc(n + 1, sizeof(*d->inos));
+	return d->names && d->inos ? 0 : -ENOMEM;
+}
+
+static void add_name(struct pf_dir *d, const char *name, uint64_t ino)
+{
+	d->names[d->n] = name;
+	d->inos[d->n++] = ino;
+}
+
+/* The listing of one of this layer's folders. */
+static int own_listing(struct pf_dir *d)
+{
+	const struct pj_set *s = d->p->s;
+	const struct pj_session *x;
+	uint32_t i;
+	int k;
+
+	if (d->ino == PI_ROOT) {
+		if (own_names(d, NROOT))
+			return -ENOMEM;
+		for (i = 0; i < NROOT; i++)
+			if (root_entries[i].ino != PI_LATEST || s->latest >= 0)
+				add_name(d, root_entries[i].name, root_entries[i].ino);
+	} else if (d->ino == PI_PROJECTS) {
+		if (own_names(d, s->nprojects))
+			return -ENOMEM;
+		for (i = 0; i < s->nprojects; i++)
+			add_name(d, s->projects[i].name, PF_INO(PT_PROJECT, d->p->pno[i]));
+	} else if (d->ino == PI_SESSIONS) {
+		if (own_names(d, s->nsessions))
+			return -ENOMEM;
+		for (i = 0; i < s->nsessions; i++)
+			add_name(d, s->sessions[i].link, PF_INO(PT_LINK, s->sessions[i].key));
+	} else if (PF_TYPE(d->ino) == PT_PROJECT && (k = project_index(d->p, PF_IDX(d->ino))) >= 0) {
+		const struct pj_project *pr = &s->projects[k];
+
+		if (own_names(d, pr->nsessions))
+			return -ENOMEM;
+		for (i = 0; i < pr->nsessions; i++) {
+			x = &s->sessions[pr->sessions[i]];
+			add_name(d, x->name, PF_OUTER(x->key, TI_ROOT));
+		}
+	} else {
+		return PF_TYPE(d->ino) == PT_PROJECT ? -ENOENT : -ENOTDIR;
+	}
+	d->gen = d->p->gen;
+	return 0;
+}
+
+static int session_listing(struct pjfs *pf, struct pf_dir *d)
+{
+	const struct pj_session *x = pj_by_key(d->p->s, d->key);
+	int rc;
+
+	d->sl = x ? slot_get(pf, d->p->s, d->key) : NULL;
+	if (!d->sl)
+		return -ENOENT;
+	rc = tr_opendir(d->sl->t, PF_INNER(d->ino), &d->td);
+	if (rc)
+		return rc;
+	d->fork = PF_INNER(d->ino) == TI_ROOT && origin(d->p->s, x);
+	d->gen = tr_dir_gen(d->td) + ((uint64_t)d->sl->opens << 40);
+	return 0;
+}
+
+static void pf_closedir(void *fs, struct vf_dir *vd)
+{
+	struct pjfs *pf = fs;
+	struct pf_dir *d = (struct pf_dir *)vd;
+
+	if (!d)
+		return;
+	tr_closedir(d->td);
+	if (d->sl)
+		slot_put(pf, d->sl);
+	if (d->p)
+		put_set(pf, d->p);
+	free(d->names);
+	free(d->inos);
+	free(d);
+}
+
+static int pf_opendir(void *fs, uint64_t ino, struct vf_dir **out)
+{
+	struct pjfs *pf = fs;
+	struct pf_dir *d = calloc(1, sizeof(*d));
+	int rc;
+
+	*out = NULL;
+	if (!d)
+		return -ENOMEM;
+	d->ino = ino;
+	d->key = PF_KEY(ino);
+	d->p = get_set(pf, wants_rescan(ino));
+	rc = d->key ? session_listing(pf, d) : own_listing(d);
+	if (rc) {
+		pf_closedir(pf, (struct vf_dir *)d);
+		return rc;
+	}
+	*out = (struct vf_dir *)d;
+	return 0;
+}
+
+static int own_entry(struct pjfs *pf, struct pf_dir *d, uint64_t i, char *name,
+		     struct tr_attr *a)
+{
+	if (i >= (uint64_t)d->n + 2)
+		return 0;
+	if (i < 2) {
+		strcpy(name, i ? ".." : ".");
+		fill(pf, d->p, i ? PI_ROOT : d->ino, a);
+		set_dir(a);
+		return 1;
+	}
+	snprintf(name, NM_MAX + 1, "%s", d->names[i - 2]);
+	return own_attr(pf, d->p, d->inos[i - 2], a) ? -ENOENT : 1;
+}
+
+static int pf_dir_entry(void *fs, struct vf_dir *vd, uint64_t i, char *name,
+			struct tr_attr *a)
+{
+	struct pjfs *pf = fs;
+	struct pf_dir *d = (struct pf_dir *)vd;
+	int rc;
+
+	if (!d->key)
+		return own_entry(pf, d, i, name, a);
+	if (d->fork && i == 2) {
+		strcpy(name, "forked-from");
+		return own_attr(pf, d->p, PF_INO(PT_FORK, d->key), a) ? -ENOENT : 1;
+	}
+	rc = tr_dir_entry(d->sl->t, d->td, d->fork && i > 2 ? i - 1 : i, name, a);
+	if (rc > 0)
+		a->st.st_ino = PF_OUTER(d->key, a->st.st_ino);
+	return rc;
+}
+
+static uint64_t pf_dir_gen(const struct vf_dir *vd)
+{
+	return ((const struct pf_dir *)vd)->gen;
+}
+
+static int pf_content(void *fs, uint64_t ino, struct blob **out)
+{
+	struct pjfs *pf = fs;
+	struct pset *p = get_set(pf, 0);
+	struct slot *sl;
+	int rc = -EISDIR;
+
+	if (!PF_KEY(ino)) {
+		if (file_index(ino) >= 0)
+			rc = own_file(pf, p, file_index(ino), out);
+	} else if (!(sl = slot_get(pf, p->s, PF_KEY(ino)))) {
+		rc = -ENOENT;
+	} else {
+		rc = tr_content(sl->t, PF_INNER(ino), out);
+		slot_put(pf, sl);
+	}
+	put_set(pf, p);
+	return rc;
+}
+
+/* Calls fn on the open tree of a session's inode; own: rc_own. */
+static int in_tree(struct pjfs *pf, uint64_t ino, int rc_own,
+		   int (*fn)(struct tree *t, uint64_t ino, void *arg), void *arg)
+{
+	struct pset *p;
+	struct slot *sl;
+	int rc;
+
+	if (!PF_KEY(ino))
+		return rc_own;
+	p = get_set(pf, 0);
+	sl = slot_get(pf, p->s, PF_KEY(ino));
+	rc = sl ? fn(sl->t, PF_INNER(ino), arg) : -ENOENT;
+	if (sl)
+		slot_put(pf, sl);
+	put_set(pf, p);
+	return rc;
+}
+
+static int do_readlink(struct tree *t, uint64_t ino, void *arg)
+{
+	return tr_readlink(t, ino, arg);
+}
+
+static int pf_readlink(void *fs, uint64_t ino, char *out)
+{
+	struct pjfs *pf = fs;
+	struct pset *p;
+	int rc;
+
+	if (PF_KEY(ino))
+		return in_tree(pf, ino, 0, do_readlink, out);
+	p = get_set(pf, 0);
+	rc = link_target(p->s, ino, out);
+	put_set(pf, p);
+	return rc == -ENOENT && !PF_TYPE(ino) && ino != PI_LATEST ? -EINVAL : rc;
+}
+
+struct xattr_arg {
+	const char *name;
+	struct sbuf *out;
+};
+
+static int do_getxattr(struct tree *t, uint64_t ino, void *arg)
+{
+	struct xattr_arg *x = arg;
+
+	return tr_getxattr(t, ino, x->name, x->out);
+}
+
+static int pf_getxattr(void *fs, uint64_t ino, const char *name, struct sbuf *out)
+{
+	struct xattr_arg x = { name, out };
+
+	return in_tree(fs, ino, -ENODATA, do_getxattr, &x);
+}
+
+static int do_listxattr(struct tree *t, uint64_t ino, void *arg)
+{
+	return tr_listxattr(t, ino, arg);
+}
+
+static int pf_listxattr(void *fs, uint64_t ino, struct sbuf *out)
+{
+	return in_tree(fs, ino, 0, do_listxattr, out);
+}
+
+static int do_claim(struct tree *t, uint64_t ino, void *arg)
+{
+	(void)arg;
+	return tr_claim_push(t, ino);
+}
+
+static int pf_claim_push(void *fs, uint64_t ino)
+{
+	int rc = in_tree(fs, ino, 0, do_claim, NULL);
+
+	return rc > 0;
+}
+
+const struct vf_ops pf_ops = {
+	pf_getattr, pf_lookup, pf_opendir, pf_dir_entry, pf_closedir, pf_dir_gen,
+	pf_content, pf_readlink, pf_getxattr, pf_listxattr, pf_claim_push,
+};

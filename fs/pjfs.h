@@ -1,0 +1,61 @@
+/*
+ * pjfs: a whole projects folder (~/.claude/projects), the layer above the
+ * session trees (tree.h), served through the calls of vfs.h.
+ *
+ *   /README.md  /sessions.json  /errors.txt      the folder (projects.h)
+ *   /projects/<project>/<session-id>/             a session's tree, as a
+ *                          single mount shows it, plus forked-from -> its
+ *                          origin's folder when it is a --fork-session copy
+ *   /sessions/<time>-<slug>-<id8> -> ../projects/<project>/<session-id>
+ *   /latest -> sessions/<…>                       the log written last
+ *
+ * Inodes: the top 16 bits (TR_SLOT_SHIFT) are a session's key (projects.h:
+ * stable for the mount's life), the rest the inode its own tree gives (a
+ * single mount's numbers); key 0 holds this layer's own nodes. So an inode
+ * names the same file whether or not its session is open: a session
+ * dropped from the cache is opened and indexed again when one of its
+ * inodes is used, and its inodes still resolve.
+ *
+ * Cost: the listing of projects/, sessions/ and sessions.json come from the
+ * heads and tails of the logs (loghead.h), scanned again at most once per
+ * PF_RESCAN_MS when one of them is asked for (a log whose size, mtime and
+ * inode did not change is not read again). A session is opened (indexed)
+ * when a path inside it is first used. Open sessions are kept in a cache
+ * of cache_bytes (an estimate of each one's memory: PF_COST_*); the least
+ * recently used one is closed when the cache is over it, unless a request
+ * or an open folder still uses it. A session's own tree follows its log as
+ * a single mount does (live.h), but with no thread of its own: agents/ is
+ * looked at when the session is opened, and the rare invalidations of
+ * what the kernel keeps for long are not sent.
+ *
+ * All calls are thread-safe.
+ */
+#ifndef SESSFS_PJFS_H
+#define SESSFS_PJFS_H
+
+#include <stdint.h>
+
+#include "vfs.h"
+
+#define PF_RESCAN_MS 1000	/* the projects folder is looked at again */
+#define PF_CACHE_DEFAULT (512ull << 20)	/* open sessions' memory */
+#define PF_COST_FIXED (256u << 10)	/* a session's estimate: this */
+#define PF_COST_FACTOR 3		/* plus its log's bytes times this */
+
+struct pjfs;
+
+/* Scans dir (projects.h). 0 and a new layer in *out (free with
+ * pf_free()), or -errno when dir cannot be read. */
+int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out);
+void pf_free(struct pjfs *pf);
+
+extern const struct vf_ops pf_ops;
+
+/* sessfs --check DIR: prints the folder's facts as JSON; an exit code. */
+int pf_check(const char *dir);
+
+/* For the benchmark and tests: the sessions open now and their estimated
+ * memory. */
+void pf_cache_stats(struct pjfs *pf, uint32_t *open, uint64_t *bytes);
+
+#endif

@@ -1,0 +1,65 @@
+#include "vfs.h"
+
+/* The tree's calls under the layer's signatures. */
+
+static int t_getattr(void *fs, uint64_t ino, struct tr_attr *out)
+{
+	return tr_getattr(fs, ino, out);
+}
+
+static int t_lookup(void *fs, uint64_t parent, const char *name, struct tr_attr *out)
+{
+	return tr_lookup(fs, parent, name, out);
+}
+
+static int t_opendir(void *fs, uint64_t ino, struct vf_dir **out)
+{
+	return tr_opendir(fs, ino, (struct tr_dir **)out);
+}
+
+static int t_dir_entry(void *fs, struct vf_dir *d, uint64_t i, char *name,
+		       struct tr_attr *attr)
+{
+	return tr_dir_entry(fs, (struct tr_dir *)d, i, name, attr);
+}
+
+static void t_closedir(void *fs, struct vf_dir *d)
+{
+	(void)fs;
+	tr_closedir((struct tr_dir *)d);
+}
+
+static uint64_t t_dir_gen(const struct vf_dir *d)
+{
+	return tr_dir_gen((const struct tr_dir *)d);
+}
+
+static int t_content(void *fs, uint64_t ino, struct blob **out)
+{
+	return tr_content(fs, ino, out);
+}
+
+static int t_readlink(void *fs, uint64_t ino, char *out)
+{
+	return tr_readlink(fs, ino, out);
+}
+
+static int t_getxattr(void *fs, uint64_t ino, const char *name, struct sbuf *out)
+{
+	return tr_getxattr(fs, ino, name, out);
+}
+
+static int t_listxattr(void *fs, uint64_t ino, struct sbuf *out)
+{
+	return tr_listxattr(fs, ino, out);
+}
+
+static int t_claim_push(void *fs, uint64_t ino)
+{
+	return tr_claim_push(fs, ino);
+}
+
+const struct vf_ops vf_tree_ops = {
+	t_getattr, t_lookup, t_opendir, t_dir_entry, t_closedir, t_dir_gen,
+	t_content, t_readlink, t_getxattr, t_listxattr, t_claim_push,
+};

@@ -1,0 +1,119 @@
+#!/bin/bash
+# The projects-folder part of the benchmark (run by scripts/bench.sh, or on
+# its own after a make): a generated folder of BENCH_PJ_SESSIONS sessions
+# (2,000) of about 370 KB in 20 projects (scripts/genlog.c, one log per
+# project, copied with a sessionId of its own per session),
+# kept in BENCH_DIR between runs. Prints, in one run:
+#   - from exec to the first complete listing of sessions/ (readyprobe),
+#     against a single mount of one of those logs to its first branches/
+#     listing, and per session;
+#   - sessions.json read complete, first read and after a rescan;
+#   - grep -r over sessions/*/branches/current/, cold (right after the
+#     mount), against the same files copied to tmpfs, and the daemon's
+#     memory after it against its cache bound (-o cache_size).
+# Figures, not pass/fail: the machine is shared.
+set -u
+cd "$(dirname "$0")/.."
+N=${BENCH_PJ_SESSIONS:-2000}
+NP=20
+RUNS=${BENCH_RUNS:-3}
+DIR=${BENCH_DIR:-/tmp/sessfs-bench}
+CACHE=${BENCH_PJ_CACHE:-256M}
+B=build/bench
+CFLAGS="-std=c11 -O2 -Wall -Wextra -Werror -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE"
+PJ=$DIR/projects-$N
+MNT=$DIR/pjmnt
+PID=
+SHM=$(mktemp -d /dev/shm/sessfs-pjbench.XXXXXX) || exit 1
+cleanup() {
+	fusermount3 -u -z "$MNT" 2>/dev/null
+	[ -n "$PID" ] && kill "$PID" 2>/dev/null
+	rm -rf "$SHM"
+}
+trap cleanup EXIT
+mkdir -p "$B" "$DIR"
+[ -x $B/genlog ] || cc $CFLAGS -o $B/genlog scripts/genlog.c || exit 1
+[ -x $B/readyprobe ] || cc $CFLAGS -o $B/readyprobe tests/bench/readyprobe.c || exit 1
+
+now() { date +%s.%N; }
+ratio() { printf '%.1f' "$(echo "$1 / $2" | bc -l)"; }
+
+# The folder: 20 logs from genlog (one seed per project), each copied to
+# the sessions of its project with its own sessionId and the project's cwd.
+if [ ! -f "$PJ/.done" ]; then
+	rm -rf "$PJ"
+	mkdir -p "$PJ"
+	for p in $(seq 0 $((NP - 1))); do
+		$B/genlog --seed "$((p + 1))" 350K "$PJ/base$p.jsonl" 2>/dev/null || exit 1
+	done
+	python3 - "$PJ" "$N" "$NP" <<'PY' || exit 1
+import os, re, sys
+root, n, np_ = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+for p in range(np_):
+    base = open(f"{root}/base{p}.jsonl", "rb").read()
+    sid = re.search(rb'"sessionId":"([^"]+)"', base).group(1)
+    base = base.replace(b"/home/user/src/todo-app", b"/home/user/src/app%d" % p)
+    os.makedirs(f"{root}/-home-user-src-app{p}")
+    for i in range(p, n, np_):
+        new = b"5e55f500-0000-4000-8000-%012d" % i
+        open(f"{root}/-home-user-src-app{p}/{new.decode()}.jsonl", "wb").write(base.replace(sid, new))
+    os.remove(f"{root}/base{p}.jsonl")
+PY
+	touch "$PJ/.done"
+fi
+ONE=$(ls "$PJ"/-home-user-src-app0/*.jsonl | head -n 1)
+cat "$PJ"/*/*.jsonl > /dev/null
+
+# ready MNT_SUBDIR ARGS...: best of RUNS, exec to the first listing.
+ready() {
+	local sub=$1 best= r i
+	shift
+	for i in $(seq 1 "$RUNS"); do
+		rm -f "$DIR/pjready"
+		mkdir -p "$MNT"
+		$B/readyprobe "$DIR/pjready" "$MNT/$sub" build/sessfs -f "$@" "$MNT" 2>"$DIR/pj.err" &
+		PID=$!
+		for _ in $(seq 1 6000); do [ -s "$DIR/pjready" ] && break; sleep 0.01; done
+		r=$(cat "$DIR/pjready" 2>/dev/null)
+		fusermount3 -u "$MNT"
+		wait "$PID"
+		PID=
+		case $r in ''|timeout) echo "mount failed: $(cat "$DIR/pj.err")" >&2; return 1 ;; esac
+		if [ -z "$best" ] || [ "$(echo "$r < $best" | bc -l)" = 1 ]; then best=$r; fi
+	done
+	echo "$best"
+}
+
+echo
+echo "== projects folder: $N sessions of ~$(($(stat -c %s "$ONE") / 1024)) KB in $NP projects, $(du -sm "$PJ" | cut -f1) MB"
+single=$(ready branches "$ONE") || exit 1
+folder=$(ready sessions "$PJ") || exit 1
+printf '  ready (exec to first ls): folder sessions/ %.3f s, single log branches/ %.3f s: %sx; %.1f us per session\n' \
+	"$folder" "$single" "$(ratio "$folder" "$single")" "$(echo "$folder * 1000000 / $N" | bc -l)"
+
+mkdir -p "$MNT"
+build/sessfs -f -o cache_size="$CACHE" "$PJ" "$MNT" 2>"$DIR/pj.err" &
+PID=$!
+for _ in $(seq 1 600); do mountpoint -q "$MNT" && break; sleep 0.1; done
+t0=$(now); n=$(grep -c '"sessionId"' "$MNT/sessions.json"); t1=$(now)
+first=$(echo "$t1 - $t0" | bc -l)
+sleep 1.1
+t0=$(now); cat "$MNT/sessions.json" > /dev/null; t1=$(now)
+printf '  sessions.json complete (%s sessions): first read %.3f s, after a rescan %.3f s\n' \
+	"$n" "$first" "$(echo "$t1 - $t0" | bc -l)"
+t0=$(now); grep -r -c 'NO-SUCH-STRING-xyzzy' "$MNT"/sessions/*/branches/current/ > "$DIR/pjgrep.out"; t1=$(now)
+cold=$(echo "$t1 - $t0" | bc -l)
+rss=$(awk '/VmRSS/ {print $2}' /proc/$PID/status)
+hwm=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
+files=$(wc -l < "$DIR/pjgrep.out")
+# One tar for the copy (links followed): a cp per session costs minutes.
+(cd "$MNT" && tar -chf - sessions/*/branches/current/) | tar -C "$SHM" -xf -
+t0=$(now); grep -r -c 'NO-SUCH-STRING-xyzzy' "$SHM" > /dev/null; t1=$(now)
+tmpfs=$(echo "$t1 - $t0" | bc -l)
+printf '  grep -r sessions/*/branches/current/ (%s files): cold %.2f s, tmpfs copy %.2f s: cold/tmpfs %s\n' \
+	"$files" "$cold" "$tmpfs" "$(ratio "$cold" "$tmpfs")"
+printf '  daemon memory after it: RSS %.0f MB (peak %.0f MB), cache bound %s\n' \
+	"$(echo "$rss / 1024" | bc -l)" "$(echo "$hwm / 1024" | bc -l)" "$CACHE"
+fusermount3 -u "$MNT"
+wait "$PID"
+PID=

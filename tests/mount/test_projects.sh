@@ -1,0 +1,199 @@
+#!/bin/bash
+# A whole projects folder: every case's projects/ of the corpus merged into
+# one (two project folders, the fork pairs, subagents) under a ~/.claude
+# with its file-history/ beside; a few sessions compared with diff -r to a
+# single mount of the same log; sessions/, latest, forked-from and
+# sessions.json; a cache of one byte (sessions closed and opened again);
+# bad input; a session added, grown and removed while mounted.
+. "$(dirname "$0")/lib.sh"
+need_corpus
+
+C="$T/claude"
+mkdir -p "$C/projects" "$C/file-history"
+for d in "$CORPUS"/*/projects; do cp -r "$d/." "$C/projects/"; done
+for d in "$CORPUS"/*/file-history; do [ -d "$d" ] && cp -r "$d/." "$C/file-history/"; done
+NLOGS=$(ls "$C"/projects/*/*.jsonl | grep -vc '/agent-')
+P=home-user-src-todo-app
+
+# A name sessfs may make: [A-Za-z0-9._-], 1..255 bytes, not . or ..
+safe_name() {
+	[ "${#1}" -ge 1 ] && [ "${#1}" -le 255 ] && [ "$1" != . ] && [ "$1" != .. ] &&
+		! printf '%s' "$1" | LC_ALL=C grep -q '[^A-Za-z0-9._-]'
+}
+
+# Every link under $1 (not inside sessions' own trees) stays inside $1.
+links_inside() {
+	local m=$1 l t n=0
+	for l in "$m"/latest "$m"/sessions/* "$m"/projects/*/*/forked-from; do
+		[ -L "$l" ] || continue
+		t=$(readlink -f "$l")
+		case "$t" in "$m"/*) ;; *) n=$((n + 1)); echo "  $l -> $t";; esac
+	done
+	[ "$n" -eq 0 ] && ok "every link stays inside the mount" || bad "$n links lead outside"
+}
+
+M="$T/m"
+mount_or_end "$C" "$M"
+for f in README.md sessions.json errors.txt projects sessions latest; do
+	[ -e "$M/$f" ] || bad "root: no $f"
+done
+ok "root: README.md sessions.json errors.txt projects sessions latest"
+[ "$(ls "$M/projects")" = "$P
+$P-.claude-worktrees-feature-due" ] && ok "projects/: the two cwds made names" ||
+	bad "projects/: $(ls "$M/projects" | tr '\n' ' ')"
+[ "$(ls "$M/sessions" | wc -l)" -eq "$NLOGS" ] && ok "sessions/: $NLOGS sessions (no subagents)" ||
+	bad "sessions/: $(ls "$M/sessions" | wc -l), want $NLOGS"
+n=0
+for l in "$M"/sessions/*; do
+	safe_name "$(basename "$l")" && [ -d "$l/branches" ] || n=$((n + 1))
+done
+[ "$n" -eq 0 ] && ok "every sessions/ link is a safe name and resolves" || bad "$n bad links"
+[ ! -s "$M/errors.txt" ] && ok "errors.txt empty" || bad "errors.txt: $(cat "$M/errors.txt")"
+grep -q "^- sessions: $NLOGS$" "$M/README.md" && ok "README.md counts" || bad "README.md counts"
+python3 - "$M/sessions.json" "$NLOGS" <<'EOF' && ok "sessions.json: every session, forks, time order" || bad "sessions.json"
+import json, sys, os
+s = json.load(open(sys.argv[1]))
+assert len(s) == int(sys.argv[2]), len(s)
+by = {x["sessionId"]: x for x in s}
+f = by["5e55f500-0000-4000-8000-000000000105"]["forkedFrom"]
+assert f["sessionId"] == "5e55f500-0000-4000-8000-000000000104", f
+f = by["5e55f500-0000-4000-8000-000000000313"]["forkedFrom"]
+assert f["sessionId"] == "5e55f500-0000-4000-8000-000000000312", f
+assert by["5e55f500-0000-4000-8000-000000000104"]["forkedFrom"] is None
+assert by["5e55f500-0000-4000-8000-000000000109"]["title"] == "review renamed"
+assert by["5e55f500-0000-4000-8000-000000000108"]["project"].endswith("feature-due")
+t = [x["firstTimestamp"] for x in s]
+assert t == sorted(t)
+links = [x["link"] for x in s]
+assert sorted(links) == sorted("sessions/" + n for n in os.listdir(os.path.dirname(sys.argv[1]) + "/sessions"))
+EOF
+[ "$(readlink "$M/projects/$P/5e55f500-0000-4000-8000-000000000105/forked-from")" = \
+  "../../$P/5e55f500-0000-4000-8000-000000000104" ] &&
+	grep -q '000000000104' "$M/projects/$P/5e55f500-0000-4000-8000-000000000105/forked-from/session.json" &&
+	ok "forked-from leads to the origin" || bad "forked-from"
+grep -q '"forkedFrom": {"sessionId": "5e55f500-0000-4000-8000-000000000104", "uuid": "6e3ea63e' \
+	"$M/projects/$P/5e55f500-0000-4000-8000-000000000105/session.json" &&
+	ok "session.json: forkedFrom" || bad "session.json forkedFrom"
+[ ! -e "$M/projects/$P/5e55f500-0000-4000-8000-000000000104/forked-from" ] &&
+	ok "no forked-from in the origin" || bad "forked-from in the origin"
+[ -d "$M/latest/branches/current/" ] && ok "latest resolves" || bad "latest"
+[ "$(ls "$M/projects/$P/5e55f500-0000-4000-8000-000000000107/agents" | wc -l)" -eq 2 ] &&
+	ok "subagents are the session's agents/" || bad "agents/ of 107"
+links_inside "$M"
+
+# The same sessions, byte for byte, as single mounts of their logs.
+compare() {	# compare MNT ID
+	local id=5e55f500-0000-4000-8000-000000000$2 log s
+	log=$(ls "$C"/projects/*/"$id.jsonl")
+	s="$T/single-$2"
+	mount_log "$log" "$s" || { bad "single mount of $2"; return; }
+	if diff -r -x forked-from "$s" "$(ls -d "$1"/projects/*/"$id")" > "$T/diff" 2>&1; then
+		ok "$2: diff -r against a single mount: nothing differs"
+	else
+		bad "$2: differs: $(head -5 "$T/diff")"
+	fi
+	unmount_log "$s"
+}
+for id in 101 105 107 108 313; do compare "$M" $id; done
+unmount_log "$M"
+
+# A cache of one byte: every session is closed once unused, and opened
+# again by its inodes (a kernel that kept them still finds them).
+M="$T/small"
+mount_or_end "$C" "$M" -o cache_size=1
+cd "$M/projects/$P/5e55f500-0000-4000-8000-000000000102/branches/current" &&
+	grep -rq . "$M"/sessions/*/branches/current/ &&
+	[ -n "$(cat ./*-user.md)" ] && ok "cache of 1 byte: grep -r, then a held folder still reads" ||
+	bad "cache of 1 byte"
+cd - >/dev/null
+compare "$M" 303
+unmount_log "$M"
+
+# sessfs MNT alone: $CLAUDE_CONFIG_DIR/projects; --check DIR.
+M="$T/dflt"
+mkdir -p "$M"
+if CLAUDE_CONFIG_DIR="$C" timeout 20 "$SESSFS" "$M" 2>"$T/dflt.err" && mountpoint -q "$M"; then
+	MOUNTS="$MOUNTS $M"
+	[ "$(ls "$M/sessions" | wc -l)" -eq "$NLOGS" ] && ok "sessfs MNT: \$CLAUDE_CONFIG_DIR/projects" ||
+		bad "sessfs MNT listing"
+	fusermount3 -u "$M"
+else
+	bad "sessfs MNT: $(cat "$T/dflt.err")"
+fi
+"$SESSFS" --check "$C/projects" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["sessionCount"] == '"$NLOGS"'' &&
+	ok "--check DIR: the folder's facts as JSON" || bad "--check DIR"
+
+# Bad input: nothing fatal, a line each in errors.txt, nothing outside.
+B="$T/bad"
+LOG=$(ls "$C"/projects/"-home-user-src-todo-app"/*101.jsonl)
+mkdir -p "$B/-a-b" "$B/-a_b" "$B/-empty" "$B/-locked" "$B/-dup"
+cp "$LOG" "$B/-dup/"
+sed 's#"cwd":"[^"]*"#"cwd":"/a/b"#g' "$LOG" > "$B/-a-b/x.jsonl"
+sed 's#"cwd":"[^"]*"#"cwd":"/a/b"#g' "$LOG" > "$B/-a_b/y.jsonl"
+cp "$LOG" "$B/-locked/"
+printf 'not json\n' > "$B/-a-b/junk.jsonl"
+ln -s loop.jsonl "$B/-a-b/loop.jsonl"
+ln -s /etc/passwd "$B/-a-b/outside.jsonl"
+ln -s /etc "$B/-etc"
+chmod 000 "$B/-locked"
+M="$T/mbad"
+mount_or_end "$B" "$M"
+E="$M/errors.txt"
+grep -q '^-a-b/junk.jsonl: not a session log' "$E" && ok "errors: a .jsonl that is not a log" || bad "junk: $(cat "$E")"
+grep -q '^-a-b/loop.jsonl: a symbolic link, not followed' "$E" && ok "errors: a link loop" || bad "loop"
+grep -q '^-a-b/outside.jsonl: a symbolic link, not followed' "$E" && ok "errors: a link outside" || bad "outside"
+grep -q '^-etc: a symbolic link, not followed' "$E" && ok "errors: a linked project folder" || bad "-etc"
+grep -q 'session id already used' "$E" && ok "errors: two sessions with one id" || bad "dup id"
+if [ "$(id -u)" -ne 0 ]; then
+	grep -q '^-locked: cannot read' "$E" && ok "errors: unreadable folder" || bad "locked"
+fi
+[ -d "$M/projects/-empty" ] && ok "an empty folder keeps its encoded name" || bad "-empty: $(ls "$M/projects")"
+ls "$M/projects" | grep -qx 'a-b-2' && ok "clashing project names get suffixes" || bad "clash: $(ls "$M/projects")"
+n=0
+while IFS= read -r -d '' f; do safe_name "$(basename "$f")" || n=$((n + 1)); done \
+	< <(find "$M/projects" "$M/sessions" -maxdepth 2 -print0)
+[ "$n" -eq 0 ] && ok "every name is safe" || bad "$n unsafe names"
+links_inside "$M"
+# A log that grows while it is listed.
+G="$B/-a_b/y.jsonl"
+( for i in $(seq 1 200); do tail -n 3 "$LOG" | sed 's#"cwd":"[^"]*"#"cwd":"/a/b"#g' >> "$G"; done ) &
+GROW=$!
+for i in $(seq 1 20); do ls -l "$M/sessions/" "$M/projects/"*/ > /dev/null && cat "$M/sessions.json" > /dev/null || break; done
+wait "$GROW"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$M/sessions.json" &&
+	ok "a log growing while listed: sessions.json stays JSON" || bad "growing listing"
+chmod 755 "$B/-locked"
+unmount_log "$M"
+
+# Live: a session added, grown and removed while mounted.
+L="$T/live"
+mkdir -p "$L/-p"
+cp "$LOG" "$L/-p/"
+M="$T/mlive"
+mount_or_end "$L" "$M"
+wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
+	local n=$1 i
+	shift
+	for i in $(seq 1 $((n * 10))); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+[ "$(ls "$M/sessions" | wc -l)" -eq 1 ] && ok "live: one session" || bad "live: start"
+NEW=5e55f500-0000-4000-8000-000000000999
+sed 's/5e55f500-0000-4000-8000-000000000101/'"$NEW"'/g' "$LOG" | head -n 20 > "$L/-p/$NEW.jsonl"
+wait_for 5 sh -c "ls '$M/sessions' | grep -q -- '-5e55f500' && [ \$(ls '$M/sessions' | wc -l) -eq 2 ]" &&
+	[ -d "$M/projects/$P/$NEW/branches" ] && ok "live: a new session appears" || bad "live: new session"
+before=$(ls "$M/projects/$P/$NEW/branches/current/" | wc -l)
+sed 's/5e55f500-0000-4000-8000-000000000101/'"$NEW"'/g' "$LOG" | tail -n +21 >> "$L/-p/$NEW.jsonl"
+printf '{"type":"custom-title","customTitle":"grown up","sessionId":"%s"}\n' "$NEW" >> "$L/-p/$NEW.jsonl"
+wait_for 5 grep -q '"title":"grown up"' "$M/sessions.json" &&
+	ls "$M/sessions" | grep -q -- '-grown-up-' &&
+	[ "$(ls "$M/projects/$P/$NEW/branches/current/" | wc -l)" -gt "$before" ] &&
+	ok "live: a growing session follows (title, link, branch)" || bad "live: growth"
+rm "$L/-p/$NEW.jsonl"
+wait_for 5 sh -c "[ \$(ls '$M/sessions' | wc -l) -eq 1 ]" && [ ! -e "$M/projects/$P/$NEW" ] &&
+	ok "live: a removed session disappears" || bad "live: removal"
+unmount_log "$M"
+finish
