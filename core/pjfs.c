@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/projects.h"
+#include "projects.h"
 
 /* This layer's own inodes (key 0): a type above 32 bits, an index below. */
 enum pf_type { PT_FIXED = 0, PT_PROJECT = 1, PT_LINK = 2, PT_FORK = 3 };

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "../core/tree.h"
+#include "tree.h"
 
 struct vf_dir;			/* a layer's open directory */
 

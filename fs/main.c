@@ -23,9 +23,9 @@
 #include "../core/session.h"
 #include "../core/tree.h"
 #include "notify.h"
-#include "pjfs.h"
+#include "../core/pjfs.h"
 #include "ops.h"
-#include "vfs.h"
+#include "../core/vfs.h"
 
 #define SESSFS_VERSION "0.1.0"
 #define DEFAULT_OPTS "-oro,default_permissions,fsname=sessfs,subtype=sessfs"

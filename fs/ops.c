@@ -11,7 +11,7 @@
 #include "../core/names.h"
 #include "../core/pool.h"
 #include "../core/tree.h"
-#include "vfs.h"
+#include "../core/vfs.h"
 
 static struct vfs *tree_of(fuse_req_t req)
 {
