@@ -242,6 +242,17 @@ int ss_changed(const struct session *s)
 	       !same_time(&st.st_mtim, &s->seen.st_mtim) || path_moved(s, &st, &pst);
 }
 
+int ss_rewritten(const struct session *s)
+{
+	struct stat st, pst;
+
+	if (lf_stat(s->lf, &st))
+		return 0;
+	return st.st_size < s->seen.st_size ||
+	       (st.st_size == s->seen.st_size && !same_time(&st.st_mtim, &s->seen.st_mtim)) ||
+	       path_moved(s, &st, &pst);
+}
+
 static void note(struct session *s, const char *what)
 {
 	char ts[32];

@@ -55,6 +55,14 @@ enum ss_change {
  * reads the session, so readers may call it under a shared lock.
  */
 int ss_changed(const struct session *s);
+/*
+ * Whether the bytes indexed may have changed, as far as an fstat and a
+ * stat tell: the log shrank, another file took its path, or it kept its
+ * size and not its times (rewritten in place, maybe: ss_refresh() looks).
+ * Appending never does this. The same cost and locking as ss_changed(),
+ * for a watcher that looks now and then while no request asks.
+ */
+int ss_rewritten(const struct session *s);
 
 /*
  * Brings the session up to the log. Appended bytes are indexed (an

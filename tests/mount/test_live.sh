@@ -176,6 +176,74 @@ restarts() {
 	unmount_log "$dir/m"
 }
 
+# ---- names looked up before a reindex, read after it ----
+
+# sums MNT LIST: a line per name of LIST: its bytes' sum, or why not
+# (file-history.json aside: it names the log's folder).
+sums() {
+	( cd "$1" && xargs -d '\n' sha256sum < "$2" 2>&1 |
+		grep -v ' state/file-history.json$' | LC_ALL=C sort )
+}
+
+# names_agree LIVE FRESH LIST: every name of LIST reads the same in both
+# mounts, or is in neither.
+names_agree() {
+	sums "$1" "$3" > "$3.live"
+	sums "$2" "$3" > "$3.fresh"
+	cmp -s "$3.live" "$3.fresh"
+}
+
+# stale_case WHAT HOW NEW: mounts a copy of log A, looks up and reads names
+# of every kind (the kernel keeps them for a day), changes the log HOW
+# (truncate, replace or recreate) into NEW's bytes; then branches/main
+# lists at once, and every name reads as in a fresh mount of NEW.
+stale_case() {
+	local what=$1 how=$2 new=$3 dir="$T/stale-$1" m
+	mkdir -p "$dir"
+	m="$dir/m"
+	cp "$STALE_A" "$dir/s.jsonl"
+	mount_log "$dir/s.jsonl" "$m" || { bad "$what: mount: $(cat "$m.err")"; return; }
+	ls "$m/branches/main" > /dev/null
+	( cd "$m" && find branches/main/ branches/current/ records context state -type f |
+		head -400 ) > "$dir/names"
+	( cd "$m" && xargs -d '\n' cat < "$dir/names" > /dev/null
+	  xargs -d '\n' stat < "$dir/names" > /dev/null
+	  xargs -d '\n' getfattr -d < "$dir/names" > /dev/null 2>&1 )
+	echo branches/main >> "$dir/names"
+	case $how in
+	truncate) cat "$new" > "$dir/s.jsonl" ;;	# O_TRUNC, then the new bytes
+	replace) cp "$new" "$dir/new.jsonl"; mv "$dir/new.jsonl" "$dir/s.jsonl" ;;
+	recreate) rm "$dir/s.jsonl"; cp "$new" "$dir/s.jsonl" ;;
+	esac
+	ls "$m/branches/main" > "$dir/ls" 2> "$dir/ls.err" &&
+		ok "$what: branches/main lists at once after the change" ||
+		bad "$what: ls branches/main: $(cat "$dir/ls.err")"
+	mount_log "$new" "$dir/fresh" || { bad "$what: fresh mount"; unmount_log "$m"; return; }
+	cmp -s "$dir/ls" <(ls "$dir/fresh/branches/main") ||
+		bad "$what: branches/main lists the old log's files"
+	wait_for names_agree "$m" "$dir/fresh" "$dir/names" &&
+		ok "$what: $(wc -l < "$dir/names") names looked up before read as the new log's" ||
+		bad "$what: names looked up before still read the old log: $(
+			diff "$dir/names.live" "$dir/names.fresh" | head -6)"
+	unmount_log "$dir/fresh"
+	unmount_log "$m"
+}
+
+stale_names() {
+	local b
+	STALE_A=$(ls "$CORPUS"/fork/projects/*/*104.jsonl 2>/dev/null | head -1)
+	b=$(ls "$CORPUS"/tools/projects/*/*.jsonl 2>/dev/null | head -1)
+	if [ -z "$STALE_A" ] || [ -z "$b" ]; then	# the demo, and it turned around
+		STALE_A=mnt-examples/demo.jsonl
+		b="$T/turned.jsonl"
+		{ tail -n 30 "$STALE_A"; head -n 30 "$STALE_A"; } > "$b"
+	fi
+	head -n 20 "$STALE_A" > "$T/first20.jsonl"
+	stale_case truncate truncate "$T/first20.jsonl"
+	stale_case replace replace "$b"
+	stale_case recreate recreate "$b"
+}
+
 # ---- what the kernel keeps for long ----
 
 U() { printf '%08d-0000-4000-8000-%012d' "$1" "$1"; }
@@ -316,7 +384,14 @@ own_folder() {
 	unmount_log "$dir/s"
 }
 
+# With arguments: only those parts (e.g. stale_names), for a quick run.
+if [ $# -gt 0 ]; then
+	for part in "$@"; do "$part"; done
+	finish
+	exit
+fi
 own_folder
+stale_names
 grow_log mnt-examples/demo.jsonl demo 40
 invalidations
 restarts

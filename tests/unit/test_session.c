@@ -477,6 +477,36 @@ static void test_changed_sees_growth_until_refreshed(void **state)
 	tu_log_free(&more);
 }
 
+static void test_rewritten_sees_what_appending_never_does(void **state)
+{
+	struct tu_log l, more;
+	struct session *s;
+	char *path = four_rows(&l), *next;
+
+	(void)state;
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	assert_false(ss_rewritten(s));
+	tu_log_init(&more);
+	tu_at(&more, l.ms);
+	tu_user(&more, 5, 4, "e");
+	append_str(path, more.sb.buf);
+	assert_true(ss_changed(s));
+	assert_false(ss_rewritten(s));		/* growth waits for a request */
+	assert_int_equal(ss_refresh(s), SS_GREW);
+	assert_int_equal(truncate(path, 10), 0);
+	assert_true(ss_rewritten(s));		/* shrank */
+	assert_int_equal(ss_refresh(s), SS_RESET);
+	assert_false(ss_rewritten(s));
+	next = tu_write_str(l.sb.buf);
+	assert_int_equal(rename(next, path), 0);
+	free(next);
+	assert_true(ss_rewritten(s));		/* another file at its path */
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+	tu_log_free(&more);
+}
+
 static void test_refresh_starts_over_when_the_log_shrinks(void **state)
 {
 	struct tu_log l;
@@ -602,6 +632,7 @@ int main(void)
 		cmocka_unit_test(test_refresh_picks_up_a_completed_torn_line),
 		cmocka_unit_test(test_refresh_moves_the_current_branch),
 		cmocka_unit_test(test_changed_sees_growth_until_refreshed),
+		cmocka_unit_test(test_rewritten_sees_what_appending_never_does),
 		cmocka_unit_test(test_refresh_starts_over_when_the_log_shrinks),
 		cmocka_unit_test(test_refresh_starts_over_when_the_log_is_rewritten),
 		cmocka_unit_test(test_refresh_follows_a_file_that_replaced_the_log),
