@@ -267,10 +267,12 @@ static int refresh_view(struct tree *t, struct view *v)
  * The watcher's look (no lock held): each view whose indexed bytes may
  * have changed (ss_rewritten()) is brought up to its log now, so that what
  * the kernel keeps for long is invalidated even when no request comes.
- * Growth waits for a request, as before.
+ * Growth waits for a request, as before. Then it signs up to LV_SIGN_STEP
+ * bytes of what was indexed (ss_sign()).
  */
 static void watch(struct tree *t)
 {
+	uint64_t budget = LV_SIGN_STEP;
 	struct view *v;
 	uint32_t k;
 	int due;
@@ -279,6 +281,8 @@ static void watch(struct tree *t)
 		pthread_rwlock_rdlock(&t->lock);
 		v = k < t->nviews ? t->views[k] : NULL;
 		due = v && ss_rewritten(v->s);
+		if (v && !due && budget && ss_sign(v->s, budget))
+			budget = 0;	/* this look's share is used */
 		pthread_rwlock_unlock(&t->lock);
 		if (!v)
 			break;

@@ -33,7 +33,10 @@
  * (ss_rewritten(): it shrank, was replaced, or kept its size and not its
  * times): a reindex is told to the kernel within about a second, even
  * when nobody asks. Growth is left to the requests (nothing the kernel
- * keeps goes wrong when the log grows).
+ * keeps goes wrong when the log grows). Each look also extends the
+ * signature of what was indexed (ss_sign(), LV_SIGN_STEP bytes at most: a
+ * 1 GB log is signed 16 s after it was mounted, in steps of 10-20 ms),
+ * which tells a log rewritten in place from one only touched.
  *
  * agents/ is a walk of folders, not a stat: it is made by the thread of
  * lv_wait(), never inside a request (the walk may lead into this very
@@ -55,6 +58,7 @@
 
 #define LV_SCAN_MS 1000		/* how often agents/ is looked at */
 #define LV_POLL_MS 1000		/* how often a log's indexed bytes are watched */
+#define LV_SIGN_STEP (64u << 20)	/* bytes signed at most per look */
 #define LV_SCAN_WAIT_S 2	/* the longest wait for a look at agents/ */
 #define LV_QUEUE_MAX 65536	/* invalidations queued at most */
 

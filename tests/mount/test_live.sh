@@ -244,6 +244,39 @@ stale_names() {
 	stale_case recreate recreate "$b"
 }
 
+# ---- a rewrite in place of the same size ----
+
+# Rewritten in place with the same size and a new mtime (an editor saving
+# over the file): noticed within a few seconds, without a request, and
+# indexed again; only touched: nothing changes.
+rewrite_in_place() {
+	local dir="$T/inplace" m f ino
+	mkdir -p "$dir"
+	m="$dir/m"
+	f="$m/branches/main/000001-user.md"
+	cp mnt-examples/demo.jsonl "$dir/s.jsonl"
+	mount_log "$dir/s.jsonl" "$m" || { bad "in place: mount: $(cat "$m.err")"; return; }
+	grep -q 'What does this project do?' "$f" || bad "in place: the demo's first prompt: $(cat "$f")"
+	ino=$(stat -c %i "$f")
+	sleep 2		# the watcher signs what was indexed
+	touch -d '+1 minute' "$dir/s.jsonl"
+	sleep 2
+	[ "$(stat -c %i "$f")" = "$ino" ] && ! grep -q 'indexed again' "$m/errors.txt" &&
+		ok "in place: a touch changes nothing (the signature says the bytes are the same)" ||
+		bad "in place: a touch was taken for a rewrite: $(cat "$m/errors.txt")"
+	sed '2s/What does this project do?/What does this program do?/' mnt-examples/demo.jsonl > "$dir/new.jsonl"
+	[ "$(stat -c %s "$dir/new.jsonl")" = "$(stat -c %s "$dir/s.jsonl")" ] || bad "in place: not the same size"
+	dd if="$dir/new.jsonl" of="$dir/s.jsonl" conv=notrunc status=none
+	touch -d '+2 minutes' "$dir/s.jsonl"
+	wait_for grep -q 'What does this program do?' "$f" &&
+		ok "in place: a same-size rewrite of an early line shows, unasked" ||
+		bad "in place: the rewrite does not show: $(cat "$f")"
+	grep -q 'rewritten in place (the same size, other bytes)' "$m/errors.txt" &&
+		ok "in place: errors.txt says the log was rewritten in place" ||
+		bad "in place: errors.txt: $(cat "$m/errors.txt")"
+	unmount_log "$m"
+}
+
 # ---- what the kernel keeps for long ----
 
 U() { printf '%08d-0000-4000-8000-%012d' "$1" "$1"; }
@@ -392,6 +425,7 @@ if [ $# -gt 0 ]; then
 fi
 own_folder
 stale_names
+rewrite_in_place
 grow_log mnt-examples/demo.jsonl demo 40
 invalidations
 restarts
