@@ -1,6 +1,7 @@
 #include "live.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,6 +261,10 @@ static int refresh_view(struct tree *t, struct view *v)
 	}
 	tr_free_paths(old, nold);
 	__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
+	/* What the old graph, branches, context and state held, and the
+	 * rebuild's work arrays, go back to the system (the heap would keep
+	 * them, main.c): RSS stays where it was after the first growth. */
+	malloc_trim(0);
 	return 1;
 }
 
