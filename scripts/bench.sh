@@ -18,7 +18,9 @@
 #     session.json and context/messages.json show them, against a fresh
 #     mount of the grown log, and the RSS after the first and the last
 # and, for a log whose one record is a 100 MB message (BENCH_BIG=0 skips
-# it), the time to read that file and the daemon's peak RSS.
+# it), the time to read that file and the daemon's peak RSS; and a full
+# walk of a log whose window has 300,000 rows against a normal log of the
+# same size (BENCH_WINDOW=0 skips it).
 # Times are the best of BENCH_RUNS runs (default 3); the log is read once
 # first so every tool starts with it in the page cache. Figures, not
 # pass/fail: the machine is shared.
@@ -226,6 +228,38 @@ bench_big() {
 	PID=
 }
 
+# bench_window: a log of one chain of 300,000 short rows, no compaction
+# (scripts/chainlog.awk), whose context window holds every row, against a
+# genlog log of the same size: the time of a full walk (find, and cat of
+# every file) and the daemon's peak RSS, for each.
+walk_once() {
+	local t0 t1
+	start_mount "$1" || { echo "  mount did not come up: $(cat "$DIR/daemon.err")"; return; }
+	t0=$(now)
+	find "$MNT" -type f -print0 | xargs -0 cat > /dev/null 2>&1
+	t1=$(now)
+	WALK=$(echo "$t1 - $t0" | bc -l)
+	WALK_FILES=$(find "$MNT" -type f | wc -l)
+	WALK_RSS=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
+	fusermount3 -u "$MNT"
+	wait "$PID"
+	PID=
+}
+
+bench_window() {
+	local long=$DIR/bench-window.jsonl normal=$DIR/bench-window-normal.jsonl lw lf lr
+	[ -f "$long" ] || awk -v n=300000 -f scripts/chainlog.awk > "$long"
+	[ -f "$normal" ] || $B/genlog "$(stat -c %s "$long")" "$normal" 2>/dev/null || return
+	echo
+	echo "== a window of 300,000 rows: $(stat -c %s "$long") bytes, against a genlog log of $(stat -c %s "$normal")"
+	walk_once "$long"; lw=$WALK; lf=$WALK_FILES; lr=$WALK_RSS
+	walk_once "$normal"
+	printf '  full walk: %.1f s for %s files (peak RSS %.0f MB), normal log %.1f s for %s files (%.0f MB): %.1f x, %.1f x per file\n' \
+		"$lw" "$lf" "$(echo "$lr / 1024" | bc -l)" "$WALK" "$WALK_FILES" \
+		"$(echo "$WALK_RSS / 1024" | bc -l)" "$(echo "$lw / $WALK" | bc -l)" \
+		"$(echo "$lw * $WALK_FILES / $lf / $WALK" | bc -l)"
+}
+
 echo "sessfs benchmark ($(nproc) cores; best of $RUNS runs; log in page cache)"
 for size in $SIZES; do
 	log=$DIR/bench-$size.jsonl
@@ -260,3 +294,4 @@ for size in $SIZES; do
 	bench_growth "$log"
 done
 [ "${BENCH_BIG:-1}" = 0 ] || bench_big
+[ "${BENCH_WINDOW:-1}" = 0 ] || bench_window
