@@ -444,7 +444,7 @@ own_folder() {
 
 # With arguments: only those parts (e.g. stale_names), for a quick run.
 if [ $# -gt 0 ]; then
-	for part in "$@"; do "$part"; done
+	for part in "$@"; do $part; done	# a part may hold its arguments
 	finish
 	exit
 fi
