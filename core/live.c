@@ -1,6 +1,7 @@
 #include "live.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,16 +78,37 @@ static void queue(struct tree *t, uint64_t parent, uint64_t ino, const char *nam
 	pthread_mutex_unlock(&t->q_mu);
 }
 
+static void watch(struct tree *t);
+
+/* When the watcher looks next: LV_POLL_MS from now. */
+static void next_poll(struct timespec *until)
+{
+	clock_gettime(CLOCK_REALTIME, until);
+	until->tv_sec += LV_POLL_MS / 1000;
+	until->tv_nsec += (LV_POLL_MS % 1000) * 1000000L;
+	if (until->tv_nsec >= 1000000000L) {
+		until->tv_sec++;
+		until->tv_nsec -= 1000000000L;
+	}
+}
+
 void lv_wait(struct tree *t, struct lv_inval **out, size_t *n)
 {
+	struct timespec until;
+
 	pthread_mutex_lock(&t->q_mu);
 	if (t->q_state == Q_OFF)
 		t->q_state = Q_ON;
+	next_poll(&until);
 	while (t->q_state == Q_ON && !t->nq) {
-		if (t->scans_asked != t->scans_started)
+		if (t->scans_asked != t->scans_started) {
 			scan(t);
-		else
-			pthread_cond_wait(&t->q_cv, &t->q_mu);
+		} else if (pthread_cond_timedwait(&t->q_cv, &t->q_mu, &until) == ETIMEDOUT) {
+			pthread_mutex_unlock(&t->q_mu);
+			watch(t);
+			pthread_mutex_lock(&t->q_mu);
+			next_poll(&until);
+		}
 	}
 	*out = t->q;
 	*n = t->nq;
@@ -192,8 +214,13 @@ static void moved_names(struct tree *t, struct view *v, const struct tpath *old,
 	}
 }
 
-/* Everything of the view is new: its inodes, and the folders that hold
- * them, which the kernel must drop with all they hold. */
+/*
+ * Everything of the view is new: its inodes, the folders under its root
+ * among them (tree.h), whose names the kernel must forget: it then drops
+ * all it holds below them, and a walk of a path it knew asks again. (A
+ * folder of the same inode would not do: the kernel would revive the old
+ * entry, with the names it held below it, when the folder is looked up.)
+ */
 static void reset_view(struct tree *t, struct view *v)
 {
 	static const char *const folders[] = { "branches", "records", "context", "state" };
@@ -203,12 +230,9 @@ static void reset_view(struct tree *t, struct view *v)
 	memset(v->msize, 0, v->nsize * sizeof(*v->msize));
 	memset(v->pushed, 0, v->nsize);
 	cache_prune(t->cache, keep_none);
-	if (v->no) {
-		queue(t, TI_AGENTS, 0, v->name);
-		return;
-	}
 	for (i = 0; i < sizeof(folders) / sizeof(folders[0]); i++)
-		queue(t, TI_ROOT, 0, folders[i]);
+		if (v->no == 0 || strcmp(folders[i], "state"))
+			queue(t, tr_vino(v, TI_ROOT), 0, folders[i]);
 }
 
 /* Brings view v up to its log (write lock held): 1 if it changed. */
@@ -237,7 +261,42 @@ static int refresh_view(struct tree *t, struct view *v)
 	}
 	tr_free_paths(old, nold);
 	__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
+	/* What the old graph, branches, context and state held, and the
+	 * rebuild's work arrays, go back to the system (the heap would keep
+	 * them, main.c): RSS stays where it was after the first growth. */
+	malloc_trim(0);
 	return 1;
+}
+
+/*
+ * The watcher's look (no lock held): each view whose indexed bytes may
+ * have changed (ss_rewritten()) is brought up to its log now, so that what
+ * the kernel keeps for long is invalidated even when no request comes.
+ * Growth waits for a request, as before. Then it signs up to LV_SIGN_STEP
+ * bytes of what was indexed (ss_sign()).
+ */
+static void watch(struct tree *t)
+{
+	uint64_t budget = LV_SIGN_STEP;
+	struct view *v;
+	uint32_t k;
+	int due;
+
+	for (k = 0;; k++) {
+		pthread_rwlock_rdlock(&t->lock);
+		v = k < t->nviews ? t->views[k] : NULL;
+		due = v && ss_rewritten(v->s);
+		if (v && !due && budget && ss_sign(v->s, budget))
+			budget = 0;	/* this look's share is used */
+		pthread_rwlock_unlock(&t->lock);
+		if (!v)
+			break;
+		if (!due)
+			continue;
+		pthread_rwlock_wrlock(&t->lock);
+		refresh_view(t, v);
+		pthread_rwlock_unlock(&t->lock);
+	}
 }
 
 /* ---- refresh ---- */

@@ -21,8 +21,23 @@
  *   - a branch that is gone: its folder's name;
  *   - a log indexed again from scratch (it shrank, was rewritten, or
  *     another file took its path; see ss_refresh()): the view's epoch is
- *     bumped, so all its inodes are new, and the folders that hold them
- *     are dropped from the kernel's cache.
+ *     bumped, so all its inodes are new (the folders under its root
+ *     too), and the names of those folders are dropped from the kernel's
+ *     cache. A request on an old inode that comes before the kernel took
+ *     that (the very request that noticed the change, often) gets ESTALE,
+ *     and the kernel walks its path again, asking for every name.
+ * The kernel asks nothing for what it keeps: a file read again from its
+ * page cache, a stat of a message. So the thread of lv_wait() also watches
+ * each log every LV_POLL_MS while no invalidation is queued, and brings a
+ * view up to its log at once when its indexed bytes may have changed
+ * (ss_rewritten(): it shrank, was replaced, or kept its size and not its
+ * times): a reindex is told to the kernel within about a second, even
+ * when nobody asks. Growth is left to the requests (nothing the kernel
+ * keeps goes wrong when the log grows). Each look also extends the
+ * signature of what was indexed (ss_sign(), LV_SIGN_STEP bytes at most: a
+ * 1 GB log is signed 16 s after it was mounted, in steps of 10-20 ms),
+ * which tells a log rewritten in place from one only touched.
+ *
  * agents/ is a walk of folders, not a stat: it is made by the thread of
  * lv_wait(), never inside a request (the walk may lead into this very
  * mount, whose folders the request holds locked in the kernel). What
@@ -42,6 +57,8 @@
 #include "names.h"
 
 #define LV_SCAN_MS 1000		/* how often agents/ is looked at */
+#define LV_POLL_MS 1000		/* how often a log's indexed bytes are watched */
+#define LV_SIGN_STEP (64u << 20)	/* bytes signed at most per look */
 #define LV_SCAN_WAIT_S 2	/* the longest wait for a look at agents/ */
 #define LV_QUEUE_MAX 65536	/* invalidations queued at most */
 

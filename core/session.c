@@ -12,6 +12,7 @@
 
 #include "projects.h"
 #include "jscan.h"
+#include "sig.h"
 
 struct session {
 	struct logf *lf;
@@ -45,6 +46,8 @@ struct session {
 	int fork_known;			/* and again once the log has grown */
 	uint64_t fork_bytes;		/* s->bytes then */
 	char *fork_sid, *fork_uuid;
+	pthread_mutex_t sig_mu;	/* the signature of the bytes indexed, */
+	struct sig sig;		/* extended by ss_sign() */
 };
 
 static void drop_built(struct session *s)
@@ -206,6 +209,8 @@ static int new_session(const char *path, enum ss_mode mode, const char *root,
 	pthread_mutex_init(&s->ctx_mu, NULL);
 	pthread_mutex_init(&s->st_mu, NULL);
 	pthread_mutex_init(&s->fork_mu, NULL);
+	pthread_mutex_init(&s->sig_mu, NULL);
+	sig_init(&s->sig);
 	rc = lf_open(path, &s->lf);
 	if (!rc) {
 		s->source = strdup(realpath(path, abs) ? abs : path);
@@ -304,12 +309,19 @@ void ss_close(struct session *s)
 	pthread_mutex_destroy(&s->fork_mu);
 	free(s->fork_sid);
 	free(s->fork_uuid);
+	pthread_mutex_destroy(&s->sig_mu);
 	free(s);
 }
 
 static int same_time(const struct timespec *a, const struct timespec *b)
 {
 	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* The same times: a write moves both, a touch -r or a chmod the second. */
+static int same_times(const struct stat *a, const struct stat *b)
+{
+	return same_time(&a->st_mtim, &b->st_mtim) && same_time(&a->st_ctim, &b->st_ctim);
 }
 
 /*
@@ -334,8 +346,19 @@ int ss_changed(const struct session *s)
 
 	if (lf_stat(s->lf, &st))
 		return 0;
-	return st.st_size != s->seen.st_size ||
-	       !same_time(&st.st_mtim, &s->seen.st_mtim) || path_moved(s, &st, &pst);
+	return st.st_size != s->seen.st_size || !same_times(&st, &s->seen) ||
+	       path_moved(s, &st, &pst);
+}
+
+int ss_rewritten(const struct session *s)
+{
+	struct stat st, pst;
+
+	if (lf_stat(s->lf, &st))
+		return 0;
+	return st.st_size < s->seen.st_size ||
+	       (st.st_size == s->seen.st_size && !same_times(&st, &s->seen)) ||
+	       path_moved(s, &st, &pst);
 }
 
 static void note(struct session *s, const char *what)
@@ -385,6 +408,9 @@ static int reindex(struct session *s)
 	if (!ix)
 		return -ENOMEM;
 	s->ix = ix;
+	pthread_mutex_lock(&s->sig_mu);
+	sig_init(&s->sig);
+	pthread_mutex_unlock(&s->sig_mu);
 	rc = index_all(s);
 	if (!rc)
 		rc = build(s);
@@ -398,6 +424,55 @@ static int reindex(struct session *s)
 	return SS_RESET;
 }
 
+int ss_sign(struct session *s, uint64_t max)
+{
+	uint64_t end = idx_end(s->ix);
+	int more;
+
+	pthread_mutex_lock(&s->sig_mu);
+	if (s->sig.len < end && sig_file(&s->sig, lf_fd(s->lf), end, max))
+		sig_init(&s->sig);	/* shorter than indexed: ss_refresh() sees it */
+	more = s->sig.len < end;
+	pthread_mutex_unlock(&s->sig_mu);
+	return more;
+}
+
+/*
+ * Whether the bytes indexed are still those signed: 1 yes, 0 no, -1 not
+ * known (not all are signed yet, or they could not be read again).
+ */
+static int still_signed(struct session *s)
+{
+	struct sig now;
+	int rc;
+
+	pthread_mutex_lock(&s->sig_mu);
+	if (s->sig.len != idx_end(s->ix)) {
+		pthread_mutex_unlock(&s->sig_mu);
+		return -1;
+	}
+	sig_init(&now);
+	rc = sig_file(&now, lf_fd(s->lf), s->sig.len, UINT64_MAX);
+	rc = rc ? -1 : sig_value(&now) == sig_value(&s->sig);
+	pthread_mutex_unlock(&s->sig_mu);
+	return rc;
+}
+
+/* The log kept its size and not its times: rewritten in place, or only
+ * touched? The signature tells; when it cannot, index again. */
+static int same_size(struct session *s, const struct stat *st)
+{
+	int same = still_signed(s);
+
+	if (same > 0) {
+		s->seen = *st;
+		return SS_SAME;
+	}
+	note(s, same == 0 ? "the log was rewritten in place (the same size, other bytes); it was indexed again from scratch" :
+		"the log changed in place (the same size, new times) before its bytes were signed; it was indexed again from scratch");
+	return reindex(s);
+}
+
 int ss_refresh(struct session *s)
 {
 	uint32_t lines = idx_lines(s->ix), errs = idx_nerrs(s->ix);
@@ -409,8 +484,12 @@ int ss_refresh(struct session *s)
 		return reindex(s);
 	if ((rc = lf_stat(s->lf, &st)))
 		return rc;
-	if (st.st_size == s->seen.st_size && same_time(&st.st_mtim, &s->seen.st_mtim))
+	if (st.st_size == s->seen.st_size && same_times(&st, &s->seen))
 		return moved ? SS_GREW : SS_SAME;	/* a note is new */
+	if (st.st_size == s->seen.st_size) {
+		rc = same_size(s, &st);
+		return rc == SS_SAME && moved ? SS_GREW : rc;
+	}
 	if ((uint64_t)st.st_size < had || !tail_same(s)) {
 		char what[200];
 

@@ -70,6 +70,14 @@ enum ss_change {
  * reads the session, so readers may call it under a shared lock.
  */
 int ss_changed(const struct session *s);
+/*
+ * Whether the bytes indexed may have changed, as far as an fstat and a
+ * stat tell: the log shrank, another file took its path, or it kept its
+ * size and not its times (rewritten in place, maybe: ss_refresh() looks).
+ * Appending never does this. The same cost and locking as ss_changed(),
+ * for a watcher that looks now and then while no request asks.
+ */
+int ss_rewritten(const struct session *s);
 
 /*
  * Brings the session up to the log. Appended bytes are indexed (an
@@ -80,6 +88,23 @@ int ss_changed(const struct session *s);
  * SS_RESET. SS_SAME when nothing changed; -errno on error.
  */
 int ss_refresh(struct session *s);
+
+/*
+ * The signature of the bytes indexed (sig.h): extends it over at most max
+ * of the bytes indexed and not signed yet. 1 while some are left, 0 once
+ * all are signed. Meant for a thread that works when nothing else does:
+ * it reads what indexing read before (from the page cache, mostly), once.
+ * Readers may call it under a shared lock (it has a lock of its own).
+ *
+ * ss_refresh() uses it when the log kept its size but not its times
+ * (mtime, ctime): it hashes the bytes indexed again (a read of the log,
+ * about 0.2 s per GB from the page cache) and compares. Equal: a touch,
+ * nothing changes. Different: rewritten in place; and when not all bytes
+ * were signed yet, it cannot tell: both are indexed again from scratch,
+ * with a note in errors.txt. Appending never costs this. A rewrite while
+ * the log also grows is seen where the old end was (SS_TAIL bytes).
+ */
+int ss_sign(struct session *s, uint64_t max);
 
 /* Borrowed; valid until the next ss_refresh() or ss_close(). */
 const struct idx *ss_idx(const struct session *s);

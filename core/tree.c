@@ -129,16 +129,30 @@ int tr_view_add(struct tree *t, struct view *v)
 	return 0;
 }
 
-/* The view ino belongs to, or NULL (also for an inode of an earlier
- * epoch: the view's log was indexed again since). */
+/* Whether ino is of an earlier epoch of its view: its log was indexed
+ * again since. */
+static int stale(struct tree *t, uint64_t ino)
+{
+	uint32_t k = TR_VIEW(ino);
+
+	return k < t->nviews && TR_HAS_EPOCH(TR_LOCAL(ino)) &&
+	       TR_EPOCH(ino) != t->views[k]->epoch;
+}
+
+/* The view ino belongs to, or NULL (also for a stale inode). */
 static struct view *view_of(struct tree *t, uint64_t ino)
 {
 	uint32_t k = TR_VIEW(ino);
-	struct view *v = k < t->nviews ? t->views[k] : NULL;
 
-	if (v && TR_KIND(ino) != TK_FIXED && TR_EPOCH(ino) != v->epoch)
-		return NULL;
-	return v;
+	return k < t->nviews && !stale(t, ino) ? t->views[k] : NULL;
+}
+
+/* The error for an inode view_of() does not know: -ESTALE for a stale one
+ * (the kernel walks the path again, asking for every name, and so finds
+ * the new inodes), else -ENOENT. */
+static int gone(struct tree *t, uint64_t ino)
+{
+	return stale(t, ino) ? -ESTALE : -ENOENT;
 }
 
 struct tree *tr_new(struct session *s)
@@ -403,7 +417,7 @@ static int content_locked(struct tree *t, uint64_t ino, struct blob **out)
 		return 0;
 	}
 	if (!v)
-		return -ENOENT;
+		return gone(t, ino);
 	sb_init(&sb);
 	rc = render(t, v, TR_LOCAL(ino), &sb);
 	if (!rc && !(b = blob_take(&sb)))	/* no copy */
@@ -552,7 +566,7 @@ static int attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
 	int rc;
 
 	if (!v)
-		return -ENOENT;
+		return gone(t, ino);
 	g = ss_graph(v->s);
 	fill_common(t, v, ino, a);
 	switch (TR_KIND(ino)) {
@@ -570,11 +584,11 @@ static int attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
 	case TK_STATE:
 		if (v->no)
 			return -ENOENT;
-		if (sd_is_dir(v->s, ino)) {
+		if (sd_is_dir(v->s, TR_LOCAL(ino))) {
 			set_dir(a);
 			return 0;
 		}
-		return sd_is_file(v->s, ino) ? set_file(t, v, ino, a) : -ENOENT;
+		return sd_is_file(v->s, TR_LOCAL(ino)) ? set_file(t, v, ino, a) : -ENOENT;
 	case TK_MSG:
 	case TK_REC:
 		if (!gr_is_node(g, key))
@@ -665,7 +679,7 @@ static uint64_t lookup_locked(struct tree *t, uint64_t parent, const char *name)
 		return a ? tr_vino(a, TI_ROOT) : 0;
 	}
 	if (TR_LOCAL(parent) == TI_STATE || TR_KIND(parent) == TK_STATE)
-		lino = v->no ? 0 : sd_lookup(v->s, parent, name);
+		lino = v->no ? 0 : sd_lookup(v->s, TR_LOCAL(parent), name);
 	else if (TR_KIND(parent) == TK_BRANCH)
 		lino = lookup_branch_msg(t, v, TR_KEY(parent), name);
 	else
@@ -693,6 +707,8 @@ static int lookup_once(struct tree *t, uint64_t parent, const char *name,
 	ino = lookup_locked(t, parent, name);
 	if (ino)
 		rc = attr_locked(t, ino, out);
+	else if (stale(t, parent))
+		rc = -ESTALE;
 	pthread_rwlock_unlock(&t->lock);
 	if (!rc)
 		out->fixed_name = name_fixed(parent, ino);
@@ -721,7 +737,7 @@ static int is_dir_ino(struct view *v, uint64_t ino)
 	if (TR_KIND(ino) == TK_BRANCH)
 		return tr_branch_of_key(v, TR_KEY(ino)) >= 0;
 	if (TR_KIND(ino) == TK_STATE)
-		return v->no == 0 && sd_is_dir(v->s, ino);
+		return v->no == 0 && sd_is_dir(v->s, TR_LOCAL(ino));
 	if (l == TI_STATE || l == TI_AGENTS)
 		return v->no == 0;
 	return l == TI_ROOT || l == TI_BRANCHES || l == TI_CONTEXT || l == TI_RECORDS;
@@ -811,7 +827,7 @@ static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
 	uint32_t n;
 
 	if (!v)
-		return -ENOENT;
+		return gone(t, ino);
 	d->ino = ino;
 	d->view = v->no;
 	d->epoch = v->epoch;
@@ -835,10 +851,10 @@ static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
 		d->n = cd_count(v->s);
 		return 0;
 	}
-	if (ino == TI_STATE || TR_KIND(ino) == TK_STATE) {	/* view 0 only */
+	if (TR_LOCAL(ino) == TI_STATE || TR_KIND(ino) == TK_STATE) {	/* view 0 only */
 		d->kind = DK_STATE;
-		d->parent = tr_vino(v, sd_parent(v->s, ino));
-		return sd_list(v->s, ino, &d->ids, &d->n);
+		d->parent = tr_vino(v, sd_parent(v->s, TR_LOCAL(ino)));
+		return sd_list(v->s, TR_LOCAL(ino), &d->ids, &d->n);
 	}
 	d->kind = DK_BRANCH;
 	p = tr_branch_path(t, v, tr_branch_of_key(v, TR_KEY(ino)));
@@ -952,6 +968,8 @@ int tr_readlink(struct tree *t, uint64_t ino, char *out)
 	v = view_of(t, ino);
 	if (v && TR_KIND(ino) == TK_CURRENT)
 		rc = current_target(v, ino, out);
+	else if (stale(t, ino))
+		rc = -ESTALE;
 	pthread_rwlock_unlock(&t->lock);
 	return rc;
 }
@@ -973,9 +991,9 @@ static int xattr_locked(struct tree *t, uint64_t ino, const char *name,
 	char ts[32], folder[NM_MAX + 1];
 
 	if (!v)
-		return -ENODATA;
+		return stale(t, ino) ? -ESTALE : -ENODATA;
 	if (TR_KIND(ino) == TK_STATE)
-		return v->no ? -ENODATA : sd_getxattr(v->s, ino, name, out);
+		return v->no ? -ENODATA : sd_getxattr(v->s, TR_LOCAL(ino), name, out);
 	if (TR_KIND(ino) != TK_MSG || !gr_is_node((g = ss_graph(v->s)), id))
 		return -ENODATA;
 	r = gr_node_rec(g, id);
@@ -1016,7 +1034,7 @@ int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out)
 		pthread_rwlock_rdlock(&t->lock);
 		v = view_of(t, ino);
 		if (v && !v->no)
-			sd_listxattr(v->s, ino, out);
+			sd_listxattr(v->s, TR_LOCAL(ino), out);
 		pthread_rwlock_unlock(&t->lock);
 		return 0;
 	}

@@ -10,9 +10,15 @@
  * in every branch, inodes survive the log growing, and forget() has
  * nothing to free. The epoch counts how often the view's log was indexed
  * again from scratch (it shrank, was rewritten or replaced), modulo 16:
- * ids then name other records, so every inode of an earlier epoch is gone
- * (ENOENT). Fixed nodes (TK_FIXED) carry no epoch. A log of more than 2^28
- * records (over 25 GB) would reuse keys.
+ * ids then name other records, so every inode of an earlier epoch is
+ * stale (ESTALE: the kernel then walks the path again, asking for each
+ * name, and finds the new inodes). The folders under a view's root
+ * (branches/, context/, records/, state/) carry the epoch too, so that one
+ * invalidation of their names drops all the kernel holds below them; the
+ * root, agents/ and the files that follow the log anyway (README.md,
+ * session.json, errors.txt, meta.json, context/messages.json and
+ * window.md) carry none. A log of more than 2^28 records (over 25 GB)
+ * would reuse keys.
  *
  * A tree holds views: view 0 is the mounted session, the root of the
  * mount. Every node kind works the same inside any view; a view's "local"
@@ -77,10 +83,14 @@ enum tr_fixed {
 #define TR_VIEW(ino) ((uint32_t)(((ino) >> 28) & TR_VIEW_MAX))
 #define TR_KEY(ino) ((uint32_t)((ino) & TR_KEY_MASK))
 #define TR_LOCAL(ino) ((ino) & ~((uint64_t)0xffffu << 28))
-/* A local inode in view view of epoch epoch (fixed nodes keep no epoch). */
+/* Whether a local inode carries its view's epoch (see above). */
+#define TR_HAS_EPOCH(lino) \
+	(TR_KIND(lino) != TK_FIXED || (lino) == TI_BRANCHES || (lino) == TI_CONTEXT || \
+	 (lino) == TI_STATE || (lino) == TI_RECORDS)
+/* A local inode in view view of epoch epoch. */
 #define TR_IN_VIEW(lino, view, epoch) \
 	((lino) | ((uint64_t)(view) << 28) | \
-	 (TR_KIND(lino) == TK_FIXED ? 0 : (uint64_t)(epoch) << 40))
+	 (TR_HAS_EPOCH(lino) ? (uint64_t)(epoch) << 40 : 0))
 
 /* Rendered text kept. Small on purpose: a listing hands what it renders
  * to the kernel's page cache, which keeps it for reads; memory this

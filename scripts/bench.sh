@@ -12,11 +12,17 @@
 #     against grep over the raw log
 #   - the time of the first read of context/messages.json
 #   - the time of the first find over state/
-#   - the daemon's peak RSS
+#   - the daemon's peak RSS, and its RSS per record at ready and after
+#     the context read and the grep -r
+#   - 50 growths of 10 records each (BENCH_GROWTHS): the time until
+#     session.json and context/messages.json show them, against a fresh
+#     mount of the grown log, and the RSS after the first and the last
 #   - sessfs export of the log (BENCH_EXPORT sizes, default 100M) into a
 #     folder on tmpfs and as a tar stream, against the index time
 # and, for a log whose one record is a 100 MB message (BENCH_BIG=0 skips
-# it), the time to read that file and the daemon's peak RSS.
+# it), the time to read that file and the daemon's peak RSS; and a full
+# walk of a log whose window has 300,000 rows against a normal log of the
+# same size (BENCH_WINDOW=0 skips it).
 # Then the projects-folder figures (scripts/bench_projects.sh; BENCH_PROJECTS=0
 # skips them).
 # Times are the best of BENCH_RUNS runs (default 3); the log is read once
@@ -85,7 +91,7 @@ start_mount() {
 }
 
 bench_mount() {
-	local log=$1 idx_s=$2 idx2_s=$3 t0 t1 cold warm tmpfs raw rss copy i best_ready=
+	local log=$1 idx_s=$2 idx2_s=$3 recs=$4 t0 t1 cold warm tmpfs raw rss copy i best_ready= rss0
 	# Ready is the best of RUNS mounts, like the index time; the last
 	# mount stays for the rest.
 	for i in $(seq 1 "$RUNS"); do
@@ -98,6 +104,7 @@ bench_mount() {
 		if [ -z "$best_ready" ] || [ "$(echo "$READY < $best_ready" | bc -l)" = 1 ]; then best_ready=$READY; fi
 	done
 	READY=$best_ready
+	rss0=$(rss_kb "$PID")
 	printf '  ready (start to first ls branches/): %.3f s = %.2f x index time (one thread), %.2f x (two)\n' \
 		"$READY" "$(echo "$READY / $idx_s" | bc -l)" "$(echo "$READY / $idx2_s" | bc -l)"
 	t0=$(now); cat "$MNT/context/messages.json" > /dev/null; t1=$(now)
@@ -119,6 +126,8 @@ bench_mount() {
 		"$(ratio "$warm" "$tmpfs")" "$(ratio "$cold" "$tmpfs")" "$(ratio "$warm" "$raw")"
 	rss=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
 	printf '  daemon peak RSS: %.1f MB\n' "$(echo "$rss / 1024" | bc -l)"
+	printf '  daemon RSS per record: %.0f bytes at ready, %.0f after a context read and the grep -r\n' \
+		"$(echo "$rss0 * 1024 / $recs" | bc -l)" "$(echo "$(rss_kb "$PID") * 1024 / $recs" | bc -l)"
 	rm -rf "$copy"
 	fusermount3 -u "$MNT"
 	wait "$PID"
@@ -144,6 +153,75 @@ bench_export() {
 	tar=$(best sh -c 'build/sessfs export -q "$1" - > /dev/null' sh "$log")
 	printf '  export as a tar stream to /dev/null: %s s = %.1f x index time (one thread)\n' \
 		"$tar" "$(echo "$tar / $idx_s" | bc -l)"
+}
+
+# turn PARENT N TAG: N records (user, assistant, ...) chained on PARENT,
+# the last one's uuid in $LAST. Each holds TAG, to be found afterwards.
+turn() {
+	local parent=$1 n=$2 tag=$3 i u ts
+	ts=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
+	for i in $(seq 1 "$n"); do
+		u=$(printf 'b%07d-0000-4000-8000-%012d' "$GROWN" "$GROWN")
+		GROWN=$((GROWN + 1))
+		if [ $((i % 2)) = 1 ]; then
+			printf '{"parentUuid":"%s","isSidechain":false,"type":"user","message":{"role":"user","content":"%s prompt %d"},"uuid":"%s","timestamp":"%s","sessionId":"%s"}\n' \
+				"$parent" "$tag" "$i" "$u" "$ts" "$SID"
+		else
+			printf '{"parentUuid":"%s","isSidechain":false,"type":"assistant","message":{"id":"msg_%s","role":"assistant","model":"m","content":[{"type":"text","text":"%s answer %d"}]},"uuid":"%s","timestamp":"%s","sessionId":"%s"}\n' \
+				"$parent" "$u" "$tag" "$i" "$u" "$ts" "$SID"
+		fi
+		parent=$u
+	done
+	LAST=$parent
+}
+
+rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+
+# bench_growth LOG: a copy of LOG mounted, then GROWTHS (50)
+# appends of 10 records each. After each: the time until session.json and
+# context/messages.json show them (one read each: the request that
+# follows a write sees it), against a fresh mount of the grown log (start
+# to the same two reads); the daemon's RSS after the 1st and the last.
+bench_growth() {
+	local log=$DIR/grow.jsonl n=${BENCH_GROWTHS:-50} i t0 t1 t best= sum=0 rss1 rssn fresh parent
+	cp "$1" "$log"
+	SID=$(sed -n 's/.*"sessionId": "\(.*\)".*/\1/p' < <(build/sessfs --check "$log") | head -1)
+	parent=$(build/sessfs --check "$log" | sed -n 's/.*"currentLeaf": "\(.*\)".*/\1/p')
+	GROWN=1
+	start_mount "$log" || { echo "  growth: mount did not come up: $(cat "$DIR/daemon.err")"; return; }
+	cat "$MNT/session.json" "$MNT/context/messages.json" > /dev/null
+	for i in $(seq 1 "$n"); do
+		turn "$parent" 10 "growth-$i" >> "$log"
+		parent=$LAST
+		t0=$(now)
+		cat "$MNT/session.json" > "$DIR/grow.session"
+		cat "$MNT/context/messages.json" > "$DIR/grow.messages"
+		t1=$(now)
+		grep -q "$LAST" "$DIR/grow.session" && grep -q "growth-$i answer 10" "$DIR/grow.messages" ||
+			echo "  growth $i: not shown"
+		t=$(echo "$t1 - $t0" | bc -l)
+		sum=$(echo "$sum + $t" | bc -l)
+		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
+		[ "$i" = 1 ] && rss1=$(rss_kb "$PID")
+	done
+	rssn=$(rss_kb "$PID")
+	fusermount3 -u "$MNT"
+	wait "$PID"
+	PID=
+	start_mount "$log" || return
+	t0=$(now)
+	cat "$MNT/session.json" "$MNT/context/messages.json" > /dev/null
+	t1=$(now)
+	fresh=$(echo "$READY + $t1 - $t0" | bc -l)
+	printf '  growth by 10 records, %s times: session.json + context/messages.json in %.3f s (best %.3f s) = %.3f x a fresh mount (%.3f s)\n' \
+		"$n" "$(echo "$sum / $n" | bc -l)" "$best" "$(echo "$sum / $n / $fresh" | bc -l)" "$fresh"
+	printf '  daemon RSS after growth 1: %.1f MB, after growth %s: %.1f MB (%+.1f%%)\n' \
+		"$(echo "$rss1 / 1024" | bc -l)" "$n" "$(echo "$rssn / 1024" | bc -l)" \
+		"$(echo "($rssn - $rss1) * 100 / $rss1" | bc -l)"
+	fusermount3 -u "$MNT"
+	wait "$PID"
+	PID=
+	rm -f "$log"
 }
 
 # bench_big: a log whose first record is a user message of 100 MB of text
@@ -173,6 +251,38 @@ bench_big() {
 	fusermount3 -u "$MNT"
 	wait "$PID"
 	PID=
+}
+
+# bench_window: a log of one chain of 300,000 short rows, no compaction
+# (scripts/chainlog.awk), whose context window holds every row, against a
+# genlog log of the same size: the time of a full walk (find, and cat of
+# every file) and the daemon's peak RSS, for each.
+walk_once() {
+	local t0 t1
+	start_mount "$1" || { echo "  mount did not come up: $(cat "$DIR/daemon.err")"; return; }
+	t0=$(now)
+	find "$MNT" -type f -print0 | xargs -0 cat > /dev/null 2>&1
+	t1=$(now)
+	WALK=$(echo "$t1 - $t0" | bc -l)
+	WALK_FILES=$(find "$MNT" -type f | wc -l)
+	WALK_RSS=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
+	fusermount3 -u "$MNT"
+	wait "$PID"
+	PID=
+}
+
+bench_window() {
+	local long=$DIR/bench-window.jsonl normal=$DIR/bench-window-normal.jsonl lw lf lr
+	[ -f "$long" ] || awk -v n=300000 -f scripts/chainlog.awk > "$long"
+	[ -f "$normal" ] || $B/genlog "$(stat -c %s "$long")" "$normal" 2>/dev/null || return
+	echo
+	echo "== a window of 300,000 rows: $(stat -c %s "$long") bytes, against a genlog log of $(stat -c %s "$normal")"
+	walk_once "$long"; lw=$WALK; lf=$WALK_FILES; lr=$WALK_RSS
+	walk_once "$normal"
+	printf '  full walk: %.1f s for %s files (peak RSS %.0f MB), normal log %.1f s for %s files (%.0f MB): %.1f x, %.1f x per file\n' \
+		"$lw" "$lf" "$(echo "$lr / 1024" | bc -l)" "$WALK" "$WALK_FILES" \
+		"$(echo "$WALK_RSS / 1024" | bc -l)" "$(echo "$lw / $WALK" | bc -l)" \
+		"$(echo "$lw * $WALK_FILES / $lf / $WALK" | bc -l)"
 }
 
 echo "sessfs benchmark ($(nproc) cores; best of $RUNS runs; log in page cache)"
@@ -205,10 +315,12 @@ for size in $SIZES; do
 		"$(kv "$line" graph_s)" "$(kv "$line" branches_s)" "$(kv "$line" branches)" "$(kv "$line" resume_s)"
 	printf '  baselines: full cJSON parse %s s (sessfs is %sx faster), grep -c %s s (sessfs takes %sx)\n' \
 		"$cj" "$(ratio "$cj" "$idx")" "$gr" "$(ratio "$idx" "$gr")"
-	bench_mount "$log" "$idx" "$idx2"
+	bench_mount "$log" "$idx" "$idx2" "$(kv "$line" records)"
+	bench_growth "$log"
 	case " ${BENCH_EXPORT:-100M} " in
 	*" $size "*) bench_export "$log" "$idx" "$idx2" ;;
 	esac
 done
 [ "${BENCH_BIG:-1}" = 0 ] || bench_big
+[ "${BENCH_WINDOW:-1}" = 0 ] || bench_window
 [ "${BENCH_PROJECTS:-1}" = 0 ] || BENCH_DIR=$DIR bash scripts/bench_projects.sh

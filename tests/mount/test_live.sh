@@ -176,6 +176,132 @@ restarts() {
 	unmount_log "$dir/m"
 }
 
+# ---- names looked up before a reindex, read after it ----
+
+# sums MNT LIST: a line per name of LIST: its bytes' sum, or why not
+# (file-history.json aside: it names the log's folder).
+sums() {
+	( cd "$1" && xargs -d '\n' sha256sum < "$2" 2>&1 |
+		grep -v ' state/file-history.json$' | LC_ALL=C sort )
+}
+
+# names_agree LIVE FRESH LIST: every name of LIST reads the same in both
+# mounts, or is in neither.
+names_agree() {
+	sums "$1" "$3" > "$3.live"
+	sums "$2" "$3" > "$3.fresh"
+	cmp -s "$3.live" "$3.fresh"
+}
+
+# stale_case WHAT HOW NEW: mounts a copy of log A, looks up and reads names
+# of every kind (the kernel keeps them for a day), changes the log HOW
+# (truncate, replace or recreate) into NEW's bytes; then branches/main
+# lists at once, and every name reads as in a fresh mount of NEW.
+stale_case() {
+	local what=$1 how=$2 new=$3 dir="$T/stale-$1" m
+	mkdir -p "$dir"
+	m="$dir/m"
+	cp "$STALE_A" "$dir/s.jsonl"
+	mount_log "$dir/s.jsonl" "$m" || { bad "$what: mount: $(cat "$m.err")"; return; }
+	ls "$m/branches/main" > /dev/null
+	( cd "$m" && find branches/main/ branches/current/ records context state -type f |
+		head -400 ) > "$dir/names"
+	( cd "$m" && xargs -d '\n' cat < "$dir/names" > /dev/null
+	  xargs -d '\n' stat < "$dir/names" > /dev/null
+	  xargs -d '\n' getfattr -d < "$dir/names" > /dev/null 2>&1 )
+	echo branches/main >> "$dir/names"
+	case $how in
+	truncate) cat "$new" > "$dir/s.jsonl" ;;	# O_TRUNC, then the new bytes
+	replace) cp "$new" "$dir/new.jsonl"; mv "$dir/new.jsonl" "$dir/s.jsonl" ;;
+	recreate) rm "$dir/s.jsonl"; cp "$new" "$dir/s.jsonl" ;;
+	esac
+	ls "$m/branches/main" > "$dir/ls" 2> "$dir/ls.err" &&
+		ok "$what: branches/main lists at once after the change" ||
+		bad "$what: ls branches/main: $(cat "$dir/ls.err")"
+	mount_log "$new" "$dir/fresh" || { bad "$what: fresh mount"; unmount_log "$m"; return; }
+	cmp -s "$dir/ls" <(ls "$dir/fresh/branches/main") ||
+		bad "$what: branches/main lists the old log's files"
+	wait_for names_agree "$m" "$dir/fresh" "$dir/names" &&
+		ok "$what: $(wc -l < "$dir/names") names looked up before read as the new log's" ||
+		bad "$what: names looked up before still read the old log: $(
+			diff "$dir/names.live" "$dir/names.fresh" | head -6)"
+	unmount_log "$dir/fresh"
+	unmount_log "$m"
+}
+
+stale_names() {
+	local b
+	STALE_A=$(ls "$CORPUS"/fork/projects/*/*104.jsonl 2>/dev/null | head -1)
+	b=$(ls "$CORPUS"/tools/projects/*/*.jsonl 2>/dev/null | head -1)
+	if [ -z "$STALE_A" ] || [ -z "$b" ]; then	# the demo, and it turned around
+		STALE_A=mnt-examples/demo.jsonl
+		b="$T/turned.jsonl"
+		{ tail -n 30 "$STALE_A"; head -n 30 "$STALE_A"; } > "$b"
+	fi
+	head -n 20 "$STALE_A" > "$T/first20.jsonl"
+	stale_case truncate truncate "$T/first20.jsonl"
+	stale_case replace replace "$b"
+	stale_case recreate recreate "$b"
+}
+
+# ---- a rewrite in place of the same size ----
+
+# Rewritten in place with the same size and a new mtime (an editor saving
+# over the file): noticed within a few seconds, without a request, and
+# indexed again; only touched: nothing changes.
+rewrite_in_place() {
+	local dir="$T/inplace" m f ino
+	mkdir -p "$dir"
+	m="$dir/m"
+	f="$m/branches/main/000001-user.md"
+	cp mnt-examples/demo.jsonl "$dir/s.jsonl"
+	mount_log "$dir/s.jsonl" "$m" || { bad "in place: mount: $(cat "$m.err")"; return; }
+	grep -q 'What does this project do?' "$f" || bad "in place: the demo's first prompt: $(cat "$f")"
+	ino=$(stat -c %i "$f")
+	sleep 2		# the watcher signs what was indexed
+	touch -d '+1 minute' "$dir/s.jsonl"
+	sleep 2
+	[ "$(stat -c %i "$f")" = "$ino" ] && ! grep -q 'indexed again' "$m/errors.txt" &&
+		ok "in place: a touch changes nothing (the signature says the bytes are the same)" ||
+		bad "in place: a touch was taken for a rewrite: $(cat "$m/errors.txt")"
+	sed '2s/What does this project do?/What does this program do?/' mnt-examples/demo.jsonl > "$dir/new.jsonl"
+	[ "$(stat -c %s "$dir/new.jsonl")" = "$(stat -c %s "$dir/s.jsonl")" ] || bad "in place: not the same size"
+	dd if="$dir/new.jsonl" of="$dir/s.jsonl" conv=notrunc status=none
+	touch -d '+2 minutes' "$dir/s.jsonl"
+	wait_for grep -q 'What does this program do?' "$f" &&
+		ok "in place: a same-size rewrite of an early line shows, unasked" ||
+		bad "in place: the rewrite does not show: $(cat "$f")"
+	grep -q 'rewritten in place (the same size, other bytes)' "$m/errors.txt" &&
+		ok "in place: errors.txt says the log was rewritten in place" ||
+		bad "in place: errors.txt: $(cat "$m/errors.txt")"
+	unmount_log "$m"
+}
+
+# ---- a window of 300,000 rows ----
+
+# One chain of 300,000 short rows and no compaction: context/ holds every
+# row. Listing it and reading its ends is bounded in time (it took 87 s
+# and 760 MB once); the names agree with the branch's.
+long_window() {
+	local dir="$T/window" m n=300000 last
+	mkdir -p "$dir"
+	m="$dir/m"
+	awk -v n=$n -f scripts/chainlog.awk > "$dir/s.jsonl"
+	mount_log "$dir/s.jsonl" "$m" || { bad "long window: mount: $(cat "$m.err")"; return; }
+	timeout 50 ls "$m/context" > "$dir/ls" ||
+		bad "long window: ls context did not end in 50 s (or failed)"
+	[ "$(wc -l < "$dir/ls")" = $((n + 2)) ] &&
+		ok "long window: context/ lists its $n rows in time" ||
+		bad "long window: context/ lists $(wc -l < "$dir/ls") entries"
+	last=$(printf '%06d-assistant.md' $n)
+	timeout 20 cmp -s "$m/context/$last" "$m/branches/main/$last" &&
+		timeout 20 cmp -s "$m/context/000001-user.md" "$m/branches/main/000001-user.md" &&
+		grep -q "answer $n" "$m/context/$last" &&
+		ok "long window: its first and last rows read as the branch's" ||
+		bad "long window: $last: $(head -c 300 "$m/context/$last")"
+	unmount_log "$m"
+}
+
 # ---- what the kernel keeps for long ----
 
 U() { printf '%08d-0000-4000-8000-%012d' "$1" "$1"; }
@@ -316,7 +442,19 @@ own_folder() {
 	unmount_log "$dir/s"
 }
 
+# With arguments: only those parts (e.g. stale_names), for a quick run.
+if [ $# -gt 0 ]; then
+	for part in "$@"; do $part; done	# a part may hold its arguments
+	finish
+	exit
+fi
 own_folder
+stale_names
+rewrite_in_place
+# long_window is not run by default yet: on a loaded 2-core machine its
+# listing takes longer than its bound (the context's build parses every
+# row of the window into a JSON tree: ~22 us and 2 KB a row); run it with
+# `test_live.sh long_window`.
 grow_log mnt-examples/demo.jsonl demo 40
 invalidations
 restarts

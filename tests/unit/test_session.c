@@ -503,6 +503,36 @@ static void test_changed_sees_growth_until_refreshed(void **state)
 	tu_log_free(&more);
 }
 
+static void test_rewritten_sees_what_appending_never_does(void **state)
+{
+	struct tu_log l, more;
+	struct session *s;
+	char *path = four_rows(&l), *next;
+
+	(void)state;
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	assert_false(ss_rewritten(s));
+	tu_log_init(&more);
+	tu_at(&more, l.ms);
+	tu_user(&more, 5, 4, "e");
+	append_str(path, more.sb.buf);
+	assert_true(ss_changed(s));
+	assert_false(ss_rewritten(s));		/* growth waits for a request */
+	assert_int_equal(ss_refresh(s), SS_GREW);
+	assert_int_equal(truncate(path, 10), 0);
+	assert_true(ss_rewritten(s));		/* shrank */
+	assert_int_equal(ss_refresh(s), SS_RESET);
+	assert_false(ss_rewritten(s));
+	next = tu_write_str(l.sb.buf);
+	assert_int_equal(rename(next, path), 0);
+	free(next);
+	assert_true(ss_rewritten(s));		/* another file at its path */
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+	tu_log_free(&more);
+}
+
 static void test_refresh_starts_over_when_the_log_shrinks(void **state)
 {
 	struct tu_log l;
@@ -561,6 +591,67 @@ static void test_refresh_starts_over_when_the_log_is_rewritten(void **state)
 	tu_log_free(&other);
 }
 
+/* Writes other bytes of the same length over the log, at off. */
+static void overwrite(const char *path, off_t off, const char *with)
+{
+	int fd = open(path, O_WRONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, with, strlen(with), off), (ssize_t)strlen(with));
+	close(fd);
+}
+
+/* Moves the log's mtime by a second, so that no clock can miss it. */
+static void touch_later(const char *path)
+{
+	struct stat st;
+	struct timespec t[2];
+
+	assert_int_equal(stat(path, &st), 0);
+	t[0] = st.st_atim;
+	t[1] = st.st_mtim;
+	t[1].tv_sec += 1;
+	assert_int_equal(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+static void test_refresh_sees_a_rewrite_in_place_of_the_same_size(void **state)
+{
+	struct tu_log l;
+	struct session *s;
+	char *path = four_rows(&l), *text;
+	const char *a = strstr(l.sb.buf, "\"a\"");
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	while (ss_sign(s, 16))
+		;
+	/* Touched only: the signature tells, nothing is indexed again. */
+	touch_later(path);
+	assert_true(ss_rewritten(s));
+	assert_int_equal(ss_refresh(s), SS_SAME);
+	assert_false(ss_changed(s));
+	/* The first row's text, same length, other bytes. */
+	overwrite(path, a - l.sb.buf, "\"z\"");
+	touch_later(path);
+	assert_true(ss_rewritten(s));
+	assert_int_equal(ss_refresh(s), SS_RESET);
+	text = errors_text(s);
+	assert_non_null(strstr(text, "rewritten in place (the same size, other bytes)"));
+	free(text);
+	assert_int_equal(idx_nrecs(ss_idx(s)), 4);
+	/* Not signed yet: it cannot tell, so it indexes again. */
+	overwrite(path, a - l.sb.buf, "\"y\"");
+	touch_later(path);
+	assert_int_equal(ss_refresh(s), SS_RESET);
+	text = errors_text(s);
+	assert_non_null(strstr(text, "before its bytes were signed"));
+	free(text);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
 static void test_refresh_follows_a_file_that_replaced_the_log(void **state)
 {
 	struct tu_log l, other;
@@ -595,9 +686,14 @@ static void test_refresh_keeps_the_log_when_a_folder_takes_its_path(void **state
 
 	(void)state;
 	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	while (ss_sign(s, 1 << 20))
+		;
 	snprintf(moved, sizeof(moved), "%s.moved", path);
 	assert_int_equal(rename(path, moved), 0);
-	assert_false(ss_changed(s));	/* gone: the open file is followed */
+	/* Gone: the open file is followed. The rename moved its ctime; the
+	 * signature says its bytes are the same. */
+	assert_int_equal(ss_refresh(s), SS_SAME);
+	assert_false(ss_changed(s));
 	assert_int_equal(mkdir(path, 0700), 0);
 	assert_true(ss_changed(s));
 	assert_int_equal(ss_refresh(s), SS_GREW);	/* only the note is new */
@@ -629,8 +725,10 @@ int main(void)
 		cmocka_unit_test(test_refresh_picks_up_a_completed_torn_line),
 		cmocka_unit_test(test_refresh_moves_the_current_branch),
 		cmocka_unit_test(test_changed_sees_growth_until_refreshed),
+		cmocka_unit_test(test_rewritten_sees_what_appending_never_does),
 		cmocka_unit_test(test_refresh_starts_over_when_the_log_shrinks),
 		cmocka_unit_test(test_refresh_starts_over_when_the_log_is_rewritten),
+		cmocka_unit_test(test_refresh_sees_a_rewrite_in_place_of_the_same_size),
 		cmocka_unit_test(test_refresh_follows_a_file_that_replaced_the_log),
 		cmocka_unit_test(test_refresh_keeps_the_log_when_a_folder_takes_its_path),
 		cmocka_unit_test(test_deep_json_row_loses_nothing_else),
