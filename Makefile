@@ -8,6 +8,8 @@
 #   V=1             show the compiler lines
 #   make run        the main job on the bundled example
 #   make bench      the benchmark (prints figures)
+#   make install    sessfs and sessfs.1 under $(DESTDIR)$(PREFIX) (/usr/local);
+#   make uninstall  removes them
 #   make fuzz       the libFuzzer targets (clang), FUZZ_SECONDS long (60);
 #                   corpus and findings in build/fuzz/
 
@@ -55,7 +57,7 @@ FUZZ_SAN  := $(ASAN_FLAGS) -fsanitize=fuzzer-no-link
 COV_SAN   := -fprofile-instr-generate -fcoverage-mapping
 
 .PHONY: all test test-full test-plain test-asan test-bins bins-plain bins-asan bins-fuzz \
-	check-build deps run bench asan install clean \
+	check-build deps run bench asan install uninstall clean \
 	fuzz fuzz-smoke fuzz-build fuzz-cov-build fuzz-bins
 
 all: sessfs
@@ -100,35 +102,35 @@ deps:
 
 # Both builds (and the fuzz targets, with clang) at once, on every core.
 test-bins:
-	@$(SUBMAKE) -j$(NPROC) bins-plain bins-asan bins-fuzz
+	+@$(SUBMAKE) -j$(NPROC) bins-plain bins-asan bins-fuzz
 
 bins-plain:
-	@$(SUBMAKE) check-build sessfs
+	+@$(SUBMAKE) check-build sessfs
 
 bins-asan:
-	@$(SUBMAKE) check-build $(ASAN_VARS)
+	+@$(SUBMAKE) check-build $(ASAN_VARS)
 
 bins-fuzz:
-	@if command -v $(FUZZ_CC) >/dev/null 2>&1; then $(SUBMAKE) fuzz-build; fi
+	@if command -v $(FUZZ_CC) >/dev/null 2>&1; then $(MAKE) --no-print-directory fuzz-build; fi
 
 test: deps
-	@$(SUBMAKE) test-bins
+	+@$(SUBMAKE) test-bins
 	@bash scripts/run-tests.sh build:plain build/asan:asan
 
 test-full: deps
-	@$(SUBMAKE) test-bins
+	+@$(SUBMAKE) test-bins
 	@bash scripts/run-tests.sh --full build:plain build/asan:asan
 
 test-plain: deps
-	@$(SUBMAKE) -j$(NPROC) bins-plain
+	+@$(SUBMAKE) -j$(NPROC) bins-plain
 	@bash scripts/run-tests.sh build:plain
 
 test-asan: deps
-	@$(SUBMAKE) -j$(NPROC) bins-asan bins-fuzz
+	+@$(SUBMAKE) -j$(NPROC) bins-asan bins-fuzz
 	@bash scripts/run-tests.sh build/asan:asan
 
 asan:
-	@$(SUBMAKE) -j$(NPROC) check-build $(ASAN_VARS)
+	+@$(SUBMAKE) -j$(NPROC) check-build $(ASAN_VARS)
 
 run: deps sessfs
 	@sh scripts/run-demo.sh
@@ -150,8 +152,14 @@ fuzz: deps
 fuzz-smoke:
 	@sh scripts/fuzz.sh smoke
 
+MANDIR ?= $(PREFIX)/share/man
+
 install: sessfs
 	install -D -m 0755 $(BUILD)/sessfs $(DESTDIR)$(PREFIX)/bin/sessfs
+	install -D -m 0644 sessfs.1 $(DESTDIR)$(MANDIR)/man1/sessfs.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/sessfs $(DESTDIR)$(MANDIR)/man1/sessfs.1
 
 clean:
 	rm -rf build sessfs
