@@ -6,7 +6,8 @@
 #                   runners side by side (scripts/run-tests.sh)
 #   make test-full  the exhaustive mount checks (every file of every log)
 #   V=1             show the compiler lines
-#   make run        the main job on the bundled example
+#   make run        the main job on the bundled example, mounted in a new
+#                   folder under /tmp (or MNT=DIR)
 #   make bench      the benchmark (prints figures)
 #   make install    sessfs and sessfs.1 under $(DESTDIR)$(PREFIX) (/usr/local);
 #   make uninstall  removes them
@@ -25,8 +26,10 @@ NPROC   := $(shell nproc 2>/dev/null || echo 2)
 # Quiet unless V=1: errors and warnings still show.
 ifeq ($(V),1)
 Q :=
+SILENT :=
 else
 Q := @
+SILENT := -s
 endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -132,7 +135,8 @@ test-asan: deps
 asan:
 	+@$(SUBMAKE) -j$(NPROC) check-build $(ASAN_VARS)
 
-run: deps sessfs
+run: deps
+	+@$(SUBMAKE) $(SILENT) -j$(NPROC) sessfs
 	@sh scripts/run-demo.sh
 
 bench: deps sessfs
