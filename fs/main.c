@@ -364,7 +364,7 @@ static int mount_log(int argc, char **argv)
 	if (fuse_opt_parse(&args, &conf, sessfs_opts, note_opt) != 0 ||
 	    fuse_parse_cmdline(&args, &opts) != 0) {
 		usage(stderr);
-		goto out_args;
+		goto out;	/* the mountpoint may be parsed already */
 	}
 	if (opts.show_help) {
 		help();

@@ -38,6 +38,7 @@ KILL_GRACE=10
 mkdir -p "$logdir"
 [ -f "$times" ] || : > "$times"
 tmproot=$(mktemp -d /tmp/sessfs-tests.XXXXXX) || exit 1
+chmod 755 "$tmproot"	# tests that run a command as another user go through it
 
 # The runners: parallel arrays, one entry each.
 keys=() labels=() builds=() limits=() cmds=()
