@@ -1,10 +1,16 @@
 # sessfs: mount a Claude Code session log as a read-only directory tree.
 #
 #   make            build ./sessfs
-#   make test       install what is missing, build, run every test twice:
-#                   plain, and under AddressSanitizer + UBSan
-#   make run        the main job on the bundled example
+#   make test       install what is missing, build (-j), run every test
+#                   twice, plain and under AddressSanitizer + UBSan, the
+#                   runners side by side (scripts/run-tests.sh)
+#   make test-full  the exhaustive mount checks (every file of every log)
+#   V=1             show the compiler lines
+#   make run        the main job on the bundled example, mounted in a new
+#                   folder under /tmp (or MNT=DIR)
 #   make bench      the benchmark (prints figures)
+#   make install    sessfs and sessfs.1 under $(DESTDIR)$(PREFIX) (/usr/local);
+#   make uninstall  removes them
 #   make NOFUSE=1 BUILD=build/nofuse
 #                   a sessfs without libfuse that only exports
 #   make fuzz       the libFuzzer targets (clang), FUZZ_SECONDS long (60);
@@ -19,6 +25,16 @@ OPT     ?= -O2 -g
 SAN     ?=
 BUILD   ?= build
 PREFIX  ?= /usr/local
+NPROC   := $(shell nproc 2>/dev/null || echo 2)
+
+# Quiet unless V=1: errors and warnings still show.
+ifeq ($(V),1)
+Q :=
+SILENT :=
+else
+Q := @
+SILENT := -s
+endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -36,69 +52,95 @@ CORPUS_BIN = $(BUILD)/tests/corpus_check
 CONTEXT_BIN = $(BUILD)/tests/context_check
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN  = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/%)
+SIZES_BIN = $(BUILD)/tests/sizes
 
 ASAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_VARS   = BUILD=build/asan OPT="-O1 -g" SAN="$(ASAN_FLAGS)"
+SUBMAKE     = $(MAKE) --no-print-directory
 
 # The fuzz targets: clang, libFuzzer, ASan + UBSan; coverage build for llvm-cov.
 FUZZ_CC   ?= clang
 FUZZ_SAN  := $(ASAN_FLAGS) -fsanitize=fuzzer-no-link
 COV_SAN   := -fprofile-instr-generate -fcoverage-mapping
 
-.PHONY: all test test-plain test-asan check-build deps run bench asan install clean \
+.PHONY: all test test-full test-plain test-asan test-bins bins-plain bins-asan bins-fuzz \
+	check-build deps run bench asan install uninstall clean \
 	fuzz fuzz-smoke fuzz-build fuzz-cov-build fuzz-bins
 
 all: sessfs
 
 sessfs: $(BUILD)/sessfs
-	ln -sf $(BUILD)/sessfs $@
+	$(Q)ln -sf $(BUILD)/sessfs $@
 
 $(BUILD)/sessfs: $(CORE_OBJ) $(FS_OBJ)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lpthread
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lpthread
 
 $(BUILD)/%.o: %.c $(wildcard core/*.h fs/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJ) tests/unit/testutil.h tests/unit/render_oracle.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Icore -o $@ $< $(CORE_OBJ) $(PKG_LIBS) $(CMOCKA) $(LDFLAGS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) -Icore -o $@ $< $(CORE_OBJ) $(PKG_LIBS) $(CMOCKA) $(LDFLAGS_ALL)
 
 $(CORPUS_BIN): tests/corpus/corpus_check.c tests/corpus/corpus_util.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(PKG_LIBS) $(LDFLAGS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(PKG_LIBS) $(LDFLAGS_ALL)
 
 $(CONTEXT_BIN): tests/corpus/context_check.c tests/corpus/corpus_util.h $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Icore -o $@ $< $(CORE_OBJ) $(PKG_LIBS) $(LDFLAGS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) -Icore -o $@ $< $(CORE_OBJ) $(PKG_LIBS) $(LDFLAGS_ALL)
+
+# The mount tests' size check (tests/mount/sizes.c).
+$(SIZES_BIN): tests/mount/sizes.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL)
 
 # A libFuzzer target: core as built in $(BUILD), the fuzzer's main.
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(CORE_OBJ) $(wildcard core/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Icore -fsanitize=fuzzer -o $@ $< $(CORE_OBJ) $(PKG_LIBS) $(LDFLAGS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) -Icore -fsanitize=fuzzer -o $@ $< $(CORE_OBJ) $(PKG_LIBS) $(LDFLAGS_ALL)
 
 # Everything one test run needs, for one build directory.
-check-build: $(BUILD)/sessfs $(UNIT_BIN) $(CORPUS_BIN) $(CONTEXT_BIN)
+check-build: $(BUILD)/sessfs $(UNIT_BIN) $(CORPUS_BIN) $(CONTEXT_BIN) $(SIZES_BIN)
 
 deps:
 	@sh scripts/deps.sh
 
+# Both builds (and the fuzz targets, with clang) at once, on every core.
+test-bins:
+	+@$(SUBMAKE) -j$(NPROC) bins-plain bins-asan bins-fuzz
+
+bins-plain:
+	+@$(SUBMAKE) check-build sessfs
+
+bins-asan:
+	+@$(SUBMAKE) check-build $(ASAN_VARS)
+
+bins-fuzz:
+	@if command -v $(FUZZ_CC) >/dev/null 2>&1; then $(MAKE) --no-print-directory fuzz-build; fi
+
 test: deps
-	@$(MAKE) --no-print-directory test-plain
-	@$(MAKE) --no-print-directory test-asan
-	@sh scripts/summary.sh build/results.txt build/asan/results.txt
+	+@$(SUBMAKE) test-bins
+	@bash scripts/run-tests.sh build:plain build/asan:asan
 
-test-plain:
-	@$(MAKE) --no-print-directory check-build sessfs
-	@sh scripts/run-tests.sh build plain
+test-full: deps
+	+@$(SUBMAKE) test-bins
+	@bash scripts/run-tests.sh --full build:plain build/asan:asan
 
-test-asan:
-	@$(MAKE) --no-print-directory check-build BUILD=build/asan OPT="-O1 -g" SAN="$(ASAN_FLAGS)"
-	@sh scripts/run-tests.sh build/asan asan
+test-plain: deps
+	+@$(SUBMAKE) -j$(NPROC) bins-plain
+	@bash scripts/run-tests.sh build:plain
+
+test-asan: deps
+	+@$(SUBMAKE) -j$(NPROC) bins-asan bins-fuzz
+	@bash scripts/run-tests.sh build/asan:asan
 
 asan:
-	@$(MAKE) --no-print-directory check-build BUILD=build/asan OPT="-O1 -g" SAN="$(ASAN_FLAGS)"
+	+@$(SUBMAKE) -j$(NPROC) check-build $(ASAN_VARS)
 
-run: deps sessfs
+run: deps
+	+@$(SUBMAKE) $(SILENT) -j$(NPROC) sessfs
 	@sh scripts/run-demo.sh
 
 bench: deps sessfs
@@ -118,8 +160,14 @@ fuzz: deps
 fuzz-smoke:
 	@sh scripts/fuzz.sh smoke
 
+MANDIR ?= $(PREFIX)/share/man
+
 install: sessfs
 	install -D -m 0755 $(BUILD)/sessfs $(DESTDIR)$(PREFIX)/bin/sessfs
+	install -D -m 0644 sessfs.1 $(DESTDIR)$(MANDIR)/man1/sessfs.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/sessfs $(DESTDIR)$(MANDIR)/man1/sessfs.1
 
 clean:
 	rm -rf build sessfs

@@ -160,16 +160,19 @@ static int has_session_record(const struct idx *ix)
 }
 
 /*
- * A live log with no record yet may still be one being written: accept
- * an empty file, or one whose first line, unfinished, starts like JSON.
+ * A log with no record yet may still be one being written: accept an
+ * empty file (in SS_COMPLETE mode no line means no byte), and in SS_LIVE
+ * mode one whose first line, unfinished, starts like JSON.
  */
 static int may_become_log(const struct session *s)
 {
 	char c = 0;
 	uint64_t at = 0;
 
-	if (s->mode != SS_LIVE || idx_lines(s->ix) > 0)
+	if (idx_lines(s->ix) > 0)
 		return 0;
+	if (s->mode != SS_LIVE)
+		return 1;
 	while (pread(lf_fd(s->lf), &c, 1, (off_t)at) == 1 && c == '\0')
 		at++;
 	return !idx_pending(s->ix) || c == '{';
@@ -600,8 +603,19 @@ uint32_t ss_bad_lines(const struct session *s)
 	uint32_t i, n = 0;
 
 	for (i = 0; i < idx_nerrs(s->ix); i++)
-		n += idx_err(s->ix, i)->code != IDX_E_BAD_UUID;
+		n += idx_err(s->ix, i)->code != IDX_E_BAD_UUID &&
+		     idx_err(s->ix, i)->code != IDX_E_TORN;
 	return n;
+}
+
+uint64_t ss_unfinished(const struct session *s)
+{
+	uint32_t n = idx_nerrs(s->ix);
+	const struct idx_err *e = n ? idx_err(s->ix, n - 1) : NULL;
+
+	if (s->mode == SS_LIVE)
+		return idx_pending(s->ix);
+	return e && e->code == IDX_E_TORN ? idx_end(s->ix) - e->off : 0;
 }
 
 /* ---- facts ---- */
@@ -855,6 +869,7 @@ void ss_facts_json(struct session *s, struct sbuf *out)
 	add_num(out, "lines", idx_lines(s->ix), &first);
 	add_num(out, "records", s->part ? nodes : idx_nrecs(s->ix), &first);
 	add_num(out, "badLines", ss_bad_lines(s), &first);
+	add_num(out, "unfinishedLastLine", ss_unfinished(s), &first);
 	add_num(out, "messages", nodes, &first);
 	add_num(out, "branches", br_count(s->br), &first);
 	add_dead_ends(s, out, &first);

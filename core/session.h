@@ -35,9 +35,10 @@ enum ss_mode {
 /*
  * Opens and indexes path. Returns 0 and a new session in *out (free with
  * ss_close()), or -errno: the open's, -EISDIR/-EINVAL for what is not a
- * regular file, -ENOMSG for a file with no session record at all (in
- * SS_LIVE mode an empty file, or one whose unfinished first line starts
- * with '{', is taken: it may be a log being written).
+ * regular file, -ENOMSG for a file with no session record at all (an
+ * empty file is taken, in both modes, as a session with nothing written
+ * yet; in SS_LIVE mode so is one whose unfinished first line starts with
+ * '{': it may be a log being written).
  */
 int ss_open(const char *path, enum ss_mode mode, struct session **out);
 void ss_close(struct session *s);
@@ -164,7 +165,12 @@ void ss_window_md(struct session *s, struct sbuf *out);
 /* Appends one line per unusable line or record (errors.txt), then the
  * state's problems (building the state if it is not built yet). */
 void ss_errors_text(const struct session *s, struct sbuf *out);
-/* How many lines are not records. */
+/* How many complete lines are not records. A last line without its
+ * newline is not one of them, in either mode: see ss_unfinished(). */
 uint32_t ss_bad_lines(const struct session *s);
+/* Bytes after the last newline that are not a record: in SS_LIVE mode
+ * what waits for its newline; in SS_COMPLETE mode a torn last line
+ * (incomplete JSON). 0 when the log ends with a newline or a record. */
+uint64_t ss_unfinished(const struct session *s);
 
 #endif

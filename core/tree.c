@@ -1000,7 +1000,10 @@ static int xattr_locked(struct tree *t, uint64_t ino, const char *name,
 	if (!strcmp(name, xattr_names[0])) {
 		idx_id_str(ss_idx(v->s), id, out);
 	} else if (!strcmp(name, xattr_names[1])) {
-		idx_id_str(ss_idx(v->s), r->parent, out);
+		if (r->parent)	/* a root: "-", as the header's parent: line */
+			idx_id_str(ss_idx(v->s), r->parent, out);
+		else
+			sb_addc(out, '-');
 	} else if (!strcmp(name, xattr_names[2]) && r->ts != IDX_NO_TS) {
 		js_time_fmt(r->ts, ts);
 		sb_adds(out, ts);

@@ -11,6 +11,7 @@
  * sent SIGINT/SIGTERM/SIGHUP, and unmount cleanly.
  */
 #include <errno.h>
+#include <limits.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include "../core/export.h"
 #include "../core/session.h"
@@ -28,7 +30,7 @@
 #include "../core/vfs.h"
 
 #define SESSFS_VERSION "0.1.0"
-#define DEFAULT_OPTS "-oro,default_permissions,fsname=sessfs,subtype=sessfs"
+#define DEFAULT_OPTS "-oro,default_permissions"
 
 static void usage(FILE *f)
 {
@@ -44,24 +46,39 @@ static void usage(FILE *f)
 		"projects/); alone, MOUNTPOINT gets $CLAUDE_CONFIG_DIR/projects, else\n"
 		"~/.claude/projects.\n"
 		"Unmount with: fusermount3 -u MOUNTPOINT\n"
-		"--check prints the session's (or the folder's) facts as JSON and exits.\n"
-		"\n"
-		"options:\n"
-		"    -h, --help       this text\n"
-		"    -V, --version    print versions\n"
-		"    -f               stay in the foreground\n"
-		"    -d               debug output (implies -f)\n"
-		"    -s               single-threaded\n"
-		"    -o OPT[,OPT...]  mount options (e.g. allow_other)\n"
-		"    -o file_history=DIR\n"
-		"                     the folder of the session's file-history backups\n"
-		"                     for state/file-history/ (default: LOG's folder\n"
-		"                     /../../file-history/<sessionId>, as Claude Code\n"
-		"                     lays it out; a DIR holding <sessionId>/ is fine too)\n"
-		"    -o cache_size=N[K|M|G]\n"
-		"                     DIR: the memory the sessions kept open may take\n"
-		"                     (default 512M); the least recently used is closed\n");
+		"--check prints the session's (or the folder's) facts as JSON and exits.\n");
 }
+/* Each option once: sessfs's own, then those of libfuse that apply. */
+static void help(void)
+{
+	usage(stdout);
+	printf("\n"
+	       "options:\n"
+	       "    -h, --help             this text\n"
+	       "    -V, --version          sessfs's version, then libfuse's\n"
+	       "    -f                     stay in the foreground\n"
+	       "    -d, -o debug           debug output (implies -f)\n"
+	       "    -s                     single-threaded\n"
+	       "    -o cache_size=N[K|M|G] DIR: the memory the sessions kept open may\n"
+	       "                           take (default 512M); the least recently\n"
+	       "                           used is closed\n"
+	       "    -o file_history=DIR    the folder of the session's file-history\n"
+	       "                           backups for state/file-history/ (default:\n"
+	       "                           LOG's folder/../../file-history/<sessionId>;\n"
+	       "                           a DIR holding <sessionId>/ is fine too)\n"
+	       "    -o allow_other         let other users in (non-root: needs\n"
+	       "                           user_allow_other in /etc/fuse.conf)\n"
+	       "    -o allow_root          let root in\n"
+	       "    -o auto_unmount        unmount when sessfs ends, even if killed\n"
+	       "    -o fsname=NAME         the source findmnt and df show (default: LOG)\n"
+	       "    -o subtype=NAME        the type shown as fuse.NAME (default: sessfs)\n"
+	       "    -o max_threads=N       at most N threads serve requests (default: 10)\n"
+	       "    -o max_idle_threads=N  at most N of them idle (default: -1)\n"
+	       "    -o clone_fd            a /dev/fuse descriptor per thread\n"
+	       "The mount is always read-only (ro) and checks permissions\n"
+	       "(default_permissions). See sessfs(1).\n");
+}
+
 
 /* One line on stderr naming the path and the reason. */
 static void say_open_error(const char *path, int rc)
@@ -145,10 +162,20 @@ static const char *find_mountpoint(const struct fuse_args *args)
 	return NULL;
 }
 
+static void say_dead(const char *mnt)
+{
+	fprintf(stderr, "sessfs: %s: a dead mount is there (its daemon ended); "
+		"unmount it first: fusermount3 -u %s\n", mnt, mnt);
+}
+
 static int check_mountpoint(const char *mnt)
 {
 	struct stat st;
 
+	if (stat(mnt, &st) < 0 && errno == ENOTCONN) {
+		say_dead(mnt);
+		return -1;
+	}
 	if (stat(mnt, &st) < 0) {
 		fprintf(stderr, "sessfs: %s: mountpoint %s\n", mnt,
 			errno == ENOENT ? "does not exist" : strerror(errno));
@@ -161,17 +188,142 @@ static int check_mountpoint(const char *mnt)
 	return 0;
 }
 
-/* sessfs's own -o options; libfuse gets the rest. */
+/*
+ * A mount already at mnt (read from /proc/self/mountinfo: Linux-only):
+ * a second one would stack on it and take two unmounts to clear. A dead
+ * one (its daemon gone) fails stat() with ENOTCONN. 0 when there is none.
+ */
+static int check_not_mounted(const char *mnt)
+{
+	char *real, *line = NULL, where[PATH_MAX], type[64];
+	size_t cap = 0;
+	struct statfs sf;
+	FILE *f;
+	int found = 0;
+
+	real = realpath(mnt, NULL);
+	f = real ? fopen("/proc/self/mountinfo", "re") : NULL;
+	while (f && !found && getline(&line, &cap, f) > 0) {
+		/* id parent major:minor root MOUNTPOINT opts... - TYPE source */
+		char *dash = strstr(line, " - ");
+
+		found = dash && sscanf(line, "%*s %*s %*s %*s %4095s", where) == 1 &&
+			sscanf(dash + 3, "%63s", type) == 1 &&
+			!strncmp(type, "fuse", 4) && !strcmp(where, real);
+	}
+	/* statfs always asks the daemon; stat may be answered from cache */
+	if (found && statfs(mnt, &sf) < 0 && errno == ENOTCONN)
+		say_dead(mnt);
+	else if (found)
+		fprintf(stderr, "sessfs: %s: already mounted (%s); unmount it first: "
+			"fusermount3 -u %s\n", mnt, type, mnt);
+	if (f)
+		fclose(f);
+	free(line);
+	free(real);
+	return found ? -1 : 0;
+}
+
+/* sessfs's own -o options; libfuse gets the rest (fsname and subtype
+ * too: they are only noted, to keep the user's). */
 struct sessfs_conf {
 	char *file_history;
 	char *cache_size;
+	int fsname;
+	int subtype;
 };
+
+enum { KEY_FSNAME, KEY_SUBTYPE };
 
 static const struct fuse_opt sessfs_opts[] = {
 	{ "file_history=%s", offsetof(struct sessfs_conf, file_history), 0 },
 	{ "cache_size=%s", offsetof(struct sessfs_conf, cache_size), 0 },
+	FUSE_OPT_KEY("fsname=", KEY_FSNAME),
+	FUSE_OPT_KEY("subtype=", KEY_SUBTYPE),
 	FUSE_OPT_END
 };
+
+static int note_opt(void *data, const char *arg, int key, struct fuse_args *out)
+{
+	struct sessfs_conf *conf = data;
+
+	(void)arg;
+	(void)out;
+	if (key == KEY_FSNAME)
+		conf->fsname = 1;
+	else if (key == KEY_SUBTYPE)
+		conf->subtype = 1;
+	return 1;		/* keep it for libfuse */
+}
+
+/* -ofsname=LOG (its absolute path, ',' and '\\' escaped for libfuse's
+ * option parser) and -osubtype=sessfs, unless the user gave them. */
+static int add_names(struct fuse_args *args, const struct sessfs_conf *conf,
+		     const char *log)
+{
+	char *abs = realpath(log, NULL), *opt;
+	const char *p = abs ? abs : log;
+	size_t n = 0;
+	int rc = 0;
+
+	opt = malloc(strlen(p) * 2 + sizeof("-ofsname="));
+	if (!opt) {
+		free(abs);
+		return -1;
+	}
+	n = (size_t)sprintf(opt, "-ofsname=");
+	for (; *p; p++) {
+		if (*p == ',' || *p == '\\')
+			opt[n++] = '\\';
+		opt[n++] = *p;
+	}
+	opt[n] = '\0';
+	if (!conf->fsname)
+		rc = fuse_opt_add_arg(args, opt);
+	if (!rc && !conf->subtype)
+		rc = fuse_opt_add_arg(args, "-osubtype=sessfs");
+	free(opt);
+	free(abs);
+	return rc;
+}
+
+/* Options libfuse would refuse, refused now, before any indexing: a
+ * session made and dropped (it parses them, mounts nothing). */
+static int options_ok(const struct fuse_args *args)
+{
+	struct fuse_args copy = FUSE_ARGS_INIT(0, NULL);
+	struct fuse_lowlevel_ops none;
+	struct fuse_session *se;
+	int i;
+
+	memset(&none, 0, sizeof(none));
+	for (i = 0; i < args->argc; i++)
+		if (fuse_opt_add_arg(&copy, args->argv[i])) {
+			fuse_opt_free_args(&copy);
+			return 0;
+		}
+	se = fuse_session_new(&copy, &none, sizeof(none), NULL);
+	if (se)
+		fuse_session_destroy(se);
+	fuse_opt_free_args(&copy);
+	return se != NULL;
+}
+
+/* The file-history folder the user named must be a folder. */
+static int check_file_history(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		fprintf(stderr, "sessfs: %s: file_history folder: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "sessfs: %s: file_history is not a folder\n", dir);
+		return -1;
+	}
+	return 0;
+}
 
 /* $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects (a new string). */
 static char *default_projects(void)
@@ -295,7 +447,7 @@ static int mount_log(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts opts;
-	struct sessfs_conf conf = { NULL };
+	struct sessfs_conf conf = { NULL, NULL, 0, 0 };
 	struct tree *t = NULL;
 	struct vfs v;
 	const char *log = take_log(&args), *mnt = find_mountpoint(&args);
@@ -303,36 +455,40 @@ static int mount_log(int argc, char **argv)
 
 	memset(&opts, 0, sizeof(opts));
 	/* Said before libfuse's own check, which would print usage too. */
-	if (log && mnt && check_mountpoint(mnt)) {
+	if (log && mnt && (check_mountpoint(mnt) || check_not_mounted(mnt))) {
 		rc = 1;
 		goto out_args;
 	}
-	if (fuse_opt_parse(&args, &conf, sessfs_opts, NULL) != 0 ||
+	if (fuse_opt_parse(&args, &conf, sessfs_opts, note_opt) != 0 ||
 	    fuse_parse_cmdline(&args, &opts) != 0) {
 		usage(stderr);
-		goto out_args;
+		goto out;	/* the mountpoint may be parsed already */
 	}
 	if (opts.show_help) {
-		usage(stdout);
-		fuse_cmdline_help();
-		fuse_lowlevel_help();
+		help();
 		rc = 0;
 		goto out;
 	}
 	if (opts.show_version) {
+		/* Line by line: fusermount3, a child, writes its own. */
+		setvbuf(stdout, NULL, _IOLBF, 0);
 		printf("sessfs %s\nFUSE library version %s\n", SESSFS_VERSION,
 		       fuse_pkgversion());
 		fuse_lowlevel_version();
 		rc = 0;
 		goto out;
 	}
-	if (!log || !opts.mountpoint) {
+	if (!log || !opts.mountpoint || !options_ok(&args)) {
 		usage(stderr);
+		goto out;
+	}
+	if (conf.file_history && check_file_history(conf.file_history)) {
+		rc = 1;
 		goto out;
 	}
 	if ((rc = open_layer(log, &conf, &v, &t)))
 		goto out;
-	if (fuse_opt_add_arg(&args, DEFAULT_OPTS)) {
+	if (fuse_opt_add_arg(&args, DEFAULT_OPTS) || add_names(&args, &conf, log)) {
 		fprintf(stderr, "sessfs: out of memory\n");
 		rc = 1;
 		goto out_layer;

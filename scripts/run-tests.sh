@@ -1,61 +1,237 @@
-#!/bin/sh
-# Runs every test against one build directory and records the counts.
-#   scripts/run-tests.sh BUILD_DIR LABEL
-# Unit tests (cmocka), the corpus check, the mount tests, and (with the
-# asan label, when clang is there) the fuzz smoke test. Writes
-# "PASSED FAILED" to BUILD_DIR/results.txt; the summary adds them up.
+#!/bin/bash
+# Runs the test runners side by side, TEST_JOBS at a time (the number of
+# cores, at least 2), and prints the closing line "tests: N passed, M
+# failed" (CI reads it).
+#   scripts/run-tests.sh [--full] BUILD_DIR:LABEL...
+# A runner is one unit test binary, one corpus check, one mount test
+# (every tests/mount/test_*.sh, picked up by name), or the fuzz smoke (the
+# asan label, when clang is there), for each build given. --full (make
+# test-full) runs only the mount tests that have a full part (a line
+# "# full: ..." in their head), with SESSFS_FULL=1: every file of every log.
+#
+# Each runner gets a time limit, its own TMPDIR (a folder under
+# /tmp/sessfs-tests.XXXXXX, so mount tests run side by side never share a
+# mountpoint, and nothing is mounted inside the repository), and its own
+# log, build/test-logs/<label>-<name>.log. A line says how each ended and
+# how long it took; a failure prints its FAIL lines and the log's tail; a
+# timeout says so and shows what was running then. The times are kept in
+# build/test-times*.txt: the next run starts the longest runners first.
+# TESTS=REGEX runs only the runners whose "LABEL NAME" matches, e.g.
+# TESTS='plain (unit|test_cli)' scripts/run-tests.sh build:plain
 set -u
-build=$1
-label=$2
-passed=0
-failed=0
+full=0
+[ "${1:-}" = --full ] && { full=1; shift; }
+jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+[ "$jobs" -ge 2 ] || jobs=2
 corpus=${SESSFS_CORPUS:-../shared/corpus}
-export SESSFS="$build/sessfs" SESSFS_CORPUS="$corpus" SESSFS_BUILD="$build"
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=86"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+logdir=build/test-logs
+times=build/test-times.txt
+[ "$full" = 1 ] && times=build/test-times-full.txt
+# Time limits in seconds (each can be set from the environment).
+UNIT_LIMIT=${UNIT_LIMIT:-300}
+CORPUS_LIMIT=${CORPUS_LIMIT:-300}
+MOUNT_LIMIT=${MOUNT_LIMIT:-600}
+[ "$full" = 1 ] && MOUNT_LIMIT=${FULL_LIMIT:-2400}
+FUZZ_LIMIT=${FUZZ_LIMIT:-600}
+KILL_GRACE=10
 
-count() {
-	if [ "$1" -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED ($label): $2"; fi
+mkdir -p "$logdir"
+[ -f "$times" ] || : > "$times"
+tmproot=$(mktemp -d /tmp/sessfs-tests.XXXXXX) || exit 1
+chmod 755 "$tmproot"	# tests that run a command as another user go through it
+
+# The runners: parallel arrays, one entry each.
+keys=() labels=() builds=() limits=() cmds=()
+passed=0 failed=0 skipped=()
+
+add() {	# add LABEL BUILD NAME LIMIT COMMAND
+	[ -n "${TESTS:-}" ] && ! echo "$1 $3" | grep -Eq -- "$TESTS" && return
+	keys+=("$1 $3") labels+=("$1") builds+=("$2") limits+=("$4") cmds+=("$5")
 }
 
-echo "== $label: unit tests"
-for t in "$build"/tests/test_*; do
-	[ -x "$t" ] || continue
-	"$t"
-	count $? "$(basename "$t")"
-done
-
-echo "== $label: corpus"
-if [ -d "$corpus" ]; then
-	"$build/tests/corpus_check" "$build/sessfs" "$corpus"
-	count $? corpus_check
-	"$build/tests/context_check" "$corpus"
-	count $? context_check
-elif [ "${CI:-}" = true ]; then
-	echo "corpus: $corpus is missing, and CI=true requires it"
-	count 1 corpus_missing
-else
-	echo "corpus: $corpus not found; corpus tests skipped"
-fi
-
-echo "== $label: mount tests"
-for t in tests/mount/test_*.sh; do
-	[ -f "$t" ] || continue
-	timeout 600 bash "$t"
-	count $? "$(basename "$t")"
-done
-
-# The fuzz targets are built with ASan + UBSan of their own: run them once,
-# with the sanitizer run (a short smoke; make fuzz fuzzes longer).
-if [ "$label" = asan ]; then
-	echo "== $label: fuzz smoke"
-	if command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
-		sh scripts/fuzz.sh smoke
-		count $? fuzz_smoke
-	else
-		echo "fuzz: ${FUZZ_CC:-clang} not found; fuzz smoke skipped"
+for spec in "$@"; do
+	build=${spec%%:*} label=${spec#*:}
+	if [ "$full" = 0 ]; then
+		for t in "$build"/tests/test_*; do
+			[ -x "$t" ] && add "$label" "$build" "unit/${t##*/}" $UNIT_LIMIT "$t"
+		done
+		if [ -d "$corpus" ]; then
+			add "$label" "$build" corpus_check $CORPUS_LIMIT \
+				"$build/tests/corpus_check $build/sessfs $corpus"
+			add "$label" "$build" context_check $CORPUS_LIMIT "$build/tests/context_check $corpus"
+		elif [ "${CI:-}" = true ]; then
+			echo "corpus: $corpus is missing, and CI=true requires it"
+			failed=$((failed + 1))
+		else
+			skipped+=("corpus ($corpus not found; the corpus checks skipped)")
+		fi
 	fi
-fi
+	for t in tests/mount/test_*.sh; do
+		[ -f "$t" ] || continue
+		[ "$full" = 1 ] && ! grep -q '^# full:' "$t" && continue
+		add "$label" "$build" "${t##*/}" $MOUNT_LIMIT "bash $t"
+	done
+	if [ "$full" = 0 ] && [ "$label" = asan ]; then
+		if command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
+			add "$label" "$build" fuzz_smoke $FUZZ_LIMIT "sh scripts/fuzz.sh smoke"
+		else
+			skipped+=("fuzz smoke (${FUZZ_CC:-clang} not found)")
+		fi
+	fi
+done
 
-echo "$label: $passed passed, $failed failed"
-echo "$passed $failed" > "$build/results.txt"
+# The order: longest first, by the times of the last run (a runner not
+# timed yet counts as the longest), so the short ones fill in at the end.
+order=()
+while read -r _ i; do
+	order+=("$i")
+done < <(for i in "${!keys[@]}"; do printf '%s\t%s\n' "$i" "${keys[$i]}"; done |
+	awk -F'\t' 'FILENAME == ARGV[1] { t[$1] = $2; next }
+		{ print ($2 in t ? int(t[$2]) : 100000), $1 }' "$times" - 2>/dev/null |
+	sort -s -k1,1nr)
+
+# start I: runs runner I in a session of its own (setsid: its pid leads
+# the session, so a timeout can list and end all it started). The wrapper
+# writes "EXIT END START USER SYS" (user and system CPU of what it
+# waited for, as bash times says them) to its .rc file when the runner ends.
+pids=() starts=() rcfiles=() logs=() tmps=()
+start() {
+	local i=$1 build=${builds[$1]} log rcf tmp
+	log=${keys[$i]// /-}
+	log="$logdir/${log//\//-}.log"
+	rcf="$tmproot/$i.rc"
+	tmp="$tmproot/$i"
+	mkdir -p "$tmp"
+	rm -f "$rcf"
+	logs[$i]=$log rcfiles[$i]=$rcf tmps[$i]=$tmp
+	SESSFS="$build/sessfs" SESSFS_BUILD="$build" SESSFS_CORPUS="$corpus" \
+	SESSFS_FULL=$full TMPDIR="$tmp" \
+	ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=86" \
+	UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+	setsid bash -c 'f=$2 s=$EPOCHREALTIME; eval "$1"; rc=$?; e=$EPOCHREALTIME
+		times > "$f.cpu"
+		{ read -r _; read -r u y; } < "$f.cpu"
+		echo "$rc $e $s $u $y" > "$f.tmp" && mv "$f.tmp" "$f"' \
+		runner "${cmds[$i]}" "$rcf" > "$log" 2>&1 < /dev/null &
+	pids[$i]=$!
+	starts[$i]=$EPOCHREALTIME
+}
+
+secs() {	# secs M:SS or NmS.Ss (bash times): seconds
+	local m=${1%%m*} s=${1#*m}
+	awk -v m="$m" -v s="${s%s}" 'BEGIN { printf "%.1f", m * 60 + s }'
+}
+
+# The FAIL lines of a runner's log and its last lines.
+show_failure() {
+	local log=$1
+	grep -a '^FAIL' "$log" | head -20 | sed 's/^/    /'
+	echo "    --- last lines of $log:"
+	tail -n 15 "$log" | sed 's/^/    /'
+}
+
+# Whatever a runner left mounted under its TMPDIR (after a timeout).
+unmount_left() {
+	local m
+	findmnt -rn -o TARGET 2>/dev/null | grep -F "$1/" | sort -r | while read -r m; do
+		fusermount3 -u -z "$m" 2>/dev/null
+	done
+}
+
+record() {	# record I RESULT SECONDS CPU
+	local i=$1
+	printf '%s\t%s\n' "${keys[$i]}" "$3" >> "$tmproot/times"
+	printf '%-8s %7s s  cpu %7s s  %s\n' "$2" "$3" "$4" "${keys[$i]}" >> "$tmproot/table"
+}
+
+# finished I: the runner's wrapper wrote its .rc file; count and report.
+finished() {
+	local i=$1 rc e s u y took cpu
+	wait "${pids[$i]}" 2>/dev/null
+	read -r rc e s u y < "${rcfiles[$i]}"
+	took=$(awk -v e="$e" -v s="$s" 'BEGIN { printf "%.1f", e - s }')
+	cpu=$(awk -v u="$(secs "$u")" -v y="$(secs "$y")" 'BEGIN { printf "%.1f", u + y }')
+	if [ "$rc" -eq 0 ]; then
+		passed=$((passed + 1))
+		printf 'ok      %7s s  %s\n' "$took" "${keys[$i]}"
+		record "$i" ok "$took" "$cpu"
+	else
+		failed=$((failed + 1))
+		printf 'FAILED (%s): %s, exit %s, after %s s\n' "${labels[$i]}" "${keys[$i]#* }" "$rc" "$took"
+		show_failure "${logs[$i]}"
+		record "$i" FAILED "$took" "$cpu"
+	fi
+	rm -rf "${tmps[$i]}"
+}
+
+# timed_out I: past its limit; say what was running, end it all.
+timed_out() {
+	local i=$1 pid=${pids[$1]} n
+	failed=$((failed + 1))
+	printf 'TIMEOUT (%s): %s still running after %s s, its limit. Running then:\n' \
+		"${labels[$i]}" "${keys[$i]#* }" "${limits[$i]}"
+	ps -s "$pid" -o pid=,etimes=,args= 2>/dev/null | cut -c1-200 | sed 's/^/    /'
+	show_failure "${logs[$i]}"
+	kill -TERM -- -"$pid" 2>/dev/null
+	for n in $(seq 1 $((KILL_GRACE * 5))); do
+		kill -0 -- -"$pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -KILL -- -"$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	unmount_left "${tmps[$i]}"
+	record "$i" TIMEOUT "${limits[$i]}" "-"
+	rm -rf "${tmps[$i]}"
+}
+
+elapsed() {	# elapsed I: whole seconds since runner I started
+	awk -v n="$EPOCHREALTIME" -v s="${starts[$1]}" 'BEGIN { printf "%d", n - s }'
+}
+
+t0=$EPOCHREALTIME
+echo "tests: ${#keys[@]} runners, $jobs at a time; logs in $logdir/"
+for s in "${skipped[@]+"${skipped[@]}"}"; do
+	echo "skipped: $s"
+done
+: > "$tmproot/times"
+: > "$tmproot/table"
+running=()
+next=0
+while [ "$next" -lt "${#order[@]}" ] || [ "${#running[@]}" -gt 0 ]; do
+	while [ "${#running[@]}" -lt "$jobs" ] && [ "$next" -lt "${#order[@]}" ]; do
+		start "${order[$next]}"
+		running+=("${order[$next]}")
+		next=$((next + 1))
+	done
+	sleep 0.2
+	still=()
+	for i in "${running[@]}"; do
+		if [ -f "${rcfiles[$i]}" ]; then
+			finished "$i"
+		elif [ "$(elapsed "$i")" -ge "${limits[$i]}" ]; then
+			timed_out "$i"
+		elif ! kill -0 -- "${pids[$i]}" 2>/dev/null && [ ! -f "${rcfiles[$i]}" ]; then
+			failed=$((failed + 1))
+			echo "FAILED (${labels[$i]}): ${keys[$i]#* } ended without a status (killed?)"
+			show_failure "${logs[$i]}"
+			record "$i" KILLED "$(elapsed "$i")" "-"
+			unmount_left "${tmps[$i]}"
+			rm -rf "${tmps[$i]}"
+		else
+			still+=("$i")
+		fi
+	done
+	running=("${still[@]+"${still[@]}"}")
+done
+total=$(awk -v n="$EPOCHREALTIME" -v s="$t0" 'BEGIN { printf "%d", n - s }')
+
+# The times file keeps the runners this run did not take (TESTS=).
+awk -F'\t' '{ t[$1] = $2 } END { for (k in t) print k "\t" t[k] }' \
+	"$times" "$tmproot/times" | sort > "$times.new" && mv "$times.new" "$times"
+echo
+echo "runner times (wall, and the CPU of the runner and what it waited for), longest first:"
+sort -k2,2nr "$tmproot/table" | sed 's/^/  /'
+echo "all runners: $total s wall, $jobs at a time"
+rm -rf "$tmproot"
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,10 +1,16 @@
 # Helpers for the mount tests: mount with a bound, unmount on every path.
 # Source it; then use mount_log / unmount_log / ok / bad / finish.
+# Every path a test writes or mounts is under $T, a fresh folder under
+# TMPDIR (/tmp by default; the runner gives each test its own), so tests
+# run side by side share nothing.
 set -u
 SESSFS=${SESSFS:-build/sessfs}
 CORPUS=${SESSFS_CORPUS:-../shared/corpus}
+BUILD=${SESSFS_BUILD:-build}
+FULL=${SESSFS_FULL:-0}			# 1 under make test-full: walk every file
+SAMPLE=${SESSFS_SAMPLE:-400}		# files a walk takes of one tree under make test
 MOUNT_WAIT=${MOUNT_WAIT:-20}		# seconds to wait for a mount
-T=$(mktemp -d /tmp/sessfs-mt.XXXXXX)
+T=$(mktemp -d "${TMPDIR:-/tmp}/sessfs-mt.XXXXXX")
 passed=0
 failed=0
 MOUNTS=""
@@ -79,6 +85,34 @@ finish() {
 # corpus_logs: every log of the corpus (main logs and stages).
 corpus_logs() {
 	ls "$CORPUS"/*/projects/*/*.jsonl "$CORPUS"/*/stage*/session.jsonl 2>/dev/null
+}
+
+# files_of DIR: the regular files under DIR, NUL-separated, sorted: all
+# of them under make test-full (FULL=1) or when there are at most
+# $SAMPLE; else every k-th, about $SAMPLE spread over the whole tree.
+files_of() {
+	local -a all
+	local i k=1
+	mapfile -d '' all < <(find "$1" -type f -print0 | LC_ALL=C sort -z)
+	if [ "$FULL" != 1 ] && [ "${#all[@]}" -gt "$SAMPLE" ]; then
+		k=$(((${#all[@]} + SAMPLE - 1) / SAMPLE))
+	fi
+	for ((i = 0; i < ${#all[@]}; i += k)); do
+		printf '%s\0' "${all[i]}"
+	done
+}
+
+# check_sizes DIR: stat's size is the bytes a read gives, for every file
+# under DIR that files_of takes (one process: build/tests/sizes).
+check_sizes() {
+	local out
+	out=$(files_of "$1" | timeout 120 "$BUILD/tests/sizes")
+	if [ $? -eq 0 ]; then
+		ok "stat size = bytes read under $(basename "$1")/ (${out##*sizes: })"
+	else
+		bad "sizes under $1:"
+		echo "$out" | head -20
+	fi
 }
 
 need_corpus() {

@@ -19,17 +19,6 @@ safe_name() {
 		! printf '%s' "$1" | LC_ALL=C grep -q '[^A-Za-z0-9._-]'
 }
 
-check_sizes() {
-	local dir=$1 n=0 f s w
-	while IFS= read -r -d '' f; do
-		s=$(stat -c %s "$f")
-		w=$(wc -c < "$f")
-		[ "$s" = "$w" ] || { n=$((n + 1)); echo "  size $f: stat $s, wc $w"; }
-	done < <(find "$dir" -type f -print0)
-	[ "$n" -eq 0 ] && ok "stat size = wc -c for every file under $(basename "$dir")/" ||
-		bad "$n sizes differ under $dir"
-}
-
 # check_agent MNT NAME LOG [META]: agents/NAME is LOG's own tree.
 check_agent() {
 	local a="$1/agents/$2" log=$3 meta=${4:-} leaf last

@@ -1,7 +1,10 @@
 #!/bin/bash
 # The command line: errors name the path and the reason (exit 1), bad
-# usage prints usage (exit 2), --help/--version, daemon mode, and a clean
-# unmount on SIGTERM and SIGINT.
+# usage and unknown options print usage (exit 2, before indexing),
+# --help/--version, --check and the mount agreeing (a torn last line, an
+# empty log), the conventions of FUSE tools (fsname, subtype, no stacked
+# mounts over a live or a dead one), daemon mode, and a clean unmount on
+# SIGTERM and SIGINT.
 . "$(dirname "$0")/lib.sh"
 DEMO=mnt-examples/demo.jsonl
 
@@ -31,7 +34,6 @@ expect 1 "not a regular file" "$SESSFS" "$T/fifo" "$T/mnt"
 expect 1 "mountpoint does not exist" "$SESSFS" "$DEMO" "$T/no-such-dir"
 expect 1 "not a directory" "$SESSFS" "$DEMO" "$T/text.txt"
 expect 1 "No such file" "$SESSFS" --check "$T/nope.jsonl"
-expect 1 "not a Claude Code session log" "$SESSFS" --check "$T/empty.jsonl"
 expect 2 "usage" "$SESSFS"
 expect 2 "usage" "$SESSFS" "$DEMO"
 if [ "$(id -u)" -ne 0 ]; then
@@ -40,7 +42,67 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 "$SESSFS" --help | grep -q "usage: sessfs LOG MOUNTPOINT" && ok "--help" || bad "--help"
-"$SESSFS" --version | grep -q "^sessfs " && ok "--version" || bad "--version"
+"$SESSFS" --version | head -1 | grep -q "^sessfs " && ok "--version: sessfs's version first" ||
+	bad "--version: $("$SESSFS" --version | head -3)"
+dups=$("$SESSFS" --help | grep -oE '^ +(-[a-zA-Z]|--[a-z]+|-o [a-z_]+)' | sort | uniq -d)
+[ -z "$dups" ] && ok "--help lists each option once" || bad "--help lists twice: $dups"
+
+# Bad usage and unknown options: exit 2 before indexing (a log that would
+# take long to index answers at once: its size does not matter here).
+expect 2 "unknown option" "$SESSFS" -o no_such_option "$DEMO" "$T/mnt"
+expect 2 "unknown option" "$SESSFS" --no-such-flag "$DEMO" "$T/mnt"
+expect 2 "usage" "$SESSFS" "$DEMO" "$T/mnt" extra
+expect 1 "file_history folder: No such file" "$SESSFS" -o file_history="$T/nope" "$DEMO" "$T/mnt"
+
+# --check and the mount agree: a torn last line is unfinished, not bad;
+# an empty log is a session with nothing written yet.
+{ head -n 3 "$DEMO"; printf '{"type":"user","uu'; } > "$T/torn.jsonl"
+"$SESSFS" --check "$T/torn.jsonl" > "$T/torn.check"
+if mount_log "$T/torn.jsonl" "$T/torn"; then
+	for k in badLines unfinishedLastLine; do
+		a=$(grep "\"$k\"" "$T/torn.check") b=$(grep "\"$k\"" "$T/torn/session.json")
+		[ -n "$a" ] && [ "$a" = "$b" ] && ok "torn last line: --check and mount agree:$a" ||
+			bad "torn last line: --check '$a', mount '$b'"
+	done
+	grep -q '"unfinishedLastLine": 18' "$T/torn.check" && ok "torn last line: 18 unfinished bytes" ||
+		bad "torn: $(grep unfinished "$T/torn.check")"
+	unmount_log "$T/torn"
+fi
+"$SESSFS" --check "$T/empty.jsonl" > "$T/empty.check" && grep -q '"records": 0' "$T/empty.check" &&
+	ok "--check of an empty log: no records, exit 0" || bad "--check empty: $(head -3 "$T/empty.check")"
+if mount_log "$T/empty.jsonl" "$T/emptym"; then
+	cmp -s <(grep -v '"source"' "$T/empty.check") <(grep -v '"source"' "$T/emptym/session.json") &&
+		ok "an empty log: the mount's session.json is --check's" || bad "empty: session.json differs from --check"
+	unmount_log "$T/emptym"
+fi
+
+# The conventions of FUSE tools: the log is the source findmnt shows, the
+# type fuse.sessfs; a root message's parent attribute is the header's "-".
+if mount_log "$DEMO" "$T/conv"; then
+	[ "$(findmnt -n -o SOURCE "$T/conv")" = "$(realpath "$DEMO")" ] &&
+	[ "$(findmnt -n -o FSTYPE "$T/conv")" = fuse.sessfs ] &&
+		ok "findmnt: source $(realpath "$DEMO"), type fuse.sessfs" ||
+		bad "findmnt: $(findmnt -n -o SOURCE,FSTYPE "$T/conv")"
+	f=$(ls "$T"/conv/branches/main/000001-*)
+	[ "$(getfattr --only-values -n user.sessfs.parent "$f" 2>/dev/null)" = - ] && grep -q '^parent: -$' "$f" &&
+		ok "root message: user.sessfs.parent is -, as its header" || bad "root parent xattr"
+	# A second mount over a live one: refused, nothing stacked.
+	expect 1 "already mounted" "$SESSFS" "$DEMO" "$T/conv"
+	[ "$(findmnt -n "$T/conv" | wc -l)" -eq 1 ] && ok "nothing stacked" || bad "a second mount stacked"
+	unmount_log "$T/conv"
+fi
+if mount_log "$DEMO" "$T/named" -o fsname=mylog; then
+	[ "$(findmnt -n -o SOURCE "$T/named")" = mylog ] && ok "a user's fsname is kept" ||
+		bad "fsname: $(findmnt -n -o SOURCE "$T/named")"
+	unmount_log "$T/named"
+fi
+# Over a dead mount (its daemon killed): refused, with the way out.
+if mount_log "$DEMO" "$T/dead"; then
+	kill -KILL "$PID"
+	wait "$PID" 2>/dev/null
+	expect 1 "dead mount.*fusermount3 -u" "$SESSFS" "$DEMO" "$T/dead"
+	fusermount3 -u -z "$T/dead"
+fi
 "$SESSFS" --check "$DEMO" | grep -q '"branches": 2' && ok "--check demo: 2 branches" || bad "--check demo"
 
 # Daemon mode: returns once mounted; fusermount3 -u ends it.

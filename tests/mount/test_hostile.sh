@@ -7,6 +7,8 @@
 #   - a million tiny lines around a real log;
 #   - a 100 MB line (a message) and a 100 MB line of garbage;
 #   - a 2 GB log (records past 2^31; skipped when the disk is short).
+# full: the 2 GB log under ASan too; make test takes it in the plain
+# build only (under ASan it took most of the runner's 600 s).
 . "$(dirname "$0")/lib.sh"
 DEMO=mnt-examples/demo.jsonl
 MB=$((1024 * 1024))
@@ -108,13 +110,17 @@ long_line() {
 		bad "daemon peak RSS with a 100 MB line read: $peak MB, more than 3.5 times the line" ;;
 	esac
 	unmount_log "$mnt"
-	timeout 120 "$SESSFS" --check "$log" | grep -q '"badLines": 1' &&
-		ok "--check: the torn garbage line is one bad line" || bad "--check long"
+	timeout 120 "$SESSFS" --check "$log" > "$T/long.check"
+	grep -q '"badLines": 0' "$T/long.check" && ! grep -q '"unfinishedLastLine": 0' "$T/long.check" &&
+		ok "--check: the torn garbage line is unfinished, not bad, as in the mount" || bad "--check long"
 }
 
 # A 2 GB log written by the benchmark's generator: records past 2^31.
 two_gb() {
 	local log="$T/two.jsonl" mnt="$T/two" gen="$T/genlog" last uuid cur
+	case $SESSFS in
+	*asan*) [ "$FULL" = 1 ] || { echo "skip the 2 GB log under ASan: make test-full runs it"; return; } ;;
+	esac
 	if [ "$(df --output=avail -B1G "$T" | tail -1)" -lt 6 ]; then
 		echo "skip the 2 GB log: less than 6 GB free under $T"
 		return

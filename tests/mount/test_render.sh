@@ -11,6 +11,8 @@ BIG_LINES=${BIG_LINES:-80000}		# 80000 lines of 1 KiB: 82 MB of text
 X=$(printf '%01023d' 0 | tr 0 x)
 
 # body N: N lines of 1023 x, each a JSON "\n", as one JSON string body
+# (written out, never held in a shell variable: 82 MB strings in bash
+# cost minutes on a busy machine)
 body() { yes "$X\\n" | head -n "$1" | tr -d '\n'; }
 
 u() { printf '%08d-0000-4000-8000-%012d' "$1" "$1"; }
@@ -25,7 +27,9 @@ env_of() {	# env_of N PARENT: the members every row ends with
 # A log whose one big record is a user message of 82 MB.
 log=$T/user.jsonl
 {
-	printf '{"type":"user","message":{"role":"user","content":"%s"},' "$(body "$BIG_LINES")"
+	printf '{"type":"user","message":{"role":"user","content":"'
+	body "$BIG_LINES"
+	printf '"},'
 	env_of 1 0
 	printf '{"type":"user","message":{"role":"user","content":"small"},'
 	env_of 2 1
@@ -76,14 +80,21 @@ unmount_log "$mnt"
 # result bigger than a file a listing pushes to the page cache.
 log=$T/big.jsonl
 {
-	printf '{"type":"user","message":{"role":"user","content":"%s"},' "$(body "$BIG_LINES")"
+	printf '{"type":"user","message":{"role":"user","content":"'
+	body "$BIG_LINES"
+	printf '"},'
 	env_of 1 0
 	printf '{"type":"assistant","message":{"id":"msg_1","model":"m","role":"assistant","content":[{"type":"tool_use","id":"tu_1","name":"Bash","input":{"command":"cat big"}}]},'
 	env_of 2 1
-	printf '{"type":"user","message":{"role":"user","content":[{"tool_use_id":"tu_1","type":"tool_result","content":"%s","is_error":false}]},"toolUseResult":{"stdout":"%s"},' \
-		"$(body "$BIG_LINES")" "$(body "$BIG_LINES")"
+	printf '{"type":"user","message":{"role":"user","content":[{"tool_use_id":"tu_1","type":"tool_result","content":"'
+	body "$BIG_LINES"
+	printf '","is_error":false}]},"toolUseResult":{"stdout":"'
+	body "$BIG_LINES"
+	printf '"},'
 	env_of 3 2
-	printf '{"type":"user","message":{"role":"user","content":[{"tool_use_id":"tu_1","type":"tool_result","content":"%s"}]},' "$(body 2000)"
+	printf '{"type":"user","message":{"role":"user","content":[{"tool_use_id":"tu_1","type":"tool_result","content":"'
+	body 2000
+	printf '"}]},'
 	env_of 4 3
 } > "$log"
 mnt=$T/big
@@ -112,14 +123,14 @@ unmount_log "$mnt"
 # Cold grep -r over many small files (listed, rendered on both threads,
 # pushed to the page cache): every file found, the same as cat gives.
 log=$T/many.jsonl
-{
-	for i in $(seq 1 600); do
-		printf '{"type":"user","message":{"role":"user","content":"row %d needle-%d\\nend"},' "$i" "$i"
-		p=null
-		[ "$i" -gt 1 ] && p="\"$(u $((i - 1)))\""
-		printf '"parentUuid":%s,"uuid":"%s","timestamp":"2026-01-01T10:00:00.000Z","sessionId":"5e55f500-0000-4000-8000-000000000001"}\n' "$p" "$(u "$i")"
-	done
-} > "$log"
+awk 'function u(i) { return sprintf("%08d-0000-4000-8000-%012d", i, i) }
+BEGIN {
+	for (i = 1; i <= 600; i++) {
+		printf "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"row %d needle-%d\\nend\"},", i, i
+		p = i > 1 ? "\"" u(i - 1) "\"" : "null"
+		printf "\"parentUuid\":%s,\"uuid\":\"%s\",\"timestamp\":\"2026-01-01T10:00:00.000Z\",\"sessionId\":\"5e55f500-0000-4000-8000-000000000001\"}\n", p, u(i)
+	}
+}' > "$log"
 mnt=$T/many
 if mount_log "$log" "$mnt"; then
 	n=$(timeout 60 grep -rl 'needle-' "$mnt/branches/current/" | wc -l)

@@ -215,7 +215,9 @@ static void test_errors_text_lists_lines_in_order(void **state)
 		"line 9: JSON but not an object\n"
 		"line 10: a uuid field is empty, too long or holds NUL; ignored\n"
 		"line 11: torn last line (no newline, incomplete JSON) (at byte 15)\n");
-	assert_int_equal(ss_bad_lines(s), 4);
+	/* the torn line is unfinished, not bad: as a live mount counts it */
+	assert_int_equal(ss_bad_lines(s), 3);
+	assert_int_equal(ss_unfinished(s), 18);
 	free(text);
 	ss_close(s);
 
@@ -226,6 +228,7 @@ static void test_errors_text_lists_lines_in_order(void **state)
 	assert_null(strstr(text, "line 11"));
 	assert_non_null(strstr(text, "note: 18 bytes after line 10 wait for a newline"));
 	assert_int_equal(ss_bad_lines(s), 3);
+	assert_int_equal(ss_unfinished(s), 18);
 	free(text);
 	ss_close(s);
 	tu_remove(path);
@@ -277,16 +280,29 @@ static void test_clean_log_has_no_errors(void **state)
 	tu_log_free(&l);
 }
 
-static void test_empty_file_is_not_a_session(void **state)
+/* An empty file is a session with nothing written yet, in both modes (a
+ * mount and --check agree); a file of lines none of which is a record is
+ * not a session. */
+static void test_empty_file_is_an_empty_session(void **state)
 {
 	struct session *s = (struct session *)1;
 	char *path = tu_write_str("");
+	cJSON *j;
 
 	(void)state;
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	j = facts(s);
+	assert_true(fnum(j, "records") == 0);
+	assert_true(fnum(j, "badLines") == 0);
+	assert_true(fnum(j, "unfinishedLastLine") == 0);
+	assert_true(fnum(j, "branches") == 0);
+	cJSON_Delete(j);
+	ss_close(s);
+	tu_remove(path);
+	s = (struct session *)1;
+	path = tu_write_str("garbage\n\n[1,2]\n{\"a\":1}\n");
 	assert_int_equal(ss_open(path, SS_COMPLETE, &s), -ENOMSG);
 	assert_null(s);
-	tu_remove(path);
-	path = tu_write_str("garbage\n\n[1,2]\n{\"a\":1}\n");
 	assert_int_equal(ss_open(path, SS_COMPLETE, &s), -ENOMSG);
 	tu_remove(path);
 	/* an unknown type without a sessionId is not Claude Code's either */
@@ -718,7 +734,7 @@ int main(void)
 		cmocka_unit_test(test_errors_text_lists_lines_in_order),
 		cmocka_unit_test(test_errors_text_reports_cycles),
 		cmocka_unit_test(test_clean_log_has_no_errors),
-		cmocka_unit_test(test_empty_file_is_not_a_session),
+		cmocka_unit_test(test_empty_file_is_an_empty_session),
 		cmocka_unit_test(test_empty_live_file_opens_and_fills),
 		cmocka_unit_test(test_metadata_only_file_opens_without_branches),
 		cmocka_unit_test(test_open_refuses_directories_and_missing_files),
