@@ -291,7 +291,7 @@ static void test_empty_file_is_an_empty_session(void **state)
 
 	(void)state;
 	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
-	j = facts(s);
+	j = tu_facts(s);
 	assert_true(fnum(j, "records") == 0);
 	assert_true(fnum(j, "badLines") == 0);
 	assert_true(fnum(j, "unfinishedLastLine") == 0);
