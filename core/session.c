@@ -33,6 +33,9 @@ struct session {
 	pthread_mutex_t ctx_mu;	/* the context is built on first use */
 	struct ctx *ctx;
 	int ctx_rc;
+	pthread_mutex_t us_mu;	/* and the usage */
+	struct us_set *us;
+	int us_rc;
 	pthread_mutex_t st_mu;	/* so is the state */
 	struct st_state *st;
 	int st_rc;
@@ -44,6 +47,9 @@ static void drop_built(struct session *s)
 	ctx_free(s->ctx);
 	s->ctx = NULL;
 	s->ctx_rc = 0;
+	us_free(s->us);
+	s->us = NULL;
+	s->us_rc = 0;
 	st_free(s->st);
 	s->st = NULL;
 	s->st_rc = 0;
@@ -170,6 +176,7 @@ int ss_open(const char *path, enum ss_mode mode, struct session **out)
 	sb_init(&s->notes);
 	pthread_mutex_init(&s->ctx_mu, NULL);
 	pthread_mutex_init(&s->st_mu, NULL);
+	pthread_mutex_init(&s->us_mu, NULL);
 	rc = lf_open(path, &s->lf);
 	if (rc)
 		goto fail;
@@ -208,6 +215,7 @@ void ss_close(struct session *s)
 	sb_free(&s->notes);
 	pthread_mutex_destroy(&s->ctx_mu);
 	pthread_mutex_destroy(&s->st_mu);
+	pthread_mutex_destroy(&s->us_mu);
 	free(s);
 }
 
@@ -348,6 +356,37 @@ const struct ctx *ss_context(struct session *s)
 		s->ctx_rc = ctx_build(s->g, s->chain, s->lf, &s->ctx);
 	pthread_mutex_unlock(&s->ctx_mu);
 	return s->ctx;
+}
+
+const struct us_set *ss_usage(struct session *s)
+{
+	pthread_mutex_lock(&s->us_mu);
+	if (!s->us && !s->us_rc)
+		s->us_rc = us_build(s->ix, s->lf, &s->us);
+	pthread_mutex_unlock(&s->us_mu);
+	return s->us;
+}
+
+int ss_last_usage(struct session *s, const struct us_row **out)
+{
+	const struct us_set *u = ss_usage(s);
+	uint32_t *ids, n, i;
+	int rc;
+
+	*out = NULL;
+	if (!u || s->current < 0)
+		return u ? 0 : -ENOMEM;
+	rc = br_path(s->br, (uint32_t)s->current, &ids, &n);
+	if (rc)
+		return rc;
+	for (i = n; i-- > 0 && !*out;) {
+		const struct us_row *r = us_of_rec(u, gr_rec(s->g, ids[i]));
+
+		if (r && strcmp(us_model(u, r->model), US_SYNTHETIC))
+			*out = r;
+	}
+	free(ids);
+	return 0;
 }
 
 /* dir made absolute now: the daemon later changes to "/". */
@@ -505,6 +544,20 @@ static uint32_t count_compactions(const struct session *s)
 	return c;
 }
 
+/* The last response's own count of its input: what the model last saw. */
+static void add_real(struct session *s, struct sbuf *out, int *first)
+{
+	const struct us_row *r;
+
+	if (ss_last_usage(s, &r) || !r) {
+		add_str(out, "contextTokensReal", NULL, first);
+		add_str(out, "contextTokensRealAt", NULL, first);
+		return;
+	}
+	add_num(out, "contextTokensReal", us_context(&r->t), first);
+	add_uuid(out, s->ix, "contextTokensRealAt", idx_rec(s->ix, r->rec)->uuid, first);
+}
+
 static void add_context(struct session *s, struct sbuf *out, int *first)
 {
 	const struct ctx *x = ss_context(s);
@@ -514,6 +567,7 @@ static void add_context(struct session *s, struct sbuf *out, int *first)
 	add_uuid(out, s->ix, "contextStart", w ? w->start : 0, first);
 	add_num(out, "contextStartPosition", w ? w->dpos : 0, first);
 	add_num(out, "contextTokens", x ? ctx_tokens(x) : 0, first);
+	add_real(s, out, first);
 }
 
 static void add_state(struct session *s, struct sbuf *out, int *first)
