@@ -400,7 +400,7 @@ int tx_render(struct session *s, uint32_t b, struct sbuf *out)
 		return rc;
 	sb_adds(out, "---\n\nBranch ");
 	sb_adds(out, br_get(bs, b)->name);
-	sb_addf(out, "%s: %u rows, %llu responses, ",
+	sb_addf(out, "%s: rows %u, responses %llu, ",
 		(int)b == ss_current_branch(s) ? " (current)" : "", n,
 		(unsigned long long)t.responses);
 	us_tokens_text(&t.t, out);
