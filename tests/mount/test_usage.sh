@@ -55,6 +55,25 @@ check_message() {
 	ok "$log: usage line, xattrs, contextTokensReal"
 }
 
+# The recipes of mnt-examples/ that read transcripts, on the demo log.
+check_recipes() {
+	local mnt="$T/demo" fork out
+	mount_log mnt-examples/demo.jsonl "$mnt" || { bad "mount demo"; return; }
+	sh mnt-examples/bash-commands.sh "$mnt" | grep -qx '\$ ls -la' &&
+		ok "bash-commands.sh: commands from the transcript" || bad "bash-commands.sh"
+	out=$(sh mnt-examples/forgotten.sh "$mnt")
+	echo "$out" | grep -q '^-- [0-9]* messages .* [0-9]* more never were$' &&
+		! echo "$out" | grep -q 'prompt_snapshot' &&
+		ok "forgotten.sh: what was forgotten, never-sent rows only counted" ||
+		bad "forgotten.sh: $(echo "$out" | tail -3)"
+	fork=$(ls "$mnt/branches" | grep -m1 '^fork-')
+	out=$(sh mnt-examples/diverge.sh "$mnt" main "$fork")
+	echo "$out" | grep -q "^$fork continues with: *[0-9]*-user.md" &&
+		ok "diverge.sh: the first sent row of each side" || bad "diverge.sh: $out"
+	unmount_log "$mnt"
+}
+
+check_recipes
 need_corpus
 i=0
 while IFS=$'\t' read -r log in out cc cr total models; do
