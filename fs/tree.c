@@ -311,6 +311,9 @@ static void readme(struct tree *t, struct view *v, struct sbuf *out)
 			     "  read them) and file-history/ (the backed-up versions of its snapshots).\n"
 			     "- `agents/<name>/`: each subagent's own log, laid out like this folder\n"
 			     "  (no `state/`), plus its `meta.json`.\n");
+	sb_adds(out, "- `usage.json`: token usage (the session, each branch, the context), each\n"
+		     "  API response counted once; `transcripts/<branch>.md`: each branch as\n"
+		     "  one readable Markdown file (`current.md`: the current branch's).\n");
 	sb_adds(out, "- `records/<uuid>.json`: each message record's exact line.\n"
 		     "- `session.json`: the facts below, as JSON; `errors.txt`: the lines that\n"
 		     "  could not be used, and why.\n\n"
