@@ -12,6 +12,8 @@
 #     against grep over the raw log
 #   - the time of the first read of context/messages.json
 #   - the time of the first find over state/
+#   - the time of the first read of usage.json and of transcripts/current.md
+#     (stat, then cat: rendered once), against the index time
 #   - the daemon's peak RSS
 # and, for a log whose one record is a 100 MB message (BENCH_BIG=0 skips
 # it), the time to read that file and the daemon's peak RSS.
@@ -81,7 +83,7 @@ start_mount() {
 }
 
 bench_mount() {
-	local log=$1 idx_s=$2 idx2_s=$3 t0 t1 cold warm tmpfs raw rss copy i best_ready=
+	local log=$1 idx_s=$2 idx2_s=$3 t0 t1 cold warm tmpfs raw rss copy i best_ready= size
 	# Ready is the best of RUNS mounts, like the index time; the last
 	# mount stays for the rest.
 	for i in $(seq 1 "$RUNS"); do
@@ -115,6 +117,16 @@ bench_mount() {
 		"$(ratio "$warm" "$tmpfs")" "$(ratio "$cold" "$tmpfs")" "$(ratio "$warm" "$raw")"
 	rss=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
 	printf '  daemon peak RSS: %.1f MB\n' "$(echo "$rss / 1024" | bc -l)"
+	t0=$(now); cat "$MNT/usage.json" > /dev/null; t1=$(now)
+	printf '  usage.json, first read: %.3f s = %.2f x index time (%s responses)\n' \
+		"$(echo "$t1 - $t0" | bc -l)" "$(echo "($t1 - $t0) / $idx_s" | bc -l)" \
+		"$(sed -n '/^  "session": {/,/^  }/s/^    "responses": \([0-9]*\).*/\1/p' "$MNT/usage.json")"
+	t0=$(now); size=$(stat -c %s "$MNT/transcripts/current.md")
+	cat "$MNT/transcripts/current.md" > /dev/null; t1=$(now)
+	printf '  transcripts/current.md, stat and first read: %.3f s = %.2f x index time (%s bytes)\n' \
+		"$(echo "$t1 - $t0" | bc -l)" "$(echo "($t1 - $t0) / $idx_s" | bc -l)" "$size"
+	rss=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
+	printf '  daemon peak RSS after them: %.1f MB\n' "$(echo "$rss / 1024" | bc -l)"
 	rm -rf "$copy"
 	fusermount3 -u "$MNT"
 	wait "$PID"
