@@ -178,7 +178,9 @@ static void add_call(const cJSON *b, struct sbuf *out)
 	sb_addc(out, '\n');
 }
 
-/* An assistant row holding tool calls: each block, from the parsed line. */
+/* An assistant row holding tool calls: each block, from the parsed line.
+ * 1 when cJSON cannot take the line (the caller shows its message file's
+ * text instead). */
 static int add_call_row(struct session *s, const struct idx_rec *r, struct sbuf *out)
 {
 	cJSON *j = lf_parse(ss_logf(s), r);
@@ -186,7 +188,7 @@ static int add_call_row(struct session *s, const struct idx_rec *r, struct sbuf 
 	const cJSON *b, *c = cJSON_GetObjectItemCaseSensitive(m, "content");
 
 	if (!j)
-		return -EINVAL;
+		return 1;
 	cJSON_ArrayForEach(b, c) {
 		const cJSON *t = cJSON_GetObjectItemCaseSensitive(b, "type");
 		const cJSON *txt = cJSON_GetObjectItemCaseSensitive(b, "text");
@@ -248,12 +250,15 @@ static int add_row(struct session *s, uint32_t id, enum row_kind k,
 		add_fold(s, id, r, out);
 		return 0;
 	}
-	if (k == RK_CALL)
-		return add_call_row(s, r, out);
+	if (k == RK_CALL && (rc = add_call_row(s, r, out)) <= 0)
+		return rc;
 	rc = body_of(s, id, tmp, body);
 	if (rc)
 		return rc;
 	switch (k) {
+	case RK_CALL:
+		add_labelled("**Tool call:**\n\n", body, out);
+		break;
 	case RK_PROMPT:
 		add_labelled("**User:**\n\n", body, out);
 		break;
