@@ -13,7 +13,7 @@
 /* What a row is, for the transcript. */
 enum row_kind {
 	RK_FOLD,		/* never sent: one line */
-	RK_PROMPT,		/* a prompt the user typed: starts a turn */
+	RK_PROMPT,		/* a prompt the user typed (or a command): starts a turn */
 	RK_USER,		/* other user text (meta, command output) */
 	RK_SUMMARY,		/* a compaction's summary */
 	RK_BOUNDARY,		/* a compaction */
@@ -27,7 +27,7 @@ enum row_kind {
 
 static enum row_kind kind_of(const struct idx *ix, const struct idx_rec *r)
 {
-	if (r->drop != IDX_D_KEEP || (r->flags & IDX_F_VISIBLE_ONLY))
+	if (r->drop != IDX_D_KEEP)
 		return RK_FOLD;
 	switch (r->type) {
 	case IDX_T_USER:
@@ -206,6 +206,8 @@ static int add_call_row(struct session *s, const struct idx_rec *r, struct sbuf 
 
 /* ---- rows ---- */
 
+static int body_of(struct session *s, uint32_t id, struct sbuf *tmp, struct sbuf *body);
+
 static void add_fold(struct session *s, uint32_t id, const struct idx_rec *r,
 		     struct sbuf *out)
 {
@@ -344,9 +346,26 @@ static int add_heading(struct session *s, const uint32_t *ids, uint32_t i,
 	return 0;
 }
 
+/* A command's output (<local-command-stdout> ...) is no prompt. */
+static int command_output(struct session *s, uint32_t id)
+{
+	static const char tag[] = "<local-command-std";
+	struct sbuf tmp, body;
+	int yes;
+
+	sb_init(&tmp);
+	sb_init(&body);
+	yes = !body_of(s, id, &tmp, &body) && !strncmp(body.buf, tag, sizeof(tag) - 1);
+	sb_free(&tmp);
+	sb_free(&body);
+	return yes;
+}
+
 static enum row_kind kind_at(struct session *s, const uint32_t *ids, uint32_t i)
 {
-	return kind_of(ss_idx(s), gr_node_rec(ss_graph(s), ids[i]));
+	enum row_kind k = kind_of(ss_idx(s), gr_node_rec(ss_graph(s), ids[i]));
+
+	return k == RK_PROMPT && command_output(s, ids[i]) ? RK_USER : k;
 }
 
 static int starts_part(enum row_kind k)
@@ -356,17 +375,22 @@ static int starts_part(enum row_kind k)
 
 static int add_rows(struct session *s, const uint32_t *ids, uint32_t n, struct sbuf *out)
 {
+	uint8_t *kinds = malloc(n ? n : 1);
 	struct sbuf tmp, body;
 	uint32_t i, end, turn = 0;
 	int rc = 0;
 
+	if (!kinds)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		kinds[i] = (uint8_t)kind_at(s, ids, i);
 	sb_init(&tmp);
 	sb_init(&body);
 	for (i = 0; i < n && !rc; i++) {
-		enum row_kind k = kind_at(s, ids, i);
+		enum row_kind k = kinds[i];
 
 		if (starts_part(k)) {
-			for (end = i + 1; end < n && !starts_part(kind_at(s, ids, end)); end++)
+			for (end = i + 1; end < n && !starts_part(kinds[end]); end++)
 				;
 			rc = add_heading(s, ids, i, end, k == RK_PROMPT ? ++turn : 0, out);
 		}
@@ -379,6 +403,7 @@ static int add_rows(struct session *s, const uint32_t *ids, uint32_t n, struct s
 	}
 	sb_free(&tmp);
 	sb_free(&body);
+	free(kinds);
 	return rc;
 }
 
