@@ -15,8 +15,7 @@ static void tally_obj(const struct us_tally *y, int inner, struct sbuf *out)
 	sb_adds(out, inner ? "\n    }" : "\n  }");
 }
 
-/* A tally of the rows of records ids (node ids of s's graph). */
-static struct us_tally *tally_nodes(struct session *s, const uint32_t *ids, uint32_t n)
+struct us_tally *rp_tally_nodes(struct session *s, const uint32_t *ids, uint32_t n)
 {
 	const struct us_set *u = ss_usage(s);
 	struct us_tally *y = us_tally_new();
@@ -44,7 +43,7 @@ static int add_branches(struct session *s, struct sbuf *out)
 
 		if (br_path(bs, i, &ids, &n))
 			return -ENOMEM;
-		y = tally_nodes(s, ids, n);
+		y = rp_tally_nodes(s, ids, n);
 		free(ids);
 		if (!y)
 			return -ENOMEM;
@@ -71,7 +70,7 @@ static int add_context(struct session *s, struct sbuf *out)
 	for (i = 0; x && i < ctx_nrows(x); i++)
 		if (ctx_row(x, i)->synth == CTX_S_LOG && ctx_row(x, i)->sent)
 			ids[n++] = ctx_row(x, i)->id;
-	y = tally_nodes(s, ids, n);
+	y = rp_tally_nodes(s, ids, n);
 	free(ids);
 	if (!y)
 		return -ENOMEM;

@@ -41,6 +41,10 @@ struct rp_agent {
 	struct session *s;
 };
 
+/* A new tally (free with us_tally_free()) of the usage rows of nodes
+ * ids[0..n) of s's graph, each response once; NULL on ENOMEM. */
+struct us_tally *rp_tally_nodes(struct session *s, const uint32_t *ids, uint32_t n);
+
 /* Appends usage.json for s and its n subagents (none for an agent's own
  * tree). 0 or -ENOMEM (nothing useful appended then). */
 int rp_usage_json(struct session *s, const struct rp_agent *agents, uint32_t n,

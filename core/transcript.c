@@ -7,6 +7,7 @@
 #include "jscan.h"
 #include "names.h"
 #include "render.h"
+#include "report.h"
 
 #define TX_FIELD_INLINE 120	/* longer field values get a block */
 
@@ -306,21 +307,13 @@ static void add_time(const struct idx_rec *r, struct sbuf *out)
 static int range_usage(struct session *s, const uint32_t *ids, uint32_t from,
 		       uint32_t to, struct us_total *t)
 {
-	const struct us_set *u = ss_usage(s);
-	struct us_tally *y = us_tally_new();
-	uint32_t i;
-	int rc = y ? 0 : -ENOMEM;
+	struct us_tally *y = rp_tally_nodes(s, ids + from, to - from);
 
-	for (i = from; !rc && u && i < to; i++) {
-		const struct us_row *r = us_of_rec(u, gr_rec(ss_graph(s), ids[i]));
-
-		if (r)
-			rc = us_tally_add(y, u, r);
-	}
-	if (!rc)
-		us_tally_total(y, t);
+	if (!y)
+		return -ENOMEM;
+	us_tally_total(y, t);
 	us_tally_free(y);
-	return rc;
+	return 0;
 }
 
 /* The heading of the turn (or compaction) that starts at row i. */
