@@ -47,9 +47,6 @@ static void drop_built(struct session *s)
 	ctx_free(s->ctx);
 	s->ctx = NULL;
 	s->ctx_rc = 0;
-	us_free(s->us);
-	s->us = NULL;
-	s->us_rc = 0;
 	st_free(s->st);
 	s->st = NULL;
 	s->st_rc = 0;
@@ -61,11 +58,21 @@ static void drop_built(struct session *s)
 	s->g = NULL;
 }
 
+static void drop_usage(struct session *s)
+{
+	us_free(s->us);
+	s->us = NULL;
+	s->us_rc = 0;
+}
+
 static int build(struct session *s)
 {
 	int rc;
 
 	drop_built(s);
+	/* Usage rows are per record, which growth keeps: read the new ones. */
+	if (!s->us || us_extend(s->us, s->ix, s->lf))
+		drop_usage(s);		/* read again when next asked for */
 	rc = gr_build(s->ix, &s->g);
 	if (!rc)
 		rc = br_build(s->g, &s->br);
@@ -205,6 +212,7 @@ void ss_close(struct session *s)
 	if (!s)
 		return;
 	drop_built(s);
+	drop_usage(s);
 	idx_free(s->ix);
 	lf_close(s->lf);
 	if (s->dirfd >= 0)
@@ -296,6 +304,7 @@ static int reindex(struct session *s)
 
 	if (!ix)
 		return -ENOMEM;
+	drop_usage(s);
 	s->ix = ix;
 	rc = index_all(s);
 	if (!rc)

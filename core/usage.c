@@ -88,6 +88,7 @@ uint64_t us_context(const struct us_tokens *t)
 struct us_set {
 	struct us_row *rows;
 	uint32_t n, cap;
+	uint32_t seen;		/* records of the index read so far */
 	struct models models;
 };
 
@@ -262,24 +263,34 @@ static int read_rec(struct us_set *u, const struct logf *lf, uint32_t i,
 	return rc ? rc : add_row(u, &row);
 }
 
-int us_build(const struct idx *ix, const struct logf *lf, struct us_set **out)
+int us_extend(struct us_set *u, const struct idx *ix, const struct logf *lf)
 {
-	struct us_set *u = calloc(1, sizeof(*u));
 	struct sbuf buf;
 	uint32_t i, n = idx_nrecs(ix);
 	int rc = 0;
 
-	*out = NULL;
-	if (!u)
-		return -ENOMEM;
 	sb_init(&buf);
-	for (i = 0; i < n && !rc; i++) {
+	for (i = u->seen; i < n && !rc; i++) {
 		const struct idx_rec *r = idx_rec(ix, i);
 
 		if ((r->flags & IDX_F_USAGE) && r->ts != IDX_NO_TS)
 			rc = read_rec(u, lf, i, r, &buf);
 	}
 	sb_free(&buf);
+	if (!rc)
+		u->seen = n;
+	return rc;
+}
+
+int us_build(const struct idx *ix, const struct logf *lf, struct us_set **out)
+{
+	struct us_set *u = calloc(1, sizeof(*u));
+	int rc;
+
+	*out = NULL;
+	if (!u)
+		return -ENOMEM;
+	rc = us_extend(u, ix, lf);
 	if (rc) {
 		us_free(u);
 		return rc;

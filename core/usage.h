@@ -31,8 +31,9 @@
  * rows' costUSD (older versions wrote it), never from a price table.
  *
  * A us_set holds the usage rows of one log, read back (pread) from the
- * records the index flagged (IDX_F_USAGE): built once, immutable after,
- * safe to share between threads. A us_tally is one caller's.
+ * records the index flagged (IDX_F_USAGE): built once, extended as the
+ * log grows (us_extend(), by its owner alone), read-only otherwise and
+ * then safe to share between threads. A us_tally is one caller's.
  */
 #ifndef SESSFS_USAGE_H
 #define SESSFS_USAGE_H
@@ -77,6 +78,10 @@ struct us_set;
  * usage is not as above is left out. */
 int us_build(const struct idx *ix, const struct logf *lf, struct us_set **out);
 void us_free(struct us_set *u);
+/* Reads the records ix gained since (the index grew; its records keep
+ * their numbers). 0 or -errno (u then holds part of them: free it).
+ * Invalidates every row pointer handed out before. */
+int us_extend(struct us_set *u, const struct idx *ix, const struct logf *lf);
 
 uint32_t us_nrows(const struct us_set *u);
 /* Row i, in file order; borrowed, valid until us_free(). */

@@ -345,6 +345,41 @@ static void test_real_context_size(void **state)
 	sb_free(&sb);
 }
 
+/* A growing log: the rows appended are read, the others kept. */
+static void test_growing_log(void **state)
+{
+	struct sbuf sb;
+	struct session *s;
+	struct us_tally *y;
+	struct us_total t;
+	char *path;
+	FILE *f;
+
+	(void)state;
+	sb_init(&sb);
+	urow(&sb, 1, "m1", "r1", "x", 10, 1, 0, 0, "");
+	path = tu_write_str(sb.buf);
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	assert_int_equal(us_nrows(ss_usage(s)), 1);
+	sb_reset(&sb);
+	urow(&sb, 2, "m1", "r1", "x", 10, 1, 0, 0, "");
+	urow(&sb, 3, "m2", "r2", "x", 100, 2, 0, 0, "");
+	f = fopen(path, "a");
+	assert_non_null(f);
+	fputs(sb.buf, f);
+	fclose(f);
+	assert_int_equal(ss_refresh(s), SS_GREW);
+	assert_int_equal(us_nrows(ss_usage(s)), 3);
+	y = us_tally_new();
+	assert_int_equal(us_tally_set(y, ss_usage(s)), 0);
+	us_tally_total(y, &t);
+	expect(&t, 110, 3, 0, 0, 2);
+	us_tally_free(y);
+	ss_close(s);
+	tu_remove(path);
+	sb_free(&sb);
+}
+
 /* Every corpus log's totals equal ccusage's, as recorded in TABLE. */
 static void test_corpus_matches_ccusage(void **state)
 {
@@ -398,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_log_without_usage),
 		cmocka_unit_test(test_sidechains_and_agents),
 		cmocka_unit_test(test_real_context_size),
+		cmocka_unit_test(test_growing_log),
 		cmocka_unit_test(test_corpus_matches_ccusage),
 	};
 
