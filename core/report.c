@@ -221,15 +221,15 @@ void rp_window_md(struct session *s, struct sbuf *out)
 	}
 	sb_adds(out, "The last response on the current branch (");
 	idx_id_text(ss_idx(s), idx_rec(ss_idx(s), r->rec)->uuid, out);
-	sb_addf(out, ", line %u) was sent ", idx_rec(ss_idx(s), r->rec)->line);
+	sb_addf(out, ", line %u)\nread ", idx_rec(ss_idx(s), r->rec)->line);
 	us_num_text(us_context(&r->t), out);
 	sb_adds(out, " input tokens (");
 	us_tokens_text(&r->t, out);
-	sb_adds(out, "): Claude Code's own count of what the model last saw.\n"
-		     "The estimate of the window above (");
+	sb_adds(out, "):\nClaude Code's own count of what the model last read, system prompt and\n"
+		     "tools included. The estimate above (");
 	us_num_text(x ? ctx_tokens(x) : 0, out);
-	sb_adds(out, " tokens, bytes / 4) counts only the messages, not the system prompt\n"
-		     "and tools, nor what that response added.\n");
+	sb_adds(out, " tokens: bytes / 4) counts only the\n"
+		     "messages, and not what came after that response.\n");
 }
 
 /* ---- totals without a mount ---- */
