@@ -7,12 +7,12 @@
 #include "agents.h"
 #include "jscan.h"
 
-/* Appends key: { totals } (key NULL: just the object), at 2 or 4 spaces. */
-static void tally_obj(const struct us_tally *y, int inner, struct sbuf *out)
+/* Appends the totals as an object, a member of usage.json's. */
+static void tally_obj(const struct us_tally *y, struct sbuf *out)
 {
 	sb_adds(out, "{\n");
-	us_tally_json(y, inner ? 6 : 4, out);
-	sb_adds(out, inner ? "\n    }" : "\n  }");
+	us_tally_json(y, 4, out);
+	sb_adds(out, "\n  }");
 }
 
 struct us_tally *rp_tally_nodes(struct session *s, const uint32_t *ids, uint32_t n)
@@ -75,7 +75,7 @@ static int add_context(struct session *s, struct sbuf *out)
 	if (!y)
 		return -ENOMEM;
 	sb_adds(out, ",\n  \"context\": ");
-	tally_obj(y, 0, out);
+	tally_obj(y, out);
 	us_tally_free(y);
 	return 0;
 }
@@ -176,9 +176,9 @@ static int add_totals(struct session *s, const struct rp_agent *agents, uint32_t
 	sb_adds(out, n ? "\n  ]" : "]");
 	if (!rc) {
 		sb_adds(out, ",\n  \"session\": ");
-		tally_obj(all, 0, out);
+		tally_obj(all, out);
 		sb_adds(out, ",\n  \"log\": ");
-		tally_obj(own, 0, out);
+		tally_obj(own, out);
 	}
 	us_tally_free(all);
 	us_tally_free(own);

@@ -461,27 +461,34 @@ static void add_tokens(struct us_tokens *a, const struct us_tokens *b)
 	a->cache_read += b->cache_read;
 }
 
-/* The total of the entries of model m (every entry when all). */
-static void total_of(const struct us_tally *y, int all, uint32_t m, struct us_total *out)
+static void add_entry(struct us_total *t, const struct entry *en)
 {
-	uint32_t i;
-
-	memset(out, 0, sizeof(*out));
-	for (i = 0; i < y->n; i++) {
-		if (!all && y->e[i].model != m)
-			continue;
-		add_tokens(&out->t, &y->e[i].t);
-		out->responses++;
-		if (y->e[i].has_cost) {
-			out->cost += y->e[i].cost;
-			out->has_cost = 1;
-		}
+	add_tokens(&t->t, &en->t);
+	t->responses++;
+	if (en->has_cost) {
+		t->cost += en->cost;
+		t->has_cost = 1;
 	}
 }
 
 void us_tally_total(const struct us_tally *y, struct us_total *out)
 {
-	total_of(y, 1, 0, out);
+	uint32_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < y->n; i++)
+		add_entry(out, &y->e[i]);
+}
+
+/* The totals of each model, in one pass: a new array by model number. */
+static struct us_total *model_totals(const struct us_tally *y)
+{
+	struct us_total *per = calloc(y->models.n + 1, sizeof(*per));
+	uint32_t i;
+
+	for (i = 0; per && i < y->n; i++)
+		add_entry(&per[y->e[i].model], &y->e[i]);
+	return per;
 }
 
 static void add_counts(const struct us_total *t, const char *pad, struct sbuf *out)
@@ -520,16 +527,19 @@ static uint32_t *model_order(const struct us_tally *y, uint32_t *n)
 void us_tally_json(const struct us_tally *y, int indent, struct sbuf *out)
 {
 	char pad[72];
-	struct us_total t;
+	struct us_total t, *per = model_totals(y);
 	uint32_t i, n, k = 0, *order = model_order(y, &n);
 	int p = indent < 60 ? indent : 60;
+
+	if (!order || !per)
+		n = 0;		/* no memory: totals without breakdowns */
 
 	memset(pad, ' ', (size_t)p);
 	pad[p] = '\0';
 	us_tally_total(y, &t);
 	add_counts(&t, pad, out);
 	sb_addf(out, ",\n%s\"modelsUsed\": [", pad);
-	for (i = 0; order && i < n; i++) {
+	for (i = 0; i < n; i++) {
 		const char *name = models_name(&y->models, order[i]);
 
 		if (strcmp(name, US_SYNTHETIC)) {
@@ -538,21 +548,20 @@ void us_tally_json(const struct us_tally *y, int indent, struct sbuf *out)
 		}
 	}
 	sb_addf(out, "],\n%s\"modelBreakdowns\": [", pad);
-	for (i = 0; order && i < n; i++) {
+	for (i = 0; i < n; i++) {
 		const char *name = models_name(&y->models, order[i]);
-		struct us_total m;
 
-		total_of(y, 0, order[i], &m);
 		sb_addf(out, "%s\n%s  {\n%s    \"modelName\": ", i ? "," : "", pad, pad);
 		sb_add_json_str(out, name, strlen(name));
 		sb_adds(out, ",\n");
 		memcpy(pad + p, "    ", 5);
-		add_counts(&m, pad, out);
+		add_counts(&per[order[i]], pad, out);
 		pad[p] = '\0';
 		sb_addf(out, "\n%s  }", pad);
 	}
 	sb_addf(out, "%s%s]", n ? "\n" : "", n ? pad : "");
 	free(order);
+	free(per);
 }
 
 void us_num_text(uint64_t n, struct sbuf *out)

@@ -12,8 +12,9 @@
 #     against grep over the raw log
 #   - the time of the first read of context/messages.json
 #   - the time of the first find over state/
-#   - the time of the first read of usage.json and of transcripts/current.md
-#     (stat, then cat: rendered once), against the index time
+#   - on a fresh mount, the time of the first read of usage.json and of
+#     transcripts/current.md (stat, then cat: rendered once), against the
+#     index time, and that mount's peak RSS
 #   - the daemon's peak RSS
 # and, for a log whose one record is a 100 MB message (BENCH_BIG=0 skips
 # it), the time to read that file and the daemon's peak RSS.
@@ -117,6 +118,11 @@ bench_mount() {
 		"$(ratio "$warm" "$tmpfs")" "$(ratio "$cold" "$tmpfs")" "$(ratio "$warm" "$raw")"
 	rss=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
 	printf '  daemon peak RSS: %.1f MB\n' "$(echo "$rss / 1024" | bc -l)"
+	# A fresh mount: the first read builds the usage rows and the context.
+	fusermount3 -u "$MNT"
+	wait "$PID"
+	PID=
+	start_mount "$log" || { echo "  mount did not come up: $(cat "$DIR/daemon.err")"; return; }
 	t0=$(now); cat "$MNT/usage.json" > /dev/null; t1=$(now)
 	printf '  usage.json, first read: %.3f s = %.2f x index time (%s responses)\n' \
 		"$(echo "$t1 - $t0" | bc -l)" "$(echo "($t1 - $t0) / $idx_s" | bc -l)" \
@@ -126,7 +132,7 @@ bench_mount() {
 	printf '  transcripts/current.md, stat and first read: %.3f s = %.2f x index time (%s bytes)\n' \
 		"$(echo "$t1 - $t0" | bc -l)" "$(echo "($t1 - $t0) / $idx_s" | bc -l)" "$size"
 	rss=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
-	printf '  daemon peak RSS after them: %.1f MB\n' "$(echo "$rss / 1024" | bc -l)"
+	printf '  daemon peak RSS of that mount: %.1f MB\n' "$(echo "$rss / 1024" | bc -l)"
 	rm -rf "$copy"
 	fusermount3 -u "$MNT"
 	wait "$PID"
