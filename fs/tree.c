@@ -957,7 +957,12 @@ int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
 		set_dir(attr);
 	} else {
 		ino = dir_item(v, d, (uint32_t)(i - 2), name);
-		if (!ino || attr_locked(t, ino, attr))
+		if (ino && d->kind == DK_TX) {
+			fill_common(t, v, ino, attr);
+			attr->st.st_mode = S_IFREG | 0444;
+			attr->st.st_nlink = 1;
+			attr->lazy = 1;
+		} else if (!ino || attr_locked(t, ino, attr))
 			rc = -ENOENT;	/* gone since the listing was taken */
 		else
 			attr->fixed_name = name_fixed(d->ino, ino);

@@ -104,6 +104,10 @@ struct tr_attr {
 	struct stat st;
 	int immutable;
 	int fixed_name;
+	/* In a listing: only the inode and type are known (working out the
+	 * size would render the file: a transcript); the kernel looks the
+	 * name up when it needs more. */
+	int lazy;
 };
 int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out);
 int tr_lookup(struct tree *t, uint64_t parent, const char *name,
