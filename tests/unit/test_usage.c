@@ -261,7 +261,7 @@ static void write_file(const char *path, const char *text)
  * total (once, with the session's own), sidechain rows too. */
 static void test_sidechains_and_agents(void **state)
 {
-	char dir[] = "/tmp/sessfs-usage-XXXXXX", log[256], sub[256], agent[256];
+	char dir[] = "/tmp/sessfs-usage-XXXXXX", log[256], sub[256], agent[512];
 	struct sbuf main_log, agent_log;
 	struct us_total t;
 	struct session *s, *a;
