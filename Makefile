@@ -5,11 +5,15 @@
 #                   plain, and under AddressSanitizer + UBSan
 #   make run        the main job on the bundled example
 #   make bench      the benchmark (prints figures)
+#   make NOFUSE=1 BUILD=build/nofuse
+#                   a sessfs without libfuse that only exports
 #   make fuzz       the libFuzzer targets (clang), FUZZ_SECONDS long (60);
 #                   corpus and findings in build/fuzz/
 
 CC      ?= cc
-PKGS    := fuse3 libcjson
+# NOFUSE=1: a sessfs that only exports (nofuse/main.c), without libfuse.
+NOFUSE  ?=
+PKGS    := $(if $(filter 1,$(NOFUSE)),,fuse3 )libcjson
 STD     := -std=c11 -Wall -Wextra -Werror -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE
 OPT     ?= -O2 -g
 SAN     ?=
@@ -23,7 +27,7 @@ CFLAGS_ALL  = $(STD) $(OPT) $(SAN) $(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(SAN) $(LDFLAGS)
 
 CORE_SRC := $(sort $(wildcard core/*.c))
-FS_SRC   := $(sort $(wildcard fs/*.c))
+FS_SRC   := $(if $(filter 1,$(NOFUSE)),nofuse/main.c,$(sort $(wildcard fs/*.c)))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 CORE_OBJ  = $(CORE_SRC:%.c=$(BUILD)/%.o)
 FS_OBJ    = $(FS_SRC:%.c=$(BUILD)/%.o)

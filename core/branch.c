@@ -15,10 +15,59 @@ struct br_set {
 	struct br_name *names, *byname;
 	const struct graph *g;
 	uint32_t *mark;		/* per id: 1 + index of the accepted branch */
+	uint8_t *turn;		/* per id: a turn row at or below it */
 	struct br_info *v;
 	uint32_t n, cap;
+	struct br_dead *dead;
+	uint32_t ndead, capdead;
 	uint32_t root;		/* first root of the log's own thread */
 };
+
+/* A row of the conversation: an assistant row, or a user row that is not
+ * injected (isMeta), a compaction summary or a local command's text. */
+static int is_turn_row(const struct graph *g, uint32_t id)
+{
+	const struct idx_rec *r = gr_node_rec(g, id);
+
+	if (r->type == IDX_T_ASSISTANT)
+		return 1;
+	return r->type == IDX_T_USER &&
+	       !(r->flags & (IDX_F_META | IDX_F_COMPACT_SUMMARY | IDX_F_LOCAL_CMD));
+}
+
+/* turn[id]: a turn row at id or below it (each node marked once). */
+static int mark_turns(struct br_set *bs)
+{
+	const struct graph *g = bs->g;
+	uint32_t n, k, id;
+	const uint32_t *order = gr_nodes(g, &n);
+
+	bs->turn = calloc((size_t)idx_nids(gr_idx(g)) + 1, 1);
+	if (!bs->turn)
+		return -ENOMEM;
+	for (k = 0; k < n; k++)
+		if (gr_main_side(g, order[k]) && is_turn_row(g, order[k]))
+			for (id = order[k]; id && !bs->turn[id]; id = gr_vparent(g, id))
+				bs->turn[id] = 1;
+	return 0;
+}
+
+static int add_dead(struct br_set *bs, uint32_t terminal, uint32_t top,
+		    uint32_t rows, uint8_t why)
+{
+	if (bs->ndead == bs->capdead) {
+		uint32_t cap = bs->capdead ? bs->capdead * 2 : 4;
+		struct br_dead *p = realloc(bs->dead, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		bs->dead = p;
+		bs->capdead = cap;
+	}
+	bs->dead[bs->ndead++] = (struct br_dead){ terminal, top,
+		gr_vparent(bs->g, top), rows, why };
+	return 0;
+}
 
 static int add_branch(struct br_set *bs, uint32_t terminal)
 {
@@ -66,6 +115,61 @@ static int covered(const struct br_set *bs, uint32_t t)
 	return 1;
 }
 
+/*
+ * A terminal with no turn row on its piece is a dead end when the row its
+ * piece hangs off goes on elsewhere: in a turn, or in a piece already
+ * accepted (rows a killed /compact left, hook rows off a call). *top is
+ * the piece's first row, *rows its length.
+ */
+static int side_piece(const struct br_set *bs, uint32_t t, uint32_t *top,
+		      uint32_t *rows)
+{
+	const struct graph *g = bs->g;
+	uint32_t x = t, p, c;
+
+	*rows = 1;
+	if (bs->turn[t])
+		return 0;
+	while ((p = gr_vparent(g, x)) && !bs->turn[p] && !bs->mark[p]) {
+		x = p;
+		++*rows;
+	}
+	*top = x;
+	if (!p)
+		return 0;
+	for (c = gr_first_child(g, p); c; c = gr_next_sibling(g, c))
+		if (c != x && gr_main_side(g, c) && (bs->turn[c] || bs->mark[c]))
+			return 1;
+	return 0;
+}
+
+/*
+ * A piece that a summary replaced: it hangs off an accepted row that a
+ * compact boundary also joins (logicalParentUuid), and every row of it was
+ * written before that boundary ("Summarize from here" of the rewind menu).
+ */
+static int summarised_piece(const struct br_set *bs, uint32_t t, uint32_t *top,
+			    uint32_t *rows)
+{
+	const struct graph *g = bs->g;
+	uint32_t id = t, m, c, last = 0;
+
+	*rows = 0;
+	for (; id && !bs->mark[id]; id = gr_vparent(g, id)) {
+		if (gr_pos(g, id) > last || !*rows)
+			last = gr_pos(g, id);
+		*top = id;
+		++*rows;
+	}
+	if (!(m = id) || !*rows)
+		return 0;
+	for (c = gr_first_child(g, m); c; c = gr_next_sibling(g, c))
+		if (c != *top && gr_is_boundary(g, c) && !gr_parent(g, c) &&
+		    gr_pos(g, c) > last)
+			return 1;
+	return 0;
+}
+
 static void mark_path(struct br_set *bs, uint32_t t, uint32_t num)
 {
 	uint32_t id;
@@ -82,10 +186,20 @@ static int accept_terminals(struct br_set *bs)
 	const uint32_t *order = gr_nodes(g, &n);
 
 	for (k = n; k-- > 0;) {
-		uint32_t id = order[k];
+		uint32_t id = order[k], top = 0, rows = 0;
 
 		if (!gr_main_side(g, id) || !is_terminal(g, id) || covered(bs, id))
 			continue;
+		if (side_piece(bs, id, &top, &rows)) {
+			if (add_dead(bs, id, top, rows, BR_DEAD_SIDE))
+				return -ENOMEM;
+			continue;
+		}
+		if (summarised_piece(bs, id, &top, &rows)) {
+			if (add_dead(bs, id, top, rows, BR_DEAD_SUMMARISED))
+				return -ENOMEM;
+			continue;
+		}
 		if (add_branch(bs, id))
 			return -ENOMEM;
 		mark_path(bs, id, bs->n);
@@ -209,7 +323,7 @@ int br_build(const struct graph *g, struct br_set **out)
 		return -ENOMEM;
 	bs->g = g;
 	bs->mark = calloc((size_t)idx_nids(gr_idx(g)) + 1, sizeof(*bs->mark));
-	if (!bs->mark || accept_terminals(bs) || name_branches(bs)) {
+	if (!bs->mark || mark_turns(bs) || accept_terminals(bs) || name_branches(bs)) {
 		br_free(bs);
 		return -ENOMEM;
 	}
@@ -227,8 +341,24 @@ void br_free(struct br_set *bs)
 	HASH_CLEAR(hh, bs->byname);
 	free(bs->names);
 	free(bs->mark);
+	free(bs->turn);
 	free(bs->v);
+	free(bs->dead);
 	free(bs);
+}
+
+uint32_t br_ndead(const struct br_set *bs) { return bs->ndead; }
+
+const struct br_dead *br_dead(const struct br_set *bs, uint32_t i)
+{
+	return &bs->dead[i];
+}
+
+const char *br_dead_reason(uint8_t why)
+{
+	return why == BR_DEAD_SUMMARISED ?
+	       "replaced by a summary (its rows were written before the compact boundary that joins the same row)" :
+	       "no conversation rows (hook or bookkeeping rows, or what an interrupted /compact left) off a row the branch goes on from";
 }
 
 uint32_t br_count(const struct br_set *bs) { return bs->n; }

@@ -16,6 +16,15 @@
  * position (graph.h), zero-padded to 6 digits, and uuid8 the first 8
  * characters of its uuid (made of [A-Za-z0-9._-]).
  *
+ * Dead ends that no rewind made are not branches (they are listed, see
+ * br_dead()): a terminal whose piece (the rows below the last row it shares
+ * with another path) holds no turn row (an assistant row, or a user row
+ * that is not isMeta, a compaction summary or a local command's text) when
+ * the row it hangs off goes on elsewhere, such as the rows an interrupted
+ * /compact leaves or hook rows off a call; and a piece written wholly
+ * before a compact boundary that joins the same row through its
+ * logicalParentUuid (what "Summarize from here" replaced by a summary).
+ *
  * Borrows the graph. Read-only after br_build(): safe to share.
  */
 #ifndef SESSFS_BRANCH_H
@@ -34,6 +43,20 @@ struct br_info {
 	char name[BR_NAME_MAX];
 };
 
+enum br_dead_why {
+	BR_DEAD_SIDE = 1,	/* no turn row on it */
+	BR_DEAD_SUMMARISED,	/* replaced by a summary */
+};
+
+/* A dead end: a piece of the graph that is on no branch. */
+struct br_dead {
+	uint32_t terminal;	/* its last record */
+	uint32_t top;		/* its first record */
+	uint32_t from;		/* the record it hangs off (0: a root) */
+	uint32_t rows;		/* records on it */
+	uint8_t why;		/* enum br_dead_why */
+};
+
 struct br_set;
 
 /* Returns the branches of g in *out; free with br_free(). 0 or -ENOMEM. */
@@ -43,6 +66,11 @@ void br_free(struct br_set *bs);
 /* Branches in listing order: main first, then by first own record. */
 uint32_t br_count(const struct br_set *bs);
 const struct br_info *br_get(const struct br_set *bs, uint32_t i);
+/* Dead ends, newest terminal first; borrowed, i < br_ndead(). */
+uint32_t br_ndead(const struct br_set *bs);
+const struct br_dead *br_dead(const struct br_set *bs, uint32_t i);
+/* Why a dead end is not a branch, in words (a static string). */
+const char *br_dead_reason(uint8_t why);
 /* Index of the branch named name, or -1. */
 int br_find(const struct br_set *bs, const char *name);
 /*

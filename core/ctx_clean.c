@@ -160,6 +160,12 @@ static int attachment_reason(struct ctx_work *w, struct ctx_wrow *r)
 
 	if (!attachment_valid(a))
 		return ctx_leave_out(w, r, "attachment with an invalid payload (transcript partially corrupt)");
+	if (ctx_is_human_queued(r)) {
+		cJSON *c = ctx_text_row_content(r);
+
+		cJSON_Delete(c);
+		return c ? 0 : ctx_leave_out(w, r, "queued prompt without text");
+	}
 	if (in_list(at, ui_only, NELEM(ui_only)))
 		return ctx_leave_out(w, r, "attachment %s: shown in the UI only", at);
 	if (!role || (strcmp(role, "user") && strcmp(role, "system")) ||
@@ -227,7 +233,7 @@ static int unsent_reason(struct ctx_work *w, struct ctx_wrow *r,
 
 	if (gr_is_boundary(w->g, r->id))
 		return ctx_leave_out(w, r, "compact boundary: marks where the window starts, not sent");
-	if (r->type == IDX_T_SYSTEM)
+	if (r->type == IDX_T_SYSTEM && !ctx_is_local_command(r))
 		return ctx_leave_out(w, r, "system row (%s): shown in the terminal only",
 				     sub ? sub : "?");
 	if (retracted(w, r, p))
@@ -682,6 +688,9 @@ static int local_command_output(const struct ctx_wrow *r)
 	const char *t = first_text(ctx_content(r));
 	size_t i;
 
+	if (ctx_is_local_command(r))
+		return 1;
+
 	if (!t)
 		return 0;
 	t = ctx_skip_blank(t);
@@ -698,11 +707,20 @@ static int add_no_response(struct ctx_work *w)
 	char buf[IDX_UUID_MAX + 1] = "(synthetic)";
 	uint32_t i;
 
+	uint32_t at = 0;
+
 	for (i = 0; i < w->nrows; i++)
-		if (w->rows[i]->sent && is_msg(w->rows[i]))
+		if (w->rows[i]->sent && (is_msg(w->rows[i]) || ctx_is_local_command(w->rows[i]) ||
+					 ctx_is_human_queued(w->rows[i]))) {
 			last = w->rows[i];
-	if (!last || last->type != IDX_T_USER || local_command_output(last))
+			at = i;
+		}
+	if (!last || last->type == IDX_T_ASSISTANT || local_command_output(last))
 		return 0;
+	for (i = at + 1; i < w->nrows; i++)	/* rule 28 */
+		if (ctx_is_max_turns(w->rows[i]))
+			return ctx_note_add(w->x, w->rows[i]->line, w->rows[i]->id, CTX_N_INFO,
+					    "the turn stopped at --max-turns: no synthetic reply after it");
 	content = cJSON_CreateArray();
 	if (!content || !cJSON_AddItemToArray(content, ctx_text_block(CTX_NO_RESPONSE_TEXT))) {
 		cJSON_Delete(content);

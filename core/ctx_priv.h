@@ -122,6 +122,22 @@ cJSON *ctx_text_block(const char *s);
  * starting at depth indent. */
 void ctx_json_write(const cJSON *v, int indent, struct sbuf *out);
 
+/* ---- rows sent as user text that are not user rows (ctx_render.c) ---- */
+
+/* Rule 24: a system row of subtype local_command (a local command's
+ * output, /cost, /context, /clear ...): sent as a user row. */
+int ctx_is_local_command(const struct ctx_wrow *r);
+/* Rule 27: a queued_command attachment a person typed while a tool ran
+ * (origin.kind "human", or humanTurn): sent as a plain text block of the
+ * user message it joins, with no <system-reminder> frame. */
+int ctx_is_human_queued(const struct ctx_wrow *r);
+/* Rule 28: the max_turns_reached attachment that ends a turn stopped by
+ * --max-turns. */
+int ctx_is_max_turns(const struct ctx_wrow *r);
+/* The user content such a row sends, as the row would: a new string or
+ * block list owned by the caller; NULL when it has none or on ENOMEM. */
+cJSON *ctx_text_row_content(const struct ctx_wrow *r);
+
 /* ---- phases ---- */
 
 /* ctx_clean.c: reads the window's rows back and cleans them (phase 3). */

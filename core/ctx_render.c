@@ -183,6 +183,102 @@ void ctx_json_write(const cJSON *v, int indent, struct sbuf *out)
 		sb_adds(out, "null");
 }
 
+/* ---- rows sent as user text that are not user rows ---- */
+
+/* Rule 24: what an empty local_command output is sent as (/clear). */
+#define LOCAL_STDOUT_EMPTY "<local-command-stdout></local-command-stdout>"
+
+static int attachment_is(const struct ctx_wrow *r, const char *type)
+{
+	const char *t = ctx_jstr(ctx_jget(r->rec, "attachment"), "type");
+
+	return r->type == IDX_T_ATTACHMENT && t && !strcmp(t, type);
+}
+
+int ctx_is_local_command(const struct ctx_wrow *r)
+{
+	const char *sub = ctx_jstr(r->rec, "subtype");
+
+	return r->type == IDX_T_SYSTEM && sub && !strcmp(sub, "local_command");
+}
+
+static int human_origin(const cJSON *o)
+{
+	const char *kind = ctx_jstr(ctx_jget(o, "origin"), "kind");
+
+	return (kind && !strcmp(kind, "human")) || cJSON_IsTrue(ctx_jget(o, "humanTurn"));
+}
+
+int ctx_is_human_queued(const struct ctx_wrow *r)
+{
+	return attachment_is(r, "queued_command") &&
+	       (human_origin(ctx_jget(r->rec, "attachment")) || human_origin(r->rec));
+}
+
+int ctx_is_max_turns(const struct ctx_wrow *r)
+{
+	return attachment_is(r, "max_turns_reached");
+}
+
+/* A queued prompt's blocks: a string is one text block; of a list, the
+ * blocks with a type (text, images). */
+static cJSON *prompt_blocks(const cJSON *prompt)
+{
+	cJSON *arr;
+	const cJSON *b;
+
+	if (cJSON_IsString(prompt))
+		return cJSON_CreateString(prompt->valuestring);
+	if (!cJSON_IsArray(prompt) || !(arr = cJSON_CreateArray()))
+		return NULL;
+	cJSON_ArrayForEach(b, prompt)
+		if (ctx_jstr(b, "type") && !cJSON_AddItemToArray(arr, cJSON_Duplicate(b, 1))) {
+			cJSON_Delete(arr);
+			return NULL;
+		}
+	if (!arr->child) {
+		cJSON_Delete(arr);
+		return NULL;
+	}
+	return arr;
+}
+
+/* The rendered parts of an attachment as text blocks (NULL if none). */
+static cJSON *rendered_blocks(const struct ctx_wrow *r)
+{
+	const cJSON *p;
+	cJSON *arr = cJSON_CreateArray();
+
+	cJSON_ArrayForEach(p, ctx_jget(r->rec, "rendered")) {
+		const char *t = cJSON_IsString(p) ? p->valuestring : ctx_jstr(p, "content");
+
+		if (arr && t && !cJSON_AddItemToArray(arr, ctx_text_block(t))) {
+			cJSON_Delete(arr);
+			return NULL;
+		}
+	}
+	if (arr && !arr->child) {
+		cJSON_Delete(arr);
+		return NULL;
+	}
+	return arr;
+}
+
+cJSON *ctx_text_row_content(const struct ctx_wrow *r)
+{
+	if (ctx_is_local_command(r)) {
+		const char *c = ctx_jstr(r->rec, "content");
+
+		return cJSON_CreateString(c && *c ? c : LOCAL_STDOUT_EMPTY);
+	}
+	if (ctx_is_human_queued(r)) {
+		cJSON *c = prompt_blocks(ctx_jget(ctx_jget(r->rec, "attachment"), "prompt"));
+
+		return c ? c : rendered_blocks(r);
+	}
+	return NULL;
+}
+
 /* ---- block lists ---- */
 
 /* Moves every item of from to the end of to (from is left empty). */
@@ -431,10 +527,12 @@ static int replace_results(struct render *rd, const struct ctx_wrow *r, cJSON *c
 	char buf[IDX_UUID_MAX + 1];
 	struct ctx_repl *rp;
 	cJSON *b;
-	int changed = 0;
+	struct sbuf ids;
+	int changed = 0, rc;
 
 	if (!rd->w->repl || !cJSON_IsArray(content))
 		return 0;
+	sb_init(&ids);
 	cJSON_ArrayForEach(b, content) {
 		const char *id = ctx_jstr(b, "tool_use_id");
 		cJSON *dup;
@@ -445,19 +543,25 @@ static int replace_results(struct render *rd, const struct ctx_wrow *r, cJSON *c
 		if (!rp || cJSON_Compare(ctx_jget(b, "content"), rp->val, 1))
 			continue;
 		if (!(dup = cJSON_Duplicate(rp->val, 1)))
-			return -ENOMEM;
+			goto nomem;
 		if (!(ctx_jget(b, "content") ? cJSON_ReplaceItemInObjectCaseSensitive(b, "content", dup)
 					     : cJSON_AddItemToObject(b, "content", dup))) {
 			cJSON_Delete(dup);
-			return -ENOMEM;
+			goto nomem;
 		}
-		changed = 1;
+		sb_adds(&ids, changed++ ? ", " : "");
+		sb_add_line(&ids, id, strlen(id));
 	}
-	if (!changed)
-		return 0;
+	rc = 0;
 	short_uuid(rd->w, r->id, buf);
-	return ctx_repair_add(rd->w->x, "tool result(s) of row %s replaced by their content-replacement placeholder",
-			      buf);
+	if (changed)
+		rc = ctx_repair_add(rd->w->x, "tool result(s) %s of row %s replaced by their content-replacement placeholder",
+				    ids.buf, buf);
+	sb_free(&ids);
+	return rc;
+nomem:
+	sb_free(&ids);
+	return -ENOMEM;
 }
 
 /* Rule 21: a task-notification row is wrapped in the frame: a string
@@ -516,9 +620,10 @@ static cJSON *user_content(struct render *rd, struct ctx_wrow *r)
 	return frame(c);
 }
 
-static int add_user_row(struct render *rd, struct ctx_wrow *r)
+/* Rule 17: content (owned) joins the last message, a user one, with the
+ * seam, or starts a user message. */
+static int add_user_content(struct render *rd, struct ctx_wrow *r, cJSON *c)
 {
-	cJSON *c = user_content(rd, r);
 	int32_t at;
 
 	if (!c)
@@ -530,6 +635,11 @@ static int add_user_row(struct render *rd, struct ctx_wrow *r)
 	at = push(rd, ROLE_USER, c, NULL, NULL);
 	r->msg = at;
 	return at < 0 ? (int)at : 0;
+}
+
+static int add_user_row(struct render *rd, struct ctx_wrow *r)
+{
+	return add_user_content(rd, r, user_content(rd, r));
 }
 
 /* ---- attachments (rules 16, 18, 22) ---- */
@@ -709,10 +819,19 @@ static int add_assistant_row(struct render *rd, struct ctx_wrow *r)
 	return normalise(rd->v[i].m);
 }
 
+/* Rules 24 and 27: a local command's output or a queued prompt joins
+ * like a user row. */
+static int add_text_row(struct render *rd, struct ctx_wrow *r)
+{
+	return add_user_content(rd, r, ctx_text_row_content(r));
+}
+
 static int add_row(struct render *rd, struct ctx_wrow *r)
 {
 	const char *role;
 
+	if (ctx_is_local_command(r) || ctx_is_human_queued(r))
+		return add_text_row(rd, r);
 	switch (r->type) {
 	case IDX_T_ASSISTANT:
 		return add_assistant_row(rd, r);
@@ -755,7 +874,7 @@ static struct ctx_wrow **hoist(struct ctx_work *w, uint32_t *n)
 
 		if (!r->sent)
 			continue;
-		if (r->type == IDX_T_ATTACHMENT) {
+		if (r->type == IDX_T_ATTACHMENT && !ctx_is_human_queued(r)) {
 			memmove(out + at + 1, out + at, (*n - at) * sizeof(*out));
 			out[at++] = r;
 			(*n)++;

@@ -163,8 +163,32 @@ static int make_order(struct graph *g)
 }
 
 /*
+ * The node whose upward edge a cycle is cut at: a boundary's join to its
+ * logical parent when the cycle holds one (a --fork-session copy of a
+ * compacted log writes the kept row after the boundary that names it),
+ * else the last node of the walk, where it met the cycle. The cycle is
+ * path[k..len-1], path[k] being again, the node the walk met.
+ */
+static uint32_t logical_edge(const struct graph *g, const uint32_t *path,
+			     uint32_t len, uint32_t again)
+{
+	uint32_t k = len;
+
+	while (k-- > 0) {
+		uint32_t id = path[k];
+
+		if (g->vparent[id] != g->parent[id])
+			return id;
+		if (id == again)
+			break;
+	}
+	return path[len - 1];
+}
+
+/*
  * Pass 3: cut cycles of the view relation where the upward walk meets
- * them. state: 0 new, 1 on the current walk, 2 done.
+ * them, at a logical join first (the same guard as the parent walk's).
+ * state: 0 new, 1 on the current walk, 2 done.
  */
 static int cut_cycles(struct graph *g)
 {
@@ -187,15 +211,17 @@ static int cut_cycles(struct graph *g)
 			id = g->vparent[id];
 		}
 		if (id && state[id] == 1) {
-			uint32_t last = path[len - 1];
+			uint32_t last = logical_edge(g, path, len, id);
 			const struct idx_rec *r = gr_node_rec(g, last);
+			uint8_t code = GR_E_LOGICAL_CYCLE;
 
 			up = g->vparent[last];
-			rc = add_err(g, r->line, last,
-				     up == last ? GR_E_SELF_PARENT : GR_E_CYCLE, up);
-			g->vparent[last] = 0;
-			if (g->parent[last] == up)
+			if (g->parent[last] == up) {
+				code = up == last ? GR_E_SELF_PARENT : GR_E_CYCLE;
 				g->parent[last] = 0;
+			}
+			g->vparent[last] = 0;
+			rc = add_err(g, r->line, last, code, up);
 		}
 		while (len)
 			state[path[--len]] = 2;
@@ -249,11 +275,45 @@ static uint32_t new_block(struct graph *g, uint32_t head)
 	return g->nblocks++;
 }
 
-/* The block a node joins: its response's, or a new one (0 = none). */
-static uint32_t block_for(struct graph *g, uint32_t id, int *is_row)
+/*
+ * Pass 5: which nodes have a user or assistant row below them (walked up
+ * from each such row; each node is marked once). A node without one ends
+ * in attachments and system rows only: a side path.
+ */
+static int mark_turns_below(struct graph *g, uint8_t **out)
+{
+	uint8_t *below = calloc(g->n + 1, 1);
+	uint32_t k;
+
+	*out = below;
+	if (!below)
+		return -ENOMEM;
+	for (k = 0; k < g->norder; k++) {
+		uint32_t id = g->order[k];
+
+		if (!gr_is_message(g, id))
+			continue;
+		for (id = g->vparent[id]; id && !below[id]; id = g->vparent[id])
+			below[id] = 1;
+	}
+	return 0;
+}
+
+/* The block a node joins: its response's, or a new one (0 = none). An
+ * attachment or system row (not a boundary) with no user or assistant row
+ * below it joins the block of the row it hangs off: a hook's rows beside a
+ * tool call's result, a parallel dead end's hook rows, trailing rows. */
+static uint32_t block_for(struct graph *g, uint32_t id, const uint8_t *below,
+			  int *is_row)
 {
 	const struct idx_rec *r = gr_node_rec(g, id), *pr;
 	uint32_t p = g->vparent[id];
+
+	if (p && g->blk[p] && !below[id] && !gr_is_boundary(g, id) &&
+	    (r->type == IDX_T_ATTACHMENT || r->type == IDX_T_SYSTEM)) {
+		*is_row = 0;
+		return g->blk[p];
+	}
 
 	*is_row = r->type == IDX_T_ASSISTANT;
 	pr = p ? gr_node_rec(g, p) : NULL;
@@ -283,14 +343,18 @@ static void block_append(struct graph *g, uint32_t b, uint32_t id, int is_row)
 	bl->size++;
 }
 
-/* Pass 5: blocks and display positions, parents before children. */
+/* Pass 6: blocks and display positions, parents before children. */
 static int place(struct graph *g)
 {
 	uint32_t *queue = malloc((g->n + 1) * sizeof(*queue));
 	uint32_t qh = 0, qt = 0, k;
+	uint8_t *below = NULL;
 
-	if (!queue)
+	if (!queue || mark_turns_below(g, &below)) {
+		free(queue);
+		free(below);
 		return -ENOMEM;
+	}
 	for (k = 0; k < g->norder; k++)
 		if (!g->vparent[g->order[k]])
 			queue[qt++] = g->order[k];
@@ -298,14 +362,16 @@ static int place(struct graph *g)
 		uint32_t id = queue[qh++], c;
 		int is_row;
 
-		g->blk[id] = block_for(g, id, &is_row);
+		g->blk[id] = block_for(g, id, below, &is_row);
 		if (g->blk[id] == 0 && is_row) {
 			free(queue);
+			free(below);
 			return -ENOMEM;
 		}
 		for (c = g->child[id]; c; c = g->sib[c])
 			queue[qt++] = c;
 	}
+	free(below);
 	/* Members join their blocks in file order. */
 	for (k = 0; k < g->norder; k++) {
 		uint32_t id = g->order[k];

@@ -9,7 +9,10 @@
  *     hang off their parent;
  *   - a parent that does not exist leaves the node a root ("dangling"; the
  *     resume walk may still substitute a parent, see resume.h);
- *   - cycles and self-parents are cut where the upward walk meets them.
+ *   - cycles and self-parents are cut where the upward walk meets them;
+ *     a cycle through a boundary's join to its logical parent is cut at
+ *     that join (a --fork-session copy of a compacted log writes the kept
+ *     row the join names after the boundary), never at a parentUuid.
  *
  * Two parent relations: the raw one (parentUuid), and the view one, which
  * adds an edge from each compaction boundary to its logicalParentUuid so a
@@ -17,9 +20,14 @@
  * view relation, in file order.
  *
  * Blocks: the rows of one assistant response (same message.id, chained)
- * and the tool results that answer them form a block. A block is shown as
- * its rows in file order, then its results in file order; that is how
- * parallel tool calls, which fan out in the raw graph, read as one path.
+ * and the tool results that answer them form a block, with the side rows
+ * that hang off them: an attachment or system row (not a boundary) with
+ * no user or assistant row below it, hanging off a member (a PreToolUse
+ * hook's rows beside the call's result, the PostToolUse rows on a parallel
+ * call's dead end, rows trailing the last response). A block is shown as
+ * its rows in file order, then its results and side rows in file order;
+ * that is how parallel tool calls, which fan out in the raw graph, read as
+ * one path.
  * Every node has a display position: its 1-based place on any branch that
  * holds it (the same in every branch).
  *
@@ -41,6 +49,7 @@ enum gr_err_code {
 	GR_E_SELF_PARENT,
 	GR_E_NO_UUID,
 	GR_E_UNLINKED,		/* aux: logical parent id not found */
+	GR_E_LOGICAL_CYCLE,	/* aux: the logical parent; the join was cut */
 };
 
 struct gr_err {

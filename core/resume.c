@@ -605,20 +605,62 @@ static int gather_rows(struct work *w, struct blocks *b)
 	return 0;
 }
 
-static int gather_results(struct work *w, struct blocks *b)
+/* Which rows have a user or assistant row below them on the relinked
+ * parents (each row marked once). */
+static uint8_t *turns_below(struct work *w)
 {
+	uint8_t *below = calloc(w->n + 1, 1);
 	uint32_t nn, k;
 	const uint32_t *order = gr_nodes(w->g, &nn);
 
-	for (k = 0; k < nn; k++) {
+	for (k = 0; below && k < nn; k++) {
+		uint32_t id = order[k];
+
+		if (w->del[id] || !gr_is_message(w->g, id))
+			continue;
+		for (id = w->par[id]; exists(w, id) && !below[id]; id = w->par[id])
+			below[id] = 1;
+	}
+	return below;
+}
+
+/* A side row of a response (graph.h, blocks), for an attachment or a
+ * system row: off the chain, not a boundary, with no user or assistant
+ * row below it, hanging off a row, a result or a side row of it. */
+static struct resp *side_of(struct work *w, struct blocks *b, uint32_t id,
+			    const uint8_t *below, const uint8_t *on_chain)
+{
+	uint32_t p = w->par[id];
+
+	if (on_chain[id] || below[id] || gr_is_boundary(w->g, id) || !exists(w, p))
+		return NULL;
+	return b->ofrow[p];
+}
+
+/* Tool results in file order, each with the side rows that follow it. */
+static int gather_results(struct work *w, struct blocks *b, const uint8_t *on_chain)
+{
+	uint32_t nn, k;
+	const uint32_t *order = gr_nodes(w->g, &nn);
+	uint8_t *below = turns_below(w);
+	int rc = below ? 0 : -ENOMEM;
+
+	for (k = 0; k < nn && !rc; k++) {
 		uint32_t id = order[k], p = w->par[id];
 		const struct idx_rec *r = rec_of(w, id);
 		struct resp *r1 = NULL, *r2 = NULL;
 		struct useref *u = NULL;
 
-		if (w->del[id] || !gr_main_side(w->g, id) || r->type != IDX_T_USER ||
-		    r->block != IDX_B_TOOL_RESULT)
+		if (w->del[id] || !gr_main_side(w->g, id) || r->type == IDX_T_ASSISTANT ||
+		    (r->type == IDX_T_USER && r->block != IDX_B_TOOL_RESULT))
 			continue;
+		if (r->type != IDX_T_USER) {
+			r1 = side_of(w, b, id, below, on_chain);
+			if (r1 && ids_push(&r1->results, id))
+				rc = -ENOMEM;
+			b->ofrow[id] = r1;
+			continue;
+		}
 		if (exists(w, p))
 			r1 = b->ofrow[p];
 		if (r->useid)
@@ -626,9 +668,11 @@ static int gather_results(struct work *w, struct blocks *b)
 		r2 = u ? u->r : NULL;
 		if ((r1 && ids_push(&r1->results, id)) ||
 		    (r2 && r2 != r1 && ids_push(&r2->results, id)))
-			return -ENOMEM;
+			rc = -ENOMEM;
+		b->ofrow[id] = r2 ? r2 : r1;
 	}
-	return 0;
+	free(below);
+	return rc;
 }
 
 static int emit_block(struct work *w, const struct ids *l, uint8_t *placed,
@@ -650,14 +694,12 @@ static int emit_block(struct work *w, const struct ids *l, uint8_t *placed,
 }
 
 static int emit(struct work *w, const struct ids *chain, struct blocks *b,
-		struct ids *out)
+		const uint8_t *on_chain, struct ids *out)
 {
-	uint8_t *placed = calloc(w->n + 1, 1), *on_chain = calloc(w->n + 1, 1);
+	uint8_t *placed = calloc(w->n + 1, 1);
 	uint32_t i;
-	int rc = placed && on_chain ? 0 : -ENOMEM;
+	int rc = placed ? 0 : -ENOMEM;
 
-	for (i = 0; !rc && i < chain->n; i++)
-		on_chain[chain->v[i]] = 1;
 	for (i = 0; !rc && i < chain->n; i++) {
 		uint32_t id = chain->v[i];
 		const struct idx_rec *r = rec_of(w, id);
@@ -676,7 +718,6 @@ static int emit(struct work *w, const struct ids *chain, struct blocks *b,
 			rc = emit_block(w, &rp->results, placed, on_chain, out);
 	}
 	free(placed);
-	free(on_chain);
 	return rc;
 }
 
@@ -685,12 +726,18 @@ static int recover(struct work *w, const struct ids *chain, struct ids *out)
 	struct blocks b = { 0 };
 	struct resp *r, *rt;
 	struct useref *u, *ut;
+	uint8_t *on_chain = calloc(w->n + 1, 1);
 	uint32_t i;
 	int rc = 0;
 
 	b.ofrow = calloc(w->n + 1, sizeof(*b.ofrow));
-	if (!b.ofrow)
+	if (!b.ofrow || !on_chain) {
+		free(b.ofrow);
+		free(on_chain);
 		return -ENOMEM;
+	}
+	for (i = 0; i < chain->n; i++)
+		on_chain[chain->v[i]] = 1;
 	for (i = 0; i < chain->n && !rc; i++) {
 		const struct idx_rec *rr = rec_of(w, chain->v[i]);
 
@@ -701,9 +748,9 @@ static int recover(struct work *w, const struct ids *chain, struct ids *out)
 	if (!rc)
 		rc = gather_rows(w, &b);
 	if (!rc)
-		rc = gather_results(w, &b);
+		rc = gather_results(w, &b, on_chain);
 	if (!rc)
-		rc = emit(w, chain, &b, out);
+		rc = emit(w, chain, &b, on_chain, out);
 	HASH_ITER(hh, b.byid, r, rt) {
 		HASH_DEL(b.byid, r);
 		free(r->rows.v);
@@ -715,6 +762,7 @@ static int recover(struct work *w, const struct ids *chain, struct ids *out)
 		free(u);
 	}
 	free(b.ofrow);
+	free(on_chain);
 	return rc;
 }
 

@@ -182,6 +182,18 @@ static const char *scan_block(struct scan *sc, const char *v, const char *e,
 	return it.p;
 }
 
+/* A local command's row: the text starts with one of its tags. */
+static int local_command_text(const struct js_str *s)
+{
+	static const char *const tags[] = { "<command-name>", "<local-command-" };
+	size_t i;
+
+	for (i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+		if (s->n >= strlen(tags[i]) && !memcmp(s->p, tags[i], strlen(tags[i])))
+			return 1;
+	return 0;
+}
+
 static const char *scan_content(struct scan *sc, const char *v, const char *e,
 				int *has_content)
 {
@@ -197,6 +209,8 @@ static const char *scan_content(struct scan *sc, const char *v, const char *e,
 		sc->r->block = IDX_B_STRING;
 		if (end && js_blank(&s))
 			sc->r->flags |= IDX_F_BLANK_STR;
+		if (end && local_command_text(&s))
+			sc->r->flags |= IDX_F_LOCAL_CMD;
 		return end;
 	}
 	if (js_arr_begin(&it, v, e))

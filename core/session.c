@@ -425,6 +425,19 @@ int ss_set_file_history(struct session *s, const char *dir)
 	return 0;
 }
 
+const char *ss_open_error(int rc)
+{
+	switch (rc) {
+	case -EISDIR:
+		return "is a directory, not a session log";
+	case -EINVAL:
+		return "not a regular file, not a session log";
+	case -ENOMSG:
+		return "not a Claude Code session log (no session record in it)";
+	}
+	return strerror(-rc);
+}
+
 static int build_state(struct session *s)
 {
 	struct st_opts o = { s->source, s->fh_dir };
@@ -593,6 +606,57 @@ static void add_state(struct session *s, struct sbuf *out, int *first)
 	add_str(out, "fileHistoryFolder", st ? st_fh_dir(st) : NULL, first);
 }
 
+/* deadEnds: the pieces of the graph that are on no branch (branch.h). */
+static void add_dead_ends(struct session *s, struct sbuf *out, int *first)
+{
+	uint32_t i, n = br_ndead(s->br);
+
+	add_key(out, "deadEnds", first);
+	sb_adds(out, n ? "[" : "[]");
+	for (i = 0; i < n; i++) {
+		const struct br_dead *d = br_dead(s->br, i);
+		char buf[IDX_UUID_MAX + 1];
+
+		sb_adds(out, i ? ",\n    {\"first\": " : "\n    {\"first\": ");
+		sb_add_json_str(out, buf, idx_id_buf(s->ix, d->top, buf));
+		sb_adds(out, ", \"last\": ");
+		sb_add_json_str(out, buf, idx_id_buf(s->ix, d->terminal, buf));
+		sb_adds(out, ", \"from\": ");
+		if (d->from)
+			sb_add_json_str(out, buf, idx_id_buf(s->ix, d->from, buf));
+		else
+			sb_adds(out, "null");
+		sb_addf(out, ", \"line\": %u, \"rows\": %u, \"reason\": \"%s\"}",
+			gr_node_rec(s->g, d->top)->line, d->rows,
+			d->why == BR_DEAD_SUMMARISED ? "summarised" : "side");
+	}
+	if (n)
+		sb_adds(out, "\n  ]");
+}
+
+void ss_window_md(struct session *s, struct sbuf *out)
+{
+	const struct ctx *x = ss_context(s);
+	uint32_t i, n = br_ndead(s->br);
+
+	if (x)
+		ctx_window_md(x, s->g, out);
+	if (n)
+		sb_adds(out, "\n## Dead ends (on no branch)\n\n");
+	for (i = 0; i < n; i++) {
+		const struct br_dead *d = br_dead(s->br, i);
+
+		sb_addf(out, "- line %u, ", gr_node_rec(s->g, d->top)->line);
+		idx_id_text(s->ix, d->top, out);
+		sb_addf(out, ", %u row%s", d->rows, d->rows == 1 ? "" : "s");
+		if (d->from) {
+			sb_adds(out, " off ");
+			idx_id_text(s->ix, d->from, out);
+		}
+		sb_addf(out, ": %s\n", br_dead_reason(d->why));
+	}
+}
+
 void ss_facts_json(struct session *s, struct sbuf *out)
 {
 	const struct rs_chain *c = s->chain;
@@ -609,6 +673,7 @@ void ss_facts_json(struct session *s, struct sbuf *out)
 	add_num(out, "badLines", ss_bad_lines(s), &first);
 	add_num(out, "messages", nodes, &first);
 	add_num(out, "branches", br_count(s->br), &first);
+	add_dead_ends(s, out, &first);
 	add_str(out, "currentBranch",
 		s->current >= 0 ? br_get(s->br, (uint32_t)s->current)->name : NULL, &first);
 	add_uuid(out, s->ix, "currentLeaf", x ? ctx_attach(x) : c->attach, &first);
@@ -660,6 +725,11 @@ static void graph_error(const struct session *s, const struct gr_err *e,
 		return;
 	case GR_E_NO_UUID:
 		sb_adds(out, "message record without a uuid; ignored\n");
+		return;
+	case GR_E_LOGICAL_CYCLE:
+		sb_adds(out, "compact boundary's logicalParentUuid ");
+		add_uuid_text(s, out, e->aux);
+		sb_adds(out, " leads back to the boundary (a fork of a compacted session); the boundary starts its own piece\n");
 		return;
 	case GR_E_UNLINKED:
 		sb_adds(out, "compact boundary's logicalParentUuid ");

@@ -79,6 +79,10 @@ const char *ss_source(const struct session *s);
 /* Index of the branch a resume continues, or -1. */
 int ss_current_branch(const struct session *s);
 
+/* Why ss_open() failed with rc, as a phrase for a message after the
+ * path ("is a directory, not a session log"); static. */
+const char *ss_open_error(int rc);
+
 /*
  * The context window a resume sends (ctx.h), built on first use; NULL if
  * it could not be built (out of memory). Thread-safe; valid until the
@@ -122,6 +126,9 @@ int ss_last_usage(struct session *s, const struct us_row **out);
  * input of the last response (ss_last_usage()), with its uuid in
  * contextTokensRealAt (both null without one). */
 void ss_facts_json(struct session *s, struct sbuf *out);
+/* Appends window.md: the context's (ctx_window_md()), then the dead ends
+ * of the branches (br_dead()). Builds the context if it is not built. */
+void ss_window_md(struct session *s, struct sbuf *out);
 /* Appends one line per unusable line or record (errors.txt), then the
  * state's problems (building the state if it is not built yet). */
 void ss_errors_text(const struct session *s, struct sbuf *out);

@@ -18,10 +18,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../core/export.h"
 #include "../core/session.h"
+#include "../core/tree.h"
 #include "notify.h"
 #include "ops.h"
-#include "tree.h"
 
 #define SESSFS_VERSION "0.1.0"
 #define DEFAULT_OPTS "-oro,default_permissions,fsname=sessfs,subtype=sessfs"
@@ -31,6 +32,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: sessfs LOG MOUNTPOINT [options]\n"
 		"       sessfs --check LOG\n"
+		"       sessfs export [--force] [-q] LOG DEST|-   (sessfs export --help)\n"
 		"\n"
 		"Mounts the Claude Code session log LOG read-only at MOUNTPOINT.\n"
 		"Unmount with: fusermount3 -u MOUNTPOINT\n"
@@ -53,20 +55,7 @@ static void usage(FILE *f)
 /* One line on stderr naming the path and the reason. */
 static void say_open_error(const char *path, int rc)
 {
-	switch (rc) {
-	case -EISDIR:
-		fprintf(stderr, "sessfs: %s: is a directory, not a session log\n", path);
-		break;
-	case -EINVAL:
-		fprintf(stderr, "sessfs: %s: not a regular file, not a session log\n", path);
-		break;
-	case -ENOMSG:
-		fprintf(stderr, "sessfs: %s: not a Claude Code session log (no session record in it)\n",
-			path);
-		break;
-	default:
-		fprintf(stderr, "sessfs: %s: %s\n", path, strerror(-rc));
-	}
+	fprintf(stderr, "sessfs: %s: %s\n", path, ss_open_error(rc));
 }
 
 static int check(const char *path)
@@ -281,6 +270,8 @@ int main(int argc, char **argv)
 	 * (30 MB for a 1 GB log). */
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	if (argc >= 2 && !strcmp(argv[1], "export"))
+		return ex_main(argc - 1, argv + 1);	/* no FUSE at all */
 	if (argc == 3 && !strcmp(argv[1], "--check"))
 		return check(argv[2]);
 	if (argc >= 2 && !strcmp(argv[1], "--check")) {

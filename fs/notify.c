@@ -5,8 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "live.h"
-#include "tree.h"
+#include "../core/live.h"
+#include "../core/tree.h"
 
 struct notifier {
 	struct fuse_session *se;

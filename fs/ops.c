@@ -9,8 +9,8 @@
 #include <uthash.h>
 
 #include "../core/names.h"
-#include "pool.h"
-#include "tree.h"
+#include "../core/pool.h"
+#include "../core/tree.h"
 
 static struct tree *tree_of(fuse_req_t req)
 {

@@ -16,6 +16,8 @@
 #     transcripts/current.md (stat, then cat: rendered once), against the
 #     index time, and that mount's peak RSS
 #   - the daemon's peak RSS
+#   - sessfs export of the log (BENCH_EXPORT sizes, default 100M) into a
+#     folder on tmpfs and as a tar stream, against the index time
 # and, for a log whose one record is a 100 MB message (BENCH_BIG=0 skips
 # it), the time to read that file and the daemon's peak RSS.
 # Times are the best of BENCH_RUNS runs (default 3); the log is read once
@@ -139,6 +141,27 @@ bench_mount() {
 	PID=
 }
 
+# bench_export LOG IDX IDX2: sessfs export into a fresh folder on tmpfs
+# (best of RUNS, the removal of the last one not timed), and as a tar
+# stream into /dev/null.
+bench_export() {
+	local log=$1 idx_s=$2 idx2_s=$3 out=$SHM/export b= t0 t1 d i tar
+	for i in $(seq 1 "$RUNS"); do
+		rm -rf "$out"
+		t0=$(now); build/sessfs export -q "$log" "$out" 2>"$DIR/export.err"; t1=$(now)
+		[ -s "$DIR/export.err" ] && { echo "  export: $(head -3 "$DIR/export.err")"; return; }
+		d=$(echo "$t1 - $t0" | bc -l)
+		if [ -z "$b" ] || [ "$(echo "$d < $b" | bc -l)" = 1 ]; then b=$d; fi
+	done
+	printf '  export to tmpfs (%s files, %s MB): %.3f s = %.1f x index time (one thread), %.1f x (two)\n' \
+		"$(find "$out" -type f | wc -l)" "$(du -sm "$out" | cut -f1)" "$b" \
+		"$(echo "$b / $idx_s" | bc -l)" "$(echo "$b / $idx2_s" | bc -l)"
+	rm -rf "$out"
+	tar=$(best sh -c 'build/sessfs export -q "$1" - > /dev/null' sh "$log")
+	printf '  export as a tar stream to /dev/null: %s s = %.1f x index time (one thread)\n' \
+		"$tar" "$(echo "$tar / $idx_s" | bc -l)"
+}
+
 # bench_big: a log whose first record is a user message of 100 MB of text
 # (lines of 1 KiB), then a short one; reads the big file once.
 bench_big() {
@@ -199,5 +222,8 @@ for size in $SIZES; do
 	printf '  baselines: full cJSON parse %s s (sessfs is %sx faster), grep -c %s s (sessfs takes %sx)\n' \
 		"$cj" "$(ratio "$cj" "$idx")" "$gr" "$(ratio "$idx" "$gr")"
 	bench_mount "$log" "$idx" "$idx2"
+	case " ${BENCH_EXPORT:-100M} " in
+	*" $size "*) bench_export "$log" "$idx" "$idx2" ;;
+	esac
 done
 [ "${BENCH_BIG:-1}" = 0 ] || bench_big

@@ -14,7 +14,8 @@
  * cache_control keys removed at every depth and a string content taken as
  * one text block. The attach point must be the parentUuid of the first
  * record with a uuid in the appended file. Prints one line per log and a
- * summary; fails unless every log agrees.
+ * summary; fails unless every log agrees. branches/current must end at
+ * the attach point (only rows of its response or non-message rows after it).
  */
 #include "corpus_util.h"
 #include "ctx.h"
@@ -240,7 +241,37 @@ static int compare(const cJSON *want, const cJSON *got, char *why, size_t wn)
 
 /* ---- one log ---- */
 
-static int rebuild(const char *log, cJSON **msgs, char **attach, int *n)
+/* branches/current ends at the attach point: it is on the current branch,
+ * and only rows of its own response or rows that are not messages follow
+ * it there. 0 when it does, else -1 with why. */
+static int current_ends_at(struct session *s, uint32_t at, char *why, size_t wn)
+{
+	const struct graph *g = ss_graph(s);
+	int cur = ss_current_branch(s), rc = 0;
+	uint32_t *ids = NULL, n = 0, k = 0;
+
+	if (cur < 0 || br_path(ss_branches(s), (uint32_t)cur, &ids, &n)) {
+		snprintf(why, wn, "no current branch");
+		return -1;
+	}
+	while (k < n && ids[k] != at)
+		k++;
+	if (k == n) {
+		snprintf(why, wn, "the attach point is not on branches/current");
+		rc = -1;
+	}
+	for (k++; !rc && k < n; k++)
+		if (gr_is_message(g, ids[k]) && gr_block(g, ids[k]) != gr_block(g, at)) {
+			snprintf(why, wn, "branches/current goes on past the attach point (line %u)",
+				 gr_node_rec(g, ids[k])->line);
+			rc = -1;
+		}
+	free(ids);
+	return rc;
+}
+
+static int rebuild(const char *log, cJSON **msgs, char **attach, int *n, char *why,
+		   size_t wn)
 {
 	struct session *s;
 	struct ctx *x;
@@ -263,6 +294,10 @@ static int rebuild(const char *log, cJSON **msgs, char **attach, int *n)
 		idx_id_str(ss_idx(s), ctx_attach(x), &sb);
 	*attach = strdup(sb.buf);
 	sb_free(&sb);
+	if (ctx_attach(x) && current_ends_at(s, ctx_attach(x), why, wn)) {
+		cJSON_Delete(*msgs);
+		*msgs = NULL;
+	}
 	ctx_free(x);
 	ss_close(s);
 	return *msgs ? 0 : -1;
@@ -284,10 +319,10 @@ static int check_log(const char *log, const char *dir, void *arg)
 		return -1;	/* no resume request for this log */
 	}
 	want_at = cu_first_of(app, "parentUuid", 1);
-	rc = rebuild(log, &got, &attach, &n);
-	if (rc)
+	rc = rebuild(log, &got, &attach, &n, why, sizeof(why));
+	if (rc && !*why)
 		snprintf(why, sizeof(why), "the core could not build it (%d)", rc);
-	else if (!compare(cJSON_GetObjectItemCaseSensitive(want, "messages"), got, why, sizeof(why)))
+	else if (!rc && !compare(cJSON_GetObjectItemCaseSensitive(want, "messages"), got, why, sizeof(why)))
 		ok = 1;
 	if (ok && (!want_at || strcmp(want_at, attach))) {
 		snprintf(why, sizeof(why), "attach point %s, expected %s", attach,

@@ -20,10 +20,18 @@ static const struct {
 } expected[] = {
 	{ "/fork/projects/-home-user-src-todo-app/5e55f500-0000-4000-8000-000000000105.jsonl", 1 },
 	{ "/fork/projects/", 2 },
+	{ "/fork-compact/projects/-home-user-src-todo-app/5e55f500-0000-4000-8000-000000000313.jsonl", 1 },
+	{ "/fork-compact/projects/", 2 },
 	{ "/interrupted/stage1-tool-killed/", 1 },
+	{ "/many-rewinds/stage1-after-rewind1/", 2 },
+	{ "/many-rewinds/stage2-after-rewind2/", 3 },
+	{ "/many-rewinds/", 5 },
 	{ "/plain/", 1 }, { "/tools/", 1 }, { "/compact/", 1 },
 	{ "/interrupted/", 1 }, { "/subagent/", 1 }, { "/worktree/", 1 },
 	{ "/agent/", 1 }, { "/big/", 1 },
+	{ "/compact-rewind/", 2 }, { "/hooks-context/", 1 }, { "/local-cmd/", 1 },
+	{ "/parallel-partial/", 1 }, { "/resume-twice/", 1 }, { "/thinking-bigout/", 1 },
+	{ "/tui-rewind/", 2 }, { "/tui-budget-replace/", 1 },
 };
 
 /* The expected attach point: the parentUuid of the first record with a
@@ -80,7 +88,10 @@ static int check_log(const char *log, const char *scenario, void *arg)
 	if (!j) {
 		printf("FAIL %s: sessfs --check failed\n", log);
 		ok = 0;
-	} else if (wb >= 0 && (!cJSON_IsNumber(b) || b->valueint != wb)) {
+	} else if (wb < 0) {
+		printf("FAIL %s: no expected branch count (add it from the corpus README)\n", log);
+		ok = 0;
+	} else if (!cJSON_IsNumber(b) || b->valueint != wb) {
 		printf("FAIL %s: branches %d, expected %d\n", log,
 		       cJSON_IsNumber(b) ? b->valueint : -1, wb);
 		ok = 0;

@@ -437,6 +437,172 @@ static void test_metadata_only_log_has_no_branch(void **state)
 	tu_unload(&f);
 }
 
+/* ---- round two: hook rows, a fork of a compacted log, dead ends ---- */
+
+static void test_hook_rows_on_parallel_dead_end_are_one_branch(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+
+	(void)state;
+	parallel_calls(&l);		/* a's result 6 is the dead end ... */
+	tu_attach(&l, 10, 6, "hook_success");		/* ... with its hook rows */
+	tu_attach(&l, 11, 10, "hook_additional_context");
+	tu_attach(&l, 12, 5, "hook_additional_context");	/* b's, on the path */
+	tu_asst(&l, 7, 12, "msg_2", "Both read.");
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 1);
+	assert_int_equal(br_ndead(f.br), 0);
+	assert_string_equal(tu_path(&f, 0), "1 2 3 4 5 6 10 11 12 7");
+	assert_int_equal(br_of_node(f.br, ID(11)), 0);
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+static void test_pre_tool_hook_beside_result_is_on_the_branch(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "List.");
+	tu_tool_use(&l, 2, 1, "msg_1", "toolu_a");
+	tu_attach(&l, 3, 2, "hook_additional_context");	/* PreToolUse */
+	tu_result(&l, 4, 2, "toolu_a");
+	tu_asst(&l, 5, 4, "msg_2", "Done.");
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 1);
+	assert_string_equal(tu_path(&f, 0), "1 2 3 4 5");
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+static void test_fork_of_compacted_log_is_one_branch(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+	uint32_t i;
+	int logical = 0;
+
+	(void)state;
+	tu_log_init(&l);	/* the boundary names 12, written after it */
+	tu_boundary(&l, 10, 12, 0, NULL, 0);
+	tu_summary(&l, 11, 10);
+	tu_asst(&l, 12, 11, "msg_1", "Kept word for word.");
+	tu_user(&l, 13, 12, "Fork: show the log.");
+	tu_asst(&l, 14, 13, "msg_2", "Two commits.");
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 1);
+	assert_string_equal(tu_path(&f, 0), "10 11 12 13 14");
+	for (i = 0; i < gr_nerrs(f.g); i++)
+		logical |= gr_err(f.g, i)->code == GR_E_LOGICAL_CYCLE &&
+			   gr_err(f.g, i)->id == ID(10);
+	assert_true(logical);
+	assert_int_equal(f.c->attach, ID(14));
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
+/* 1 prompt, 2 reply, 3 unanswered prompt, 4 the resume's repair, then a
+ * killed /compact's summary 5 off the repair; 6, 7 the next turn. */
+static void compact_leftover(struct tu_log *l, int leftover_last)
+{
+	tu_log_init(l);
+	tu_user(l, 1, 0, "q1");
+	tu_asst(l, 2, 1, "msg_1", "a1");
+	tu_user(l, 3, 2, "q2");
+	tu_asst(l, 4, 3, "msg_2", "No response requested.");
+	if (!leftover_last)
+		tu_summary(l, 5, 4);
+	tu_user(l, 6, 4, "q3");
+	tu_asst(l, 7, 6, "msg_3", "a3");
+	if (leftover_last) {
+		tu_summary(l, 5, 4);
+		tu_attach(l, 8, 5, "hook_success");
+	}
+}
+
+static void test_interrupted_compact_leaves_a_dead_end(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+	int last;
+
+	(void)state;
+	for (last = 0; last < 2; last++) {
+		compact_leftover(&l, last);
+		tu_load_log(&f, &l);
+		assert_int_equal(br_count(f.br), 1);
+		assert_string_equal(tu_path(&f, 0), "1 2 3 4 6 7");
+		assert_int_equal(br_ndead(f.br), 1);
+		assert_int_equal(br_dead(f.br, 0)->top, ID(5));
+		assert_int_equal(br_dead(f.br, 0)->from, ID(4));
+		assert_int_equal(br_dead(f.br, 0)->rows, last ? 2 : 1);
+		assert_int_equal(br_dead(f.br, 0)->why, BR_DEAD_SIDE);
+		tu_unload(&f);
+		tu_log_free(&l);
+	}
+}
+
+static void test_summarised_rows_are_a_dead_end(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "q1");
+	tu_asst(&l, 2, 1, "msg_1", "a1");
+	tu_user(&l, 3, 2, "q2");		/* summarised from here ... */
+	tu_asst(&l, 4, 3, "msg_2", "a2");	/* ... to here */
+	tu_boundary(&l, 10, 2, 0, NULL, 0);	/* joins 2: "Summarize from here" */
+	tu_summary(&l, 11, 10);
+	tu_user(&l, 12, 11, "q3");
+	tu_asst(&l, 13, 12, "msg_3", "a3");
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 1);
+	assert_string_equal(tu_path(&f, 0), "1 2 10 11 12 13");
+	assert_int_equal(br_ndead(f.br), 1);
+	assert_int_equal(br_dead(f.br, 0)->top, ID(3));
+	assert_int_equal(br_dead(f.br, 0)->terminal, ID(4));
+	assert_int_equal(br_dead(f.br, 0)->why, BR_DEAD_SUMMARISED);
+	tu_unload(&f);
+	tu_log_free(&l);
+
+	/* a rewind to 2 after a compaction and a turn: two branches */
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "q1");
+	tu_asst(&l, 2, 1, "msg_1", "a1");
+	tu_boundary(&l, 10, 2, 0, NULL, 0);
+	tu_summary(&l, 11, 10);
+	tu_user(&l, 12, 11, "q3");
+	tu_asst(&l, 13, 12, "msg_3", "a3");
+	tu_user(&l, 3, 2, "q2 after a rewind");
+	tu_asst(&l, 4, 3, "msg_2", "a2");
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 2);
+	assert_int_equal(br_ndead(f.br), 0);
+	tu_unload(&f);
+	tu_log_free(&l);
+
+	/* ... and with nothing after the summary, the compaction's rows are
+	 * a piece without conversation: a dead end */
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "q1");
+	tu_asst(&l, 2, 1, "msg_1", "a1");
+	tu_boundary(&l, 10, 2, 0, NULL, 0);
+	tu_summary(&l, 11, 10);
+	tu_user(&l, 3, 2, "q2 after a rewind");
+	tu_asst(&l, 4, 3, "msg_2", "a2");
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 1);
+	assert_int_equal(br_ndead(f.br), 1);
+	assert_int_equal(br_dead(f.br, 0)->top, ID(10));
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +621,11 @@ int main(void)
 		cmocka_unit_test(test_sidechain_rows_make_no_branch),
 		cmocka_unit_test(test_second_root_is_its_own_branch),
 		cmocka_unit_test(test_metadata_only_log_has_no_branch),
+		cmocka_unit_test(test_hook_rows_on_parallel_dead_end_are_one_branch),
+		cmocka_unit_test(test_pre_tool_hook_beside_result_is_on_the_branch),
+		cmocka_unit_test(test_fork_of_compacted_log_is_one_branch),
+		cmocka_unit_test(test_interrupted_compact_leaves_a_dead_end),
+		cmocka_unit_test(test_summarised_rows_are_a_dead_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -153,6 +153,47 @@ static void test_facts_json_counts_compactions(void **state)
 	tu_log_free(&l);
 }
 
+static void test_dead_ends_in_facts_and_window(void **state)
+{
+	struct tu_log l;
+	struct session *s;
+	struct sbuf sb;
+	const cJSON *d, *e;
+	char *path;
+	cJSON *j;
+
+	(void)state;
+	tu_log_init(&l);	/* a killed /compact's summary off the repair row 4 */
+	tu_user(&l, 1, 0, "q1");
+	tu_asst(&l, 2, 1, "m1", "a1");
+	tu_user(&l, 3, 2, "q2");
+	tu_asst(&l, 4, 3, "m2", "No response requested.");
+	tu_summary(&l, 5, 4);
+	tu_user(&l, 6, 4, "q3");
+	tu_asst(&l, 7, 6, "m3", "a3");
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	j = facts(s);
+	assert_true(fnum(j, "branches") == 1);
+	d = cJSON_GetObjectItemCaseSensitive(j, "deadEnds");
+	assert_int_equal(cJSON_GetArraySize(d), 1);
+	e = cJSON_GetArrayItem(d, 0);
+	assert_string_equal(fstr(e, "first"), "00000005-0000-4000-8000-000000000005");
+	assert_string_equal(fstr(e, "from"), "00000004-0000-4000-8000-000000000004");
+	assert_string_equal(fstr(e, "reason"), "side");
+	assert_true(fnum(e, "line") == 5 && fnum(e, "rows") == 1);
+	sb_init(&sb);
+	ss_window_md(s, &sb);
+	assert_non_null(strstr(sb.buf, "## Dead ends (on no branch)\n\n- line 5, "
+				       "00000005-0000-4000-8000-000000000005, 1 row off "
+				       "00000004-0000-4000-8000-000000000004: no conversation rows"));
+	sb_free(&sb);
+	cJSON_Delete(j);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
 static void test_errors_text_lists_lines_in_order(void **state)
 {
 	struct tu_log l;
@@ -592,6 +633,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_facts_json_on_a_forked_log),
 		cmocka_unit_test(test_facts_json_counts_compactions),
+		cmocka_unit_test(test_dead_ends_in_facts_and_window),
 		cmocka_unit_test(test_errors_text_lists_lines_in_order),
 		cmocka_unit_test(test_errors_text_reports_cycles),
 		cmocka_unit_test(test_clean_log_has_no_errors),

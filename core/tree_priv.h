@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "../core/names.h"
+#include "names.h"
 #include "live.h"
 #include "tree.h"
 

@@ -37,7 +37,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "../core/session.h"
+#include "session.h"
 #include "cache.h"
 
 enum tr_kind {

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/names.h"
-#include "../core/report.h"
+#include "names.h"
+#include "report.h"
 #include "tree.h"
 
 static const char *const fixed_names[] = { "messages.json", "window.md" };
@@ -97,7 +97,7 @@ int cd_render(struct session *s, uint64_t ino, struct sbuf *out)
 		return 0;
 	}
 	if (ino == TI_CTX_WINDOW) {
-		ctx_window_md(x, ss_graph(s), out);
+		ss_window_md(s, out);
 		rp_window_md(s, out);
 		return 0;
 	}

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/agents.h"
-#include "../core/jscan.h"
-#include "../core/names.h"
-#include "../core/render.h"
+#include "agents.h"
+#include "jscan.h"
+#include "names.h"
+#include "render.h"
 #include "agentdir.h"
 #include "ctxdir.h"
 #include "statedir.h"

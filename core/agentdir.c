@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/agents.h"
+#include "agents.h"
 #include "tree_priv.h"
 
 /* A subagent log that would not open, until it changes. */

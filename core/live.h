@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/names.h"
+#include "names.h"
 
 #define LV_SCAN_MS 1000		/* how often agents/ is looked at */
 #define LV_SCAN_WAIT_S 2	/* the longest wait for a look at agents/ */

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/sbuf.h"
+#include "sbuf.h"
 
 #define CACHE_BIG 2	/* blobs larger than the budget kept */
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/report.h"
-#include "../core/transcript.h"
+#include "report.h"
+#include "transcript.h"
 
 int ud_usage_json(struct tree *t, struct view *v, struct sbuf *out)
 {

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "../core/session.h"
+#include "session.h"
 
 /* The inode of a state node. */
 uint64_t sd_ino(uint32_t node);

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../core/sbuf.h"
+#include "sbuf.h"
 
 struct tree;
 struct view;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/names.h"
+#include "names.h"
 #include "tree.h"
 
 uint64_t sd_ino(uint32_t node)

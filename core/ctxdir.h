@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "../core/session.h"
+#include "session.h"
 
 /* Entries of the folder (the numbered files, then the two others). */
 uint32_t cd_count(struct session *s);

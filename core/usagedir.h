@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#include "../core/sbuf.h"
+#include "sbuf.h"
 #include "tree_priv.h"
 
 /* usage.json of view v (the root's counts the other views as agents). */

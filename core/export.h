@@ -1,0 +1,79 @@
+/*
+ * export: the tree a mount shows, written out without FUSE.
+ *
+ *   sessfs export [--force] [--quiet] [-o file_history=DIR] SRC DEST
+ *
+ * The second reader of the layout (tree.h), beside fs/: it walks the same
+ * tree through the same calls the mount answers the kernel with
+ * (tr_opendir, tr_dir_entry, tr_content, tr_readlink, tr_listxattr,
+ * tr_getxattr), so an export and a mount of one log hold the same files,
+ * byte for byte. Nothing here needs libfuse or /dev/fuse.
+ *
+ * Into a folder (DEST a path): folders, plain files (mode 0444, as the
+ * mount shows them) and symbolic links, with the mount's mtimes and its
+ * user.sessfs.* extended attributes when DEST keeps them (else one note,
+ * and the export goes on without). Folders are made writable by their
+ * owner (0755, not the mount's 0555), so the export can be removed.
+ * A file the mount shows under one inode in several folders (a message
+ * in each branch that holds it, and in context/) is written once and
+ * hard-linked from its other names (a copy where DEST cannot link); in
+ * the stream its later names are hard-link entries.
+ * DEST is made if missing; one that is not empty is refused unless
+ * force is set, and then what stands in the way of an entry (a file or
+ * a symbolic link) is replaced, other entries are left. Every name is
+ * made with mkdirat/openat/symlinkat under a descriptor of its folder,
+ * opened O_NOFOLLOW: nothing is written outside DEST, and no symbolic
+ * link is followed.
+ *
+ * As a tar stream (DEST "-"): the same tree on stdout as a POSIX pax
+ * archive (tarw.h), paths "./...", with modes, mtimes (nanoseconds) and
+ * the extended attributes as SCHILY.xattr records.
+ *
+ * Listings are read and files rendered and written on two threads (the
+ * caller and a pool helper); progress is shown on stderr when it is a
+ * terminal and the export takes more than EX_PROGRESS_AFTER_MS.
+ *
+ * Not thread-safe: one export at a time per tree (the tree itself may be
+ * shared).
+ */
+#ifndef SESSFS_EXPORT_H
+#define SESSFS_EXPORT_H
+
+#include <stdint.h>
+
+#include "tree.h"
+
+#define EX_PROGRESS_AFTER_MS 500	/* quiet for exports shorter than this */
+#define EX_DEPTH_MAX 64			/* folders deeper than this are skipped */
+
+struct ex_opts {
+	int force;		/* write into a DEST that is not empty */
+	int progress;		/* show progress on stderr (if a terminal) */
+};
+
+/* What an export wrote. */
+struct ex_stats {
+	uint64_t files, dirs, links;
+	uint64_t bytes;			/* of file contents */
+	uint64_t errors;		/* entries not written (each said on stderr) */
+	int no_xattrs;			/* DEST keeps no extended attributes */
+};
+
+/*
+ * Writes t's tree into the folder dest, or as a tar stream onto stdout
+ * when dest is "-". Returns 0 (see st->errors for entries that failed),
+ * -ENOTEMPTY for a DEST refused, or -errno when DEST cannot be made or
+ * opened, or the stream cannot be written. Entries that fail are said on
+ * stderr and skipped.
+ */
+int ex_tree(struct tree *t, const char *dest, const struct ex_opts *o,
+	    struct ex_stats *st);
+
+/*
+ * The command: argv[0] is "export". Parses the options, opens SRC (a
+ * session log) and exports it. Returns the exit status: 0, 1 when
+ * something failed (said on stderr), 2 for bad usage.
+ */
+int ex_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,175 @@
+#!/bin/bash
+# sessfs export: for every corpus log, one mount and one export into a
+# folder, then diff -r, the same names, kinds, sizes, mtimes and link
+# targets (find -printf), and the same extended attributes on a sample.
+# The tar stream of each log, extracted by GNU tar, is the same tree too.
+# Then the command itself: a DEST not empty is refused, --force writes
+# into it without following what is in the way, bad usage, a DEST
+# without extended attributes, no FUSE used.
+. "$(dirname "$0")/lib.sh"
+need_corpus
+# Exports go to a tmpfs when there is one (thousands of small files with
+# their attributes: a disk's journal makes that the slow part).
+X=$(mktemp -d /dev/shm/sessfs-ex.XXXXXX 2>/dev/null || mktemp -d "$T/ex.XXXXXX")
+RAMFS=
+trap 'rm -rf "$X"; [ -z "$RAMFS" ] || umount "$RAMFS"; cleanup' EXIT
+
+# listing DIR: one line per entry (path, kind, size of files, mtime in
+# ns, link target), sorted. Folder sizes and modes are the filesystem's.
+listing() {
+	(cd "$1" && find . -mindepth 1 -printf '%p %y %T@ %l\n' && find . -type f -printf '%p %s\n') |
+		LC_ALL=C sort
+}
+
+# xattrs DIR LIST: the extended attributes of the files named in LIST.
+xattrs() {
+	(cd "$1" && xargs -d '\n' getfattr -h -d -m - --absolute-names < "$2" 2>/dev/null)
+}
+
+same() {	# same WHAT A B: ok when files A and B are equal
+	if cmp -s "$2" "$3"; then ok "$1"; else bad "$1: $(diff "$2" "$3" | head -5)"; fi
+}
+
+n=0
+for log in $(corpus_logs); do
+	n=$((n + 1))
+	mnt=$T/m$n out=$X/e$n tx=$X/t$n
+	name=${log#"$CORPUS"/}
+	mount_log "$log" "$mnt" || { bad "$name: mount: $(cat "$mnt.err")"; continue; }
+	if ! timeout 120 "$SESSFS" export -q "$log" "$out" 2>"$out.err"; then
+		bad "$name: export failed: $(head -c 500 "$out.err")"
+	elif [ -s "$out.err" ]; then
+		bad "$name: export said: $(head -c 500 "$out.err")"
+	elif d=$(diff -r "$mnt" "$out" 2>&1); then
+		ok "$name: diff -r of mount and export is empty"
+	else
+		bad "$name: diff -r: $(echo "$d" | head -5)"
+	fi
+	listing "$mnt" > "$T/lm"
+	listing "$out" > "$T/le"
+	same "$name: names, kinds, sizes, mtimes, link targets" "$T/lm" "$T/le"
+	# A sample: every 17th file, and all of state/ (its own attributes).
+	(cd "$out" && find . -type f | LC_ALL=C sort | awk 'NR % 17 == 1 || /^\.\/state\//') > "$T/sample"
+	xattrs "$mnt" "$T/sample" > "$T/xm"
+	xattrs "$out" "$T/sample" > "$T/xe"
+	if grep -q user.sessfs "$T/xe" || ! grep -q user.sessfs "$T/xm"; then
+		same "$name: extended attributes ($(wc -l < "$T/sample") files)" "$T/xm" "$T/xe"
+	else
+		bad "$name: export has no extended attributes"
+	fi
+	unmount_log "$mnt" >/dev/null
+	# The tar stream, as GNU tar extracts it, is the export.
+	mkdir -p "$tx"
+	if timeout 120 "$SESSFS" export -q "$log" - 2>"$tx.err" |
+	   tar -x --xattrs --xattrs-include='user.*' -C "$tx" 2>>"$tx.err" &&
+	   [ ! -s "$tx.err" ] && d=$(diff -r "$out" "$tx" 2>&1); then
+		listing "$tx" > "$T/lt"
+		xattrs "$tx" "$T/sample" > "$T/xt"
+		if cmp -s "$T/le" "$T/lt" && cmp -s "$T/xe" "$T/xt"; then
+			ok "$name: tar stream extracts to the same tree, times and attributes"
+		else
+			bad "$name: tar: $(diff "$T/le" "$T/lt" | head -3) $(diff "$T/xe" "$T/xt" | head -3)"
+		fi
+	else
+		bad "$name: tar: $(head -c 500 "$tx.err") $(echo "${d:-}" | head -5)"
+	fi
+	rm -rf "$out" "$tx"
+done
+[ "$n" -gt 0 ] || bad "no corpus logs found"
+
+# tar -tv reads the stream; the long paths come through pax headers.
+log=$(ls -S $(corpus_logs) | head -1)
+if "$SESSFS" export -q "$log" - > "$T/a.tar" && tar -tvf "$T/a.tar" > "$T/tv" 2>&1 &&
+   grep -q '^lrwxrwxrwx .* \./branches/current -> ' "$T/tv" &&
+   grep -q '^dr-xr-xr-x .* \./branches/$' "$T/tv"; then
+	ok "tar -tvf lists $(wc -l < "$T/tv") entries, $(awk 'length($6) > 100' "$T/tv" | wc -l) of paths over 100 bytes"
+else
+	bad "tar -tvf: $(head -5 "$T/tv")"
+fi
+
+# Paths over 100 bytes go through pax headers: a tool name of 200 bytes.
+DEMO=mnt-examples/demo.jsonl
+long=$(printf 'T%.0s' $(seq 1 200))
+sed "s/\"name\":\"Bash\"/\"name\":\"$long\"/" "$DEMO" > "$T/longname.jsonl"
+mkdir -p "$X/lnt"
+if "$SESSFS" export -q "$T/longname.jsonl" "$X/ln" &&
+   "$SESSFS" export -q "$T/longname.jsonl" - | tar -x --xattrs --xattrs-include='user.*' -C "$X/lnt" &&
+   diff -r "$X/ln" "$X/lnt" > /dev/null && cmp -s <(listing "$X/ln") <(listing "$X/lnt") &&
+   nlong=$(cd "$X/lnt" && find . | awk 'length > 100' | wc -l) && [ "$nlong" -gt 0 ]; then
+	ok "tar: $nlong paths over 100 bytes extract as exported"
+else
+	bad "tar: long paths: $(find "$X/lnt" | awk 'length > 150' | head -2)"
+fi
+
+# The command line.
+expect() {	# expect RC PATTERN CMD...
+	local want=$1 pat=$2 rc err
+	shift 2
+	err=$(timeout 20 "$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ "$rc" -eq "$want" ] && echo "$err" | grep -q -- "$pat"; then
+		ok "exit $rc: ${err%%$'\n'*}"
+	else
+		bad "$*: exit $rc (want $want), stderr: $err"
+	fi
+}
+mkdir -p "$T/full" "$T/outside"
+echo keep > "$T/full/mine"
+expect 1 "not empty (--force" "$SESSFS" export "$DEMO" "$T/full"
+[ "$(ls "$T/full")" = mine ] && ok "a refused DEST is left as it was" || bad "refused DEST changed"
+expect 2 "usage" "$SESSFS" export "$DEMO"
+expect 2 "usage" "$SESSFS" export --bogus "$DEMO" "$T/x"
+expect 1 "No such file" "$SESSFS" export "$T/nope.jsonl" "$T/x"
+expect 1 "is a directory" "$SESSFS" export "$T/full" "$T/x"
+expect 1 "No such file" "$SESSFS" export "$DEMO" "$T/no/such/dest"
+[ ! -e "$T/x" ] && ok "no DEST made for a bad SRC" || bad "DEST made for a bad SRC"
+
+if command -v script >/dev/null; then	# stdout a terminal
+	out=$(script -qec "$SESSFS export $DEMO -" /dev/null 2>&1)
+	rc=$?
+	[ "$rc" -eq 2 ] && echo "$out" | grep -q "refusing to write a tar stream to a terminal" &&
+		ok "exit 2: no tar stream to a terminal" || bad "tar to a terminal: exit $rc: $out"
+fi
+
+# --force: what is in the way is replaced, never followed.
+echo secret > "$T/outside/README.md"
+ln -s "$T/outside/README.md" "$T/full/README.md"
+ln -s "$T/outside" "$T/full/branches"
+ln -s "$T/outside" "$T/full/state"
+if "$SESSFS" export -q --force "$DEMO" "$T/full" 2>"$T/f.err"; then
+	ok "--force exports into a DEST that is not empty"
+else
+	bad "--force: $(cat "$T/f.err")"
+fi
+if [ "$(cat "$T/outside/README.md")" = secret ] && [ "$(ls "$T/outside")" = README.md ] &&
+   [ ! -L "$T/full/README.md" ] && [ -d "$T/full/branches" ] && [ ! -L "$T/full/branches" ] &&
+   [ -f "$T/full/mine" ]; then
+	ok "--force replaced the links in the way and wrote nothing outside DEST"
+else
+	bad "--force wrote outside DEST or followed a link: $(ls -la "$T/outside" "$T/full")"
+fi
+"$SESSFS" export -q "$DEMO" "$T/again" && "$SESSFS" export -q --force "$DEMO" "$T/again" &&
+	ok "--force over an export of the same log" || bad "--force over an export"
+
+# A DEST that keeps no extended attributes (ramfs, as root): one note, exit 0.
+if [ "$(id -u)" -eq 0 ] && mkdir -p "$T/ramfs" && mount -t ramfs ramfs "$T/ramfs" 2>/dev/null; then
+	RAMFS=$T/ramfs
+	if "$SESSFS" export -q "$DEMO" "$RAMFS/out" 2>"$T/r.err" &&
+	   grep -q "keeps no extended attributes: exported without them" "$T/r.err" &&
+	   [ "$(wc -l < "$T/r.err")" -eq 1 ] && [ -L "$RAMFS/out/branches/current" ]; then
+		ok "a DEST without extended attributes: one note, the export goes on"
+	else
+		bad "ramfs DEST: $(head -3 "$T/r.err")"
+	fi
+	umount "$RAMFS" && RAMFS=
+fi
+
+# No FUSE: the export opens no /dev/fuse (and needs no mount).
+if command -v strace >/dev/null; then
+	# (LeakSanitizer cannot run under ptrace: off for this one run)
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	strace -f -e trace=open,openat -o "$T/trace" "$SESSFS" export -q "$DEMO" "$T/nf" &&
+	   ! grep -q /dev/fuse "$T/trace" && ok "export opens no /dev/fuse" ||
+		bad "export touched /dev/fuse or failed"
+fi
+finish
