@@ -339,7 +339,9 @@ static int add_heading(struct session *s, const uint32_t *ids, uint32_t i,
 	return 0;
 }
 
-/* A command's output (<local-command-stdout> ...) is no prompt. */
+/* A command's output (<local-command-stdout> ...) is no prompt; a typed
+ * command (<command-name>) is one. Asked only of rows the index flagged
+ * as starting with such a tag. */
 static int command_output(struct session *s, uint32_t id)
 {
 	static const char tag[] = "<local-command-std";
@@ -356,9 +358,12 @@ static int command_output(struct session *s, uint32_t id)
 
 static enum row_kind kind_at(struct session *s, const uint32_t *ids, uint32_t i)
 {
-	enum row_kind k = kind_of(ss_idx(s), gr_node_rec(ss_graph(s), ids[i]));
+	const struct idx_rec *r = gr_node_rec(ss_graph(s), ids[i]);
+	enum row_kind k = kind_of(ss_idx(s), r);
 
-	return k == RK_PROMPT && command_output(s, ids[i]) ? RK_USER : k;
+	if (k == RK_PROMPT && (r->flags & IDX_F_LOCAL_CMD) && command_output(s, ids[i]))
+		return RK_USER;
+	return k;
 }
 
 static int starts_part(enum row_kind k)
