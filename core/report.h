@@ -2,7 +2,9 @@
  * report: a session's token usage for people and scripts (usage.json and
  * the real size of the context), over usage.h.
  *
- * usage.json, one object:
+ * usage.json, one object (it names no path: two copies of a log give the
+ * same file, and so do their transcripts):
+ *   "countedAs" how responses are counted ("ccusage 20.0.24: ...");
  *   "session"   the session's totals as ccusage 20.0.24 reports them
  *               (`session --json`: inputTokens, outputTokens,
  *               cacheCreationTokens, cacheReadTokens, totalTokens,

@@ -417,9 +417,7 @@ int tx_render(struct session *s, uint32_t b, struct sbuf *out)
 	rc = br_path(bs, b, &ids, &n);
 	if (rc)
 		return rc;
-	sb_adds(out, "# Transcript\n\nLog: ");
-	sb_add_line(out, ss_source(s), strlen(ss_source(s)));
-	sb_adds(out, "\n\n");
+	sb_adds(out, "# Transcript\n\n");
 	rc = add_rows(s, ids, n, out);
 	if (!rc)
 		rc = range_usage(s, ids, 0, n, &t);
