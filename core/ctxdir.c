@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "names.h"
+#include "report.h"
 #include "tree.h"
 
 static const char *const fixed_names[] = { "messages.json", "window.md" };
@@ -97,6 +98,7 @@ int cd_render(struct session *s, uint64_t ino, struct sbuf *out)
 	}
 	if (ino == TI_CTX_WINDOW) {
 		ss_window_md(s, out);
+		rp_window_md(s, out);
 		return 0;
 	}
 	if (TR_KIND(ino) != TK_CTX || !(r = ctx_sent_row(x, TR_KEY(ino))) ||

@@ -92,6 +92,7 @@ enum idx_flag {
 	IDX_F_BLANK_STR = 1u << 13,	/* string content, blank */
 	IDX_F_LOCAL_CMD = 1u << 14,	/* string content, a local command's tag
 					 * first (<command-name>, <local-command-) */
+	IDX_F_USAGE = 1u << 15,		/* message holds a "usage" object */
 };
 
 /* The top-level members a message file is rendered from (render.c), by

@@ -253,6 +253,8 @@ static const char *scan_message(struct scan *sc, const char *v, const char *e)
 		} else if (js_eq(&k, "content")) {
 			end = scan_content(sc, val, e, &has_content);
 		} else {
+			if (*val == '{' && js_eq(&k, "usage"))
+				sc->r->flags |= IDX_F_USAGE;
 			end = js_value(val, e);
 		}
 		if (!end)

@@ -38,6 +38,9 @@ struct session {
 	pthread_mutex_t ctx_mu;	/* the context is built on first use */
 	struct ctx *ctx;
 	int ctx_rc;
+	pthread_mutex_t us_mu;	/* and the usage */
+	struct us_set *us;
+	int us_rc;
 	pthread_mutex_t st_mu;	/* so is the state */
 	struct st_state *st;
 	int st_rc;
@@ -87,11 +90,21 @@ static int build_part(struct session *s)
 	return rc;
 }
 
+static void drop_usage(struct session *s)
+{
+	us_free(s->us);
+	s->us = NULL;
+	s->us_rc = 0;
+}
+
 static int build(struct session *s)
 {
 	int rc;
 
 	drop_built(s);
+	/* Usage rows are per record, which growth keeps: read the new ones. */
+	if (!s->us || us_extend(s->us, s->ix, s->lf))
+		drop_usage(s);		/* read again when next asked for */
 	rc = s->part ? build_part(s) : gr_build(s->ix, &s->g);
 	if (!rc)
 		rc = br_build(s->g, &s->br);
@@ -214,6 +227,7 @@ static int new_session(const char *path, enum ss_mode mode, const char *root,
 	pthread_mutex_init(&s->fork_mu, NULL);
 	pthread_mutex_init(&s->sig_mu, NULL);
 	sig_init(&s->sig);
+	pthread_mutex_init(&s->us_mu, NULL);
 	rc = lf_open(path, &s->lf);
 	if (!rc) {
 		s->source = strdup(realpath(path, abs) ? abs : path);
@@ -298,6 +312,7 @@ void ss_close(struct session *s)
 	if (!s)
 		return;
 	drop_built(s);
+	drop_usage(s);
 	idx_free(s->ix);
 	lf_close(s->lf);
 	if (s->dirfd >= 0)
@@ -313,6 +328,7 @@ void ss_close(struct session *s)
 	free(s->fork_sid);
 	free(s->fork_uuid);
 	pthread_mutex_destroy(&s->sig_mu);
+	pthread_mutex_destroy(&s->us_mu);
 	free(s);
 }
 
@@ -410,6 +426,7 @@ static int reindex(struct session *s)
 
 	if (!ix)
 		return -ENOMEM;
+	drop_usage(s);
 	s->ix = ix;
 	pthread_mutex_lock(&s->sig_mu);
 	sig_init(&s->sig);
@@ -534,6 +551,37 @@ const struct ctx *ss_context(struct session *s)
 		s->ctx_rc = ctx_build(s->g, s->chain, s->lf, &s->ctx);
 	pthread_mutex_unlock(&s->ctx_mu);
 	return s->ctx;
+}
+
+const struct us_set *ss_usage(struct session *s)
+{
+	pthread_mutex_lock(&s->us_mu);
+	if (!s->us && !s->us_rc)
+		s->us_rc = us_build(s->ix, s->lf, &s->us);
+	pthread_mutex_unlock(&s->us_mu);
+	return s->us;
+}
+
+int ss_last_usage(struct session *s, const struct us_row **out)
+{
+	const struct us_set *u = ss_usage(s);
+	uint32_t *ids, n, i;
+	int rc;
+
+	*out = NULL;
+	if (!u || s->current < 0)
+		return u ? 0 : -ENOMEM;
+	rc = br_path(s->br, (uint32_t)s->current, &ids, &n);
+	if (rc)
+		return rc;
+	for (i = n; i-- > 0 && !*out;) {
+		const struct us_row *r = us_of_rec(u, gr_rec(s->g, ids[i]));
+
+		if (r && strcmp(us_model(u, r->model), US_SYNTHETIC))
+			*out = r;
+	}
+	free(ids);
+	return 0;
 }
 
 /* dir made absolute now: the daemon later changes to "/". */
@@ -779,6 +827,20 @@ static void add_titles(const struct session *s, struct sbuf *out, int *first)
 		add_str(out, "sidechainRoot", s->part, first);
 }
 
+/* The last response's own count of its input: what the model last saw. */
+static void add_real(struct session *s, struct sbuf *out, int *first)
+{
+	const struct us_row *r;
+
+	if (ss_last_usage(s, &r) || !r) {
+		add_str(out, "contextTokensReal", NULL, first);
+		add_str(out, "contextTokensRealAt", NULL, first);
+		return;
+	}
+	add_num(out, "contextTokensReal", us_context(&r->t), first);
+	add_uuid(out, s->ix, "contextTokensRealAt", idx_rec(s->ix, r->rec)->uuid, first);
+}
+
 static void add_context(struct session *s, struct sbuf *out, int *first)
 {
 	const struct ctx *x = ss_context(s);
@@ -788,6 +850,7 @@ static void add_context(struct session *s, struct sbuf *out, int *first)
 	add_uuid(out, s->ix, "contextStart", w ? w->start : 0, first);
 	add_num(out, "contextStartPosition", w ? w->dpos : 0, first);
 	add_num(out, "contextTokens", x ? ctx_tokens(x) : 0, first);
+	add_real(s, out, first);
 }
 
 static void add_state(struct session *s, struct sbuf *out, int *first)

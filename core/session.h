@@ -24,6 +24,7 @@
 #include "sidechain.h"
 #include "state.h"
 #include "summary.h"
+#include "usage.h"
 
 struct session;
 
@@ -155,9 +156,25 @@ int ss_set_file_history(struct session *s, const char *dir);
  */
 const struct st_state *ss_state(struct session *s);
 
+/*
+ * The usage rows of the log (usage.h), read on first use; NULL if they
+ * could not be read. Thread-safe; valid until the next ss_refresh() or
+ * ss_close().
+ */
+const struct us_set *ss_usage(struct session *s);
+/*
+ * The last response on the current branch that the API answered (not a
+ * "<synthetic>" row): its input + cache tokens are what the model last
+ * saw, by Claude Code's own count. *out NULL when there is none (no
+ * current branch, no usage). 0 or -ENOMEM. Borrowed like ss_usage().
+ */
+int ss_last_usage(struct session *s, const struct us_row **out);
+
 /* Appends the session's facts as one JSON object (session.json). Builds
  * the context if it is not built yet. contextTokens is ctx_tokens(): the
- * compact JSON of the messages in bytes / 4. */
+ * compact JSON of the messages in bytes / 4; contextTokensReal is the
+ * input of the last response (ss_last_usage()), with its uuid in
+ * contextTokensRealAt (both null without one). */
 void ss_facts_json(struct session *s, struct sbuf *out);
 /* Appends window.md: the context's (ctx_window_md()), then the dead ends
  * of the branches (br_dead()). Builds the context if it is not built. */

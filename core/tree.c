@@ -14,11 +14,12 @@
 #include "agentdir.h"
 #include "ctxdir.h"
 #include "statedir.h"
+#include "usagedir.h"
 #include "tree_priv.h"
 
 #define REC_NAME_KEEP 200	/* bytes of an unsafe uuid kept in its name */
 
-enum dir_kind { DK_NAMES, DK_BRANCH, DK_RECORDS, DK_CONTEXT, DK_STATE };
+enum dir_kind { DK_NAMES, DK_BRANCH, DK_RECORDS, DK_CONTEXT, DK_STATE, DK_TX };
 
 struct tr_dir {
 	uint64_t ino, parent;
@@ -42,6 +43,8 @@ static const struct {
 	{ "README.md", TI_README, IN_ALL },
 	{ "session.json", TI_SESSION, IN_ALL },
 	{ "errors.txt", TI_ERRORS, IN_ALL },
+	{ "usage.json", TI_USAGE, IN_ALL },
+	{ "transcripts", TI_TRANSCRIPTS, IN_ALL },
 	{ "branches", TI_BRANCHES, IN_ALL },
 	{ "context", TI_CONTEXT, IN_ALL },
 	{ "state", TI_STATE, IN_MAIN },
@@ -326,6 +329,9 @@ static void readme(struct tree *t, struct view *v, struct sbuf *out)
 			     "  read them) and file-history/ (the backed-up versions of its snapshots).\n"
 			     "- `agents/<name>/`: each subagent's own log, laid out like this folder\n"
 			     "  (no `state/`), plus its `meta.json`.\n");
+	sb_adds(out, "- `usage.json`: token usage (the session, each branch, the context), each\n"
+		     "  API response counted once; `transcripts/<branch>.md`: each branch as\n"
+		     "  one readable Markdown file (`current.md`: the current branch's).\n");
 	sb_adds(out, "- `records/<uuid>.json`: each message record's exact line.\n"
 		     "- `session.json`: the facts below, as JSON; `errors.txt`: the lines that\n"
 		     "  could not be used, and why.\n\n"
@@ -353,12 +359,17 @@ static void readme(struct tree *t, struct view *v, struct sbuf *out)
 /* A message file; an Agent/Task result names the agent's folder. */
 static int render_message(struct tree *t, struct view *v, uint32_t id, struct sbuf *out)
 {
-	char folder[NM_MAX + 1], extra[NM_MAX + 32];
+	char folder[NM_MAX + 1];
+	struct sbuf extra;
+	int rc;
 
-	if (!ad_folder(t, v, id, folder))
-		return rd_message(ss_graph(v->s), ss_logf(v->s), id, out);
-	snprintf(extra, sizeof(extra), "agent: agents/%s\n", folder);
-	return rd_message_ex(ss_graph(v->s), ss_logf(v->s), id, extra, out);
+	sb_init(&extra);
+	ud_header(v, id, &extra);
+	if (ad_folder(t, v, id, folder))
+		sb_addf(&extra, "agent: agents/%s\n", folder);
+	rc = rd_message_ex(ss_graph(v->s), ss_logf(v->s), id, extra.len ? extra.buf : NULL, out);
+	sb_free(&extra);
+	return rc;
 }
 
 static void errors_text(struct tree *t, struct view *v, struct sbuf *out)
@@ -387,6 +398,8 @@ static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *ou
 		return cd_render(v->s, lino, out);
 	case TK_STATE:
 		return v->no ? -ENOENT : sd_render(v->s, lino, out);
+	case TK_TX:
+		return ud_tx_render(v, lino, out);
 	case TK_FIXED:
 		if (lino == TI_CTX_MESSAGES || lino == TI_CTX_WINDOW)
 			return cd_render(v->s, lino, out);
@@ -394,6 +407,8 @@ static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *ou
 			readme(t, v, out);
 		else if (lino == TI_SESSION)
 			ss_facts_json(v->s, out);
+		else if (lino == TI_USAGE)
+			return ud_usage_json(t, v, out);
 		else if (lino == TI_ERRORS)
 			errors_text(t, v, out);
 		else if (lino == TI_META && v->no)
@@ -527,6 +542,7 @@ static int attr_fixed(struct tree *t, struct view *v, uint64_t ino, struct tr_at
 {
 	switch (TR_LOCAL(ino)) {
 	case TI_ROOT: case TI_BRANCHES: case TI_CONTEXT: case TI_RECORDS:
+	case TI_TRANSCRIPTS:
 		set_dir(a);
 		return 0;
 	case TI_STATE: case TI_AGENTS:
@@ -538,7 +554,7 @@ static int attr_fixed(struct tree *t, struct view *v, uint64_t ino, struct tr_at
 		if (!v->no || !v->meta)
 			return -ENOENT;
 		return set_file(t, v, ino, a);
-	case TI_README: case TI_SESSION: case TI_ERRORS:
+	case TI_README: case TI_SESSION: case TI_ERRORS: case TI_USAGE:
 	case TI_CTX_MESSAGES: case TI_CTX_WINDOW:
 		return set_file(t, v, ino, a);
 	}
@@ -579,6 +595,8 @@ static int attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
 		return 0;
 	case TK_CTX:
 		return set_file(t, v, ino, a);
+	case TK_TX:
+		return ud_tx_exists(v, ino) ? set_file(t, v, ino, a) : -ENOENT;
 	case TK_CURRENT:
 		return attr_current(v, ino, a);
 	case TK_STATE:
@@ -612,7 +630,7 @@ int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out)
 
 	if (TR_KIND(ino) != TK_MSG && TR_KIND(ino) != TK_REC)
 		lv_refresh(t, ino);
-	if (ino == TI_README || ino == TI_ERRORS)	/* they name agents */
+	if (ino == TI_README || ino == TI_ERRORS || ino == TI_USAGE)	/* they name agents */
 		lv_scan_now(t);
 	pthread_rwlock_rdlock(&t->lock);
 	rc = attr_locked(t, ino, out);
@@ -663,6 +681,8 @@ static uint64_t lookup_view(struct view *v, uint64_t lparent, const char *name)
 	}
 	if (lparent == TI_CONTEXT)
 		return cd_lookup(v->s, name);
+	if (lparent == TI_TRANSCRIPTS)
+		return ud_tx_lookup(v, name);
 	return 0;
 }
 
@@ -694,7 +714,7 @@ static int name_fixed(uint64_t parent, uint64_t ino)
 	uint64_t lp = TR_LOCAL(parent);
 
 	return TR_KIND(ino) != TK_CURRENT && lp != TI_CONTEXT && lp != TI_STATE &&
-	       TR_KIND(parent) != TK_STATE;
+	       lp != TI_TRANSCRIPTS && TR_KIND(parent) != TK_STATE;
 }
 
 static int lookup_once(struct tree *t, uint64_t parent, const char *name,
@@ -740,7 +760,8 @@ static int is_dir_ino(struct view *v, uint64_t ino)
 		return v->no == 0 && sd_is_dir(v->s, TR_LOCAL(ino));
 	if (l == TI_STATE || l == TI_AGENTS)
 		return v->no == 0;
-	return l == TI_ROOT || l == TI_BRANCHES || l == TI_CONTEXT || l == TI_RECORDS;
+	return l == TI_ROOT || l == TI_BRANCHES || l == TI_CONTEXT || l == TI_RECORDS ||
+	       l == TI_TRANSCRIPTS;
 }
 
 static int alloc_names(struct tr_dir *d, size_t n)
@@ -850,6 +871,10 @@ static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
 		d->kind = DK_CONTEXT;
 		d->n = cd_count(v->s);
 		return 0;
+	case TI_TRANSCRIPTS:
+		d->kind = DK_TX;
+		d->n = ud_tx_count(v);
+		return 0;
 	}
 	if (TR_LOCAL(ino) == TI_STATE || TR_KIND(ino) == TK_STATE) {	/* view 0 only */
 		d->kind = DK_STATE;
@@ -922,6 +947,8 @@ static uint64_t dir_item(struct view *v, struct tr_dir *d, uint32_t i, char *nam
 		return cd_entry(v->s, i, name, &lino) ? 0 : tr_vino(v, lino);
 	case DK_STATE:
 		return sd_entry(v->s, d->ids[i], name, &lino) ? 0 : tr_vino(v, lino);
+	case DK_TX:
+		return ud_tx_entry(v, i, name, &lino) ? 0 : tr_vino(v, lino);
 	}
 	return 0;
 }
@@ -948,7 +975,12 @@ int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
 		set_dir(attr);
 	} else {
 		ino = dir_item(v, d, (uint32_t)(i - 2), name);
-		if (!ino || attr_locked(t, ino, attr))
+		if (ino && d->kind == DK_TX) {
+			fill_common(t, v, ino, attr);
+			attr->st.st_mode = S_IFREG | 0444;
+			attr->st.st_nlink = 1;
+			attr->lazy = 1;
+		} else if (!ino || attr_locked(t, ino, attr))
 			rc = -ENOENT;	/* gone since the listing was taken */
 		else
 			attr->fixed_name = name_fixed(d->ino, ino);
@@ -1012,7 +1044,7 @@ static int xattr_locked(struct tree *t, uint64_t ino, const char *name,
 	} else if (!strcmp(name, xattr_names[XATTR_AGENT]) && ad_folder(t, v, id, folder)) {
 		sb_adds(out, folder);
 	} else {
-		return -ENODATA;
+		return ud_getxattr(v, id, name, out);
 	}
 	return 0;
 }
@@ -1048,9 +1080,11 @@ int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out)
 	if (v && gr_is_node(ss_graph(v->s), TR_KEY(ino)) &&
 	    ad_folder(t, v, TR_KEY(ino), folder))
 		n++;
-	pthread_rwlock_unlock(&t->lock);
 	for (i = 0; i < n; i++)
 		sb_add(out, xattr_names[i], strlen(xattr_names[i]) + 1);
+	if (v && gr_is_node(ss_graph(v->s), TR_KEY(ino)))
+		ud_listxattr(v, TR_KEY(ino), out);
+	pthread_rwlock_unlock(&t->lock);
 	return 0;
 }
 

@@ -25,9 +25,10 @@
  * inode is its number with the view and epoch bits cleared (TR_LOCAL),
  * which is what the per-view helpers (ctxdir, statedir) deal in.
  *
- *   /README.md /session.json /errors.txt
+ *   /README.md /session.json /errors.txt /usage.json
  *   /branches/{current -> NAME, NAME/<seq>-<kind>.md ...}
  *   /records/<uuid>.json    /context/    /state/
+ *   /transcripts/{current.md, NAME.md ...}   (usagedir.h)
  *   /agents/<name>/         a subagent's log, laid out the same (no state/),
  *                           plus meta.json; the root of view 1, 2, ...
  *
@@ -56,6 +57,7 @@ enum tr_kind {
 	TK_CTX = 4,		/* key: seq of a row the resume adds */
 	TK_STATE = 5,		/* key: node of the state (statedir.h) */
 	TK_CURRENT = 6,		/* branches/current: key as the branch it names */
+	TK_TX = 7,		/* transcripts/<branch>.md: key as the branch's */
 };
 
 enum tr_fixed {
@@ -71,6 +73,8 @@ enum tr_fixed {
 	TI_CTX_WINDOW,
 	TI_AGENTS,		/* view 0: agents/ */
 	TI_META,		/* an agent's view: meta.json */
+	TI_USAGE,		/* usage.json */
+	TI_TRANSCRIPTS,		/* transcripts/ */
 };
 
 #define TR_VIEW_MAX 0xfffu	/* views are numbered 0 .. TR_VIEW_MAX */
@@ -115,6 +119,10 @@ struct tr_attr {
 	struct stat st;
 	int immutable;
 	int fixed_name;
+	/* In a listing: only the inode and type are known (working out the
+	 * size would render the file: a transcript); the kernel looks the
+	 * name up when it needs more. */
+	int lazy;
 };
 int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out);
 int tr_lookup(struct tree *t, uint64_t parent, const char *name,

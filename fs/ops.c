@@ -34,6 +34,10 @@ static void fill_entry(struct fuse_entry_param *e, const struct tr_attr *a)
 	e->attr = a->st;
 	e->attr_timeout = timeout_of(a);
 	e->entry_timeout = a->fixed_name ? OPS_TIMEOUT_IMMUTABLE : OPS_TIMEOUT_LIVE;
+	if (a->lazy) {		/* a listing entry without attributes */
+		e->ino = 0;
+		e->attr_timeout = e->entry_timeout = 0;
+	}
 }
 
 /* Set at init: the kernel opens files without asking (zero-message open). */
@@ -385,7 +389,7 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 			break;
 		used += n;
 		nsent++;
-		if (plus && S_ISREG(a.st.st_mode) && nfiles <= size / 32)
+		if (plus && S_ISREG(a.st.st_mode) && !a.lazy && nfiles <= size / 32)
 			files[nfiles++] = a.st.st_ino;
 	}
 	free(w.e);

@@ -1,12 +1,13 @@
 #!/bin/sh
-# Every Bash command run on the current branch, in order.
+# Every Bash command run on the current branch, in order, as written.
 #   mnt-examples/bash-commands.sh MOUNT
-# Each tool_use-Bash file holds the call's input as pretty-printed JSON;
-# the "command" line is the command as the model wrote it (JSON-escaped).
+# transcripts/current.md shows each Bash call as its command in a shell
+# block (fenced with more backticks than the command holds): print them.
 set -eu
 mnt=${1:?usage: bash-commands.sh MOUNT}
-for f in "$mnt"/branches/current/*-tool_use-Bash.md; do
-	[ -e "$f" ] || exit 0
-	printf '%s\t' "$(basename "$f" .md)"
-	sed -n 's/^  "command": "\(.*\)",\{0,1\}$/\1/p' "$f"
-done
+awk '
+	fence == "" && /^\*\*Tool call: Bash\*\*/ { want = 1; next }
+	want && fence == "" && /^```+sh$/ { fence = substr($0, 1, length($0) - 2); next }
+	fence != "" && $0 == fence { fence = ""; want = 0; print ""; next }
+	fence != "" { print "$ " $0 }
+' "$mnt/transcripts/current.md"

@@ -1,9 +1,12 @@
 #!/bin/sh
 # Where two branches part: the last shared message and the first message
-# of each side.
+# of each side that the model got.
 #   mnt-examples/diverge.sh MOUNT BRANCH_A BRANCH_B
 # Files before the fork point are byte-identical in both folders (same
-# name, same bytes), so diff -rq lists exactly what differs.
+# name, same bytes), so diff -rq lists exactly what differs. Rows never
+# sent to the model (a prompt_snapshot, a turn_duration row: the branch's
+# transcript folds them to one line) are skipped. For the whole story:
+#   diff -u MOUNT/transcripts/BRANCH_A.md MOUNT/transcripts/BRANCH_B.md
 set -eu
 mnt=${1:?usage: diverge.sh MOUNT BRANCH_A BRANCH_B}
 a=$mnt/branches/${2:?}
@@ -13,13 +16,28 @@ if [ -z "$first" ]; then
 	echo "no difference: one branch is a prefix of the other"
 	exit 0
 fi
+
+# The first file of branch $1 from seq $first on that the model got.
+first_sent() {
+	sed -n 's/^· .* (line \([0-9]*\)): never sent to the model$/\1/p' \
+		"$mnt/transcripts/$1.md" > "$tmp"
+	ls "$mnt/branches/$1" | awk -v s="$first" 'substr($0, 1, 6) >= s' | while read -r f; do
+		l=$(sed -n 's/^line: //p' "$mnt/branches/$1/$f" | head -1)
+		grep -qxF "$l" "$tmp" || { echo "$f"; break; }
+	done
+}
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
 last_shared=$(echo "$first" | awk '{ printf "%06d", $1 - 1 }')
+fa=$(first_sent "$2")
+fb=$(first_sent "$3")
 echo "last shared message: $(ls "$a" | grep "^$last_shared-" || echo none)"
-echo "$2 continues with:   $(ls "$a" | grep "^$first-" || echo nothing)"
-echo "$3 continues with:   $(ls "$b" | grep "^$first-" || echo nothing)"
+echo "$2 continues with:   ${fa:-nothing}"
+echo "$3 continues with:   ${fb:-nothing}"
 echo
 echo "first message of each side:"
-for side in "$a" "$b"; do
-	f=$(ls "$side" | grep "^$first-" | head -1)
-	[ -n "$f" ] && { echo "== $(basename "$side")/$f"; sed -n '/^$/,$p' "$side/$f" | sed 1d | head -5; }
+for side in "$a/$fa" "$b/$fb"; do
+	[ -f "$side" ] || continue
+	echo "== $(basename "$(dirname "$side")")/$(basename "$side")"
+	sed '1,/^$/d' "$side" | head -5
 done

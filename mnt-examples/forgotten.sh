@@ -6,18 +6,31 @@
 # context/: the window from the last compaction on, with the messages the
 # compaction kept word for word. A message file carries its uuid in its
 # header, so the branch's files whose uuid is not in context/ are the ones
-# the model no longer sees.
+# the model no longer sees: each is printed with its first lines. Rows the
+# model never got at all (transcripts/current.md folds them to one line,
+# "never sent to the model") are only counted.
 set -eu
 mnt=${1:?usage: forgotten.sh MOUNT}
 seen=$(mktemp)
-trap 'rm -f "$seen"' EXIT
+never=$(mktemp)
+trap 'rm -f "$seen" "$never"' EXIT
 awk 'FNR == 1 && /^uuid: / { print $2 }' "$mnt"/context/*.md | sort -u > "$seen"
+sed -n 's/^· .* (line \([0-9]*\)): never sent to the model$/\1/p' \
+	"$mnt/transcripts/current.md" > "$never"
 n=0
+skipped=0
 for f in "$mnt"/branches/current/*.md; do
 	u=$(sed -n '1s/^uuid: //p' "$f")
-	if ! grep -qxF "$u" "$seen"; then
-		echo "$(basename "$f")"
-		n=$((n + 1))
+	grep -qxF "$u" "$seen" && continue
+	if grep -qxF "$(sed -n 's/^line: //p' "$f" | head -1)" "$never"; then
+		skipped=$((skipped + 1))
+		continue
 	fi
+	# the content: after the header's blank line, without block markers
+	echo "$(basename "$f" .md):"
+	sed '1,/^$/d' "$f" | grep -v -e '^--- .* ---$' -e '^[[:space:]]*$' -e '^[{}]$' |
+		head -3 | cut -c1-120 | sed 's/^/    /'
+	n=$((n + 1))
 done
-echo "-- $n messages of branches/current are not sent to the model (context/window.md says why)"
+echo "-- $n messages of branches/current are no longer sent to the model" \
+	"(context/window.md says why); $skipped more never were"

@@ -12,6 +12,9 @@
 #     against grep over the raw log
 #   - the time of the first read of context/messages.json
 #   - the time of the first find over state/
+#   - on a fresh mount, the time of the first read of usage.json and of
+#     transcripts/current.md (stat, then cat: rendered once), against the
+#     index time, and that mount's peak RSS
 #   - the daemon's peak RSS, and its RSS per record at ready and after
 #     the context read and the grep -r
 #   - 50 growths of 10 records each (BENCH_GROWTHS): the time until
@@ -91,7 +94,7 @@ start_mount() {
 }
 
 bench_mount() {
-	local log=$1 idx_s=$2 idx2_s=$3 recs=$4 t0 t1 cold warm tmpfs raw rss copy i best_ready= rss0
+	local log=$1 idx_s=$2 idx2_s=$3 recs=$4 t0 t1 cold warm tmpfs raw rss copy i best_ready= rss0 size
 	# Ready is the best of RUNS mounts, like the index time; the last
 	# mount stays for the rest.
 	for i in $(seq 1 "$RUNS"); do
@@ -128,6 +131,21 @@ bench_mount() {
 	printf '  daemon peak RSS: %.1f MB\n' "$(echo "$rss / 1024" | bc -l)"
 	printf '  daemon RSS per record: %.0f bytes at ready, %.0f after a context read and the grep -r\n' \
 		"$(echo "$rss0 * 1024 / $recs" | bc -l)" "$(echo "$(rss_kb "$PID") * 1024 / $recs" | bc -l)"
+	# A fresh mount: the first read builds the usage rows and the context.
+	fusermount3 -u "$MNT"
+	wait "$PID"
+	PID=
+	start_mount "$log" || { echo "  mount did not come up: $(cat "$DIR/daemon.err")"; return; }
+	t0=$(now); cat "$MNT/usage.json" > /dev/null; t1=$(now)
+	printf '  usage.json, first read: %.3f s = %.2f x index time (%s responses)\n' \
+		"$(echo "$t1 - $t0" | bc -l)" "$(echo "($t1 - $t0) / $idx_s" | bc -l)" \
+		"$(sed -n '/^  "session": {/,/^  }/s/^    "responses": \([0-9]*\).*/\1/p' "$MNT/usage.json")"
+	t0=$(now); size=$(stat -c %s "$MNT/transcripts/current.md")
+	cat "$MNT/transcripts/current.md" > /dev/null; t1=$(now)
+	printf '  transcripts/current.md, stat and first read: %.3f s = %.2f x index time (%s bytes)\n' \
+		"$(echo "$t1 - $t0" | bc -l)" "$(echo "($t1 - $t0) / $idx_s" | bc -l)" "$size"
+	rss=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
+	printf '  daemon peak RSS of that mount: %.1f MB\n' "$(echo "$rss / 1024" | bc -l)"
 	rm -rf "$copy"
 	fusermount3 -u "$MNT"
 	wait "$PID"

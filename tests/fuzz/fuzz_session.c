@@ -4,9 +4,10 @@
  * (ss_open in SS_COMPLETE and SS_LIVE modes, and a log that grows, then
  * shrinks, under an open session: ss_refresh), the graph, the branches, every message file and
  * record, the context (messages.json, window.md, every row), the state
- * (every node, its bytes and attributes), session.json and errors.txt; and
- * the agents module over the log's folder and every tool result; each
- * inline sidechain (a few) opened as a part and walked the same way.
+ * (every node, its bytes and attributes), session.json, errors.txt,
+ * usage.json and every branch's transcript; and the agents module over
+ * the log's folder and every tool result; each inline sidechain (a few)
+ * opened as a part and walked the same way.
  *
  * Besides the sanitizers it checks what the headers promise: rendered text
  * is UTF-8 ending in a newline; session.json and messages.json parse;
@@ -24,7 +25,9 @@
 
 #include "agents.h"
 #include "render.h"
+#include "report.h"
 #include "session.h"
+#include "transcript.h"
 #include "fuzz_util.h"
 
 /* Session ids whose default file-history folder exists (tests, the demo
@@ -363,6 +366,25 @@ static void strip_notes(struct sbuf *sb)
 
 /* One line per bad line, graph error and state problem, and notes (the
  * pending tail; the log's fresh starts). */
+/* usage.json and every branch's transcript. */
+static void walk_usage(struct session *s, struct sbuf *out)
+{
+	struct sbuf text;
+	uint32_t i;
+
+	sb_init(&text);
+	CHECK(!rp_usage_json(s, NULL, 0, &text));
+	check_json(&text);
+	sb_add(out, text.buf, text.len);
+	for (i = 0; i < br_count(ss_branches(s)); i++) {
+		sb_reset(&text);
+		CHECK(!tx_render(s, i, &text));
+		fz_check_utf8(&text, "transcript", 1);
+		sb_add(out, text.buf, text.len);
+	}
+	sb_free(&text);
+}
+
 static void walk_errors(struct session *s, struct sbuf *out)
 {
 	const struct idx *ix = ss_idx(s);
@@ -396,6 +418,7 @@ static void walk(struct session *s, struct sbuf *out)
 		walk_node(s, order[i], out);
 	walk_branches(s, out);
 	walk_context(s, out);
+	walk_usage(s, out);
 	walk_state(s, out);
 	sb_init(&facts);
 	ss_facts_json(s, &facts);

@@ -1,0 +1,589 @@
+#include "usage.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uthash.h>
+
+#include "jscan.h"
+
+/* ---- model names, interned ---- */
+
+struct model {
+	char *name;
+	uint32_t no;
+	UT_hash_handle hh;
+};
+
+struct models {
+	struct model *by_name;
+	char **names;		/* [0] = "" */
+	uint32_t n, cap;
+};
+
+static void models_free(struct models *m)
+{
+	struct model *e, *tmp;
+	uint32_t i;
+
+	HASH_ITER(hh, m->by_name, e, tmp) {
+		HASH_DEL(m->by_name, e);
+		free(e);
+	}
+	for (i = 1; i < m->n; i++)
+		free(m->names[i]);
+	free(m->names);
+}
+
+/* The number of name (1..), added when new; 0 on ENOMEM. */
+static uint32_t models_intern(struct models *m, const char *name)
+{
+	struct model *e;
+	size_t len = strlen(name);
+
+	HASH_FIND(hh, m->by_name, name, len, e);
+	if (e)
+		return e->no;
+	if (m->n + 1 > m->cap) {
+		uint32_t cap = m->cap ? m->cap * 2 : 8;
+		char **p = realloc(m->names, cap * sizeof(*p));
+
+		if (!p)
+			return 0;
+		m->names = p;
+		m->cap = cap;
+	}
+	if (!m->n)
+		m->names[m->n++] = NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e || !(e->name = strdup(name))) {
+		free(e);
+		return 0;
+	}
+	e->no = m->n;
+	m->names[m->n++] = e->name;
+	HASH_ADD_KEYPTR(hh, m->by_name, e->name, len, e);
+	return e->no;
+}
+
+static const char *models_name(const struct models *m, uint32_t no)
+{
+	return no && no < m->n ? m->names[no] : "";
+}
+
+uint64_t us_sum(const struct us_tokens *t)
+{
+	return t->input + t->output + t->cache_create + t->cache_read;
+}
+
+uint64_t us_context(const struct us_tokens *t)
+{
+	return t->input + t->cache_create + t->cache_read;
+}
+
+/* ---- reading a row ---- */
+
+struct us_set {
+	struct us_row *rows;
+	uint32_t n, cap;
+	uint32_t seen;		/* records of the index read so far */
+	struct models models;
+};
+
+/* A non-negative JSON integer at v (no sign, fraction or exponent). 0, or
+ * -1 when it is none; null gives 0 when null_ok. */
+static int read_count(const char *v, const char *e, int null_ok, uint64_t *out)
+{
+	uint64_t n = 0;
+	const char *p = v;
+
+	if (null_ok && e - v >= 4 && !memcmp(v, "null", 4)) {
+		*out = 0;
+		return 0;
+	}
+	for (; p < e && *p >= '0' && *p <= '9'; p++) {
+		if (n > (UINT64_MAX - 9) / 10)
+			return -1;
+		n = n * 10 + (uint64_t)(*p - '0');
+	}
+	if (p == v || (p < e && (*p == '.' || *p == 'e' || *p == 'E')))
+		return -1;
+	*out = n;
+	return 0;
+}
+
+/* message.usage: 1 when its counts are usable, else 0. */
+static int read_usage(const char *v, const char *e, struct us_tokens *t)
+{
+	struct js_iter it;
+	struct js_str k;
+	const char *val;
+	int r, have = 0;
+
+	if (js_obj_begin(&it, v, e))
+		return 0;
+	while ((r = js_obj_next(&it, &k, &val)) == 1) {
+		if (js_eq(&k, "input_tokens"))
+			have |= read_count(val, e, 0, &t->input) ? 4 : 1;
+		else if (js_eq(&k, "output_tokens"))
+			have |= read_count(val, e, 0, &t->output) ? 4 : 2;
+		else if (js_eq(&k, "cache_creation_input_tokens"))
+			have |= read_count(val, e, 1, &t->cache_create) ? 4 : 0;
+		else if (js_eq(&k, "cache_read_input_tokens"))
+			have |= read_count(val, e, 1, &t->cache_read) ? 4 : 0;
+		if (!(it.p = js_value(val, e)))
+			return 0;
+	}
+	return r == 0 && have == 3;
+}
+
+/* What one line yields. */
+struct line {
+	struct js_str id, rid, model;
+	int has_id, has_rid, has_model, ok;
+};
+
+static const char *read_message(const char *v, const char *e, struct line *l,
+				struct us_row *row)
+{
+	struct js_iter it;
+	struct js_str k;
+	const char *val;
+	int r;
+
+	if (js_obj_begin(&it, v, e))
+		return js_value(v, e);
+	while ((r = js_obj_next(&it, &k, &val)) == 1) {
+		if (js_eq(&k, "id") && *val == '"')
+			l->has_id = !!js_string(val, e, &l->id);
+		else if (js_eq(&k, "model") && *val == '"')
+			l->has_model = !!js_string(val, e, &l->model);
+		else if (js_eq(&k, "usage"))
+			l->ok = read_usage(val, e, &row->t);
+		if (!(it.p = js_value(val, e)))
+			return NULL;
+	}
+	return r < 0 ? NULL : it.p;
+}
+
+static int read_line(const char *p, size_t n, struct line *l, struct us_row *row)
+{
+	const char *e = p + n, *val;
+	struct js_iter it;
+	struct js_str k;
+	int r;
+
+	if (js_obj_begin(&it, p, e))
+		return 0;
+	while ((r = js_obj_next(&it, &k, &val)) == 1) {
+		const char *end;
+
+		if (js_eq(&k, "message"))
+			end = read_message(val, e, l, row);
+		else if (js_eq(&k, "requestId") && *val == '"') {
+			end = js_string(val, e, &l->rid);
+			l->has_rid = !!end;
+		} else if (js_eq(&k, "costUSD") && (*val == '-' || (*val >= '0' && *val <= '9'))) {
+			row->cost = strtod(val, NULL);
+			row->has_cost = 1;
+			end = js_value(val, e);
+		} else
+			end = js_value(val, e);
+		if (!end)
+			return 0;
+		it.p = end;
+	}
+	return r == 0 && l->ok;
+}
+
+/* The pair's hash: message.id, then a separator and requestId if any. */
+static uint64_t pair_key(const struct line *l)
+{
+	uint64_t h = js_hash(&l->id);
+	size_t i;
+
+	if (l->has_rid) {
+		h ^= 0xff;
+		h *= 0x100000001b3ULL;
+		for (i = 0; i < l->rid.n; i++) {
+			h ^= (unsigned char)l->rid.p[i];
+			h *= 0x100000001b3ULL;
+		}
+	}
+	return h ? h : 1;
+}
+
+static int set_model(struct us_set *u, const struct line *l, struct us_row *row)
+{
+	struct sbuf name;
+
+	if (!l->has_model)
+		return 0;
+	sb_init(&name);
+	js_unescape(&l->model, &name);
+	if (name.len > US_MODEL_MAX)
+		name.buf[US_MODEL_MAX] = '\0';
+	row->model = models_intern(&u->models, name.buf);
+	sb_free(&name);
+	return row->model ? 0 : -ENOMEM;
+}
+
+static int add_row(struct us_set *u, const struct us_row *row)
+{
+	if (u->n == u->cap) {
+		uint32_t cap = u->cap ? u->cap * 2 : 64;
+		struct us_row *p = realloc(u->rows, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		u->rows = p;
+		u->cap = cap;
+	}
+	u->rows[u->n++] = *row;
+	return 0;
+}
+
+static int read_rec(struct us_set *u, const struct logf *lf, uint32_t i,
+		    const struct idx_rec *r, struct sbuf *buf)
+{
+	struct us_row row = { .rec = i };
+	struct line l = { 0 };
+	int rc;
+
+	sb_reset(buf);
+	rc = lf_read(lf, r, buf);
+	if (rc)
+		return rc;
+	if (!read_line(buf->buf, buf->len, &l, &row))
+		return 0;
+	row.key = l.has_id ? pair_key(&l) : 0;
+	rc = set_model(u, &l, &row);
+	return rc ? rc : add_row(u, &row);
+}
+
+int us_extend(struct us_set *u, const struct idx *ix, const struct logf *lf)
+{
+	struct sbuf buf;
+	uint32_t i, n = idx_nrecs(ix);
+	int rc = 0;
+
+	sb_init(&buf);
+	for (i = u->seen; i < n && !rc; i++) {
+		const struct idx_rec *r = idx_rec(ix, i);
+
+		if ((r->flags & IDX_F_USAGE) && r->ts != IDX_NO_TS)
+			rc = read_rec(u, lf, i, r, &buf);
+	}
+	sb_free(&buf);
+	if (!rc)
+		u->seen = n;
+	return rc;
+}
+
+int us_build(const struct idx *ix, const struct logf *lf, struct us_set **out)
+{
+	struct us_set *u = calloc(1, sizeof(*u));
+	int rc;
+
+	*out = NULL;
+	if (!u)
+		return -ENOMEM;
+	rc = us_extend(u, ix, lf);
+	if (rc) {
+		us_free(u);
+		return rc;
+	}
+	*out = u;
+	return 0;
+}
+
+void us_free(struct us_set *u)
+{
+	if (!u)
+		return;
+	free(u->rows);
+	models_free(&u->models);
+	free(u);
+}
+
+uint32_t us_nrows(const struct us_set *u)
+{
+	return u->n;
+}
+
+const struct us_row *us_row(const struct us_set *u, uint32_t i)
+{
+	return i < u->n ? &u->rows[i] : NULL;
+}
+
+const struct us_row *us_of_rec(const struct us_set *u, uint32_t rec)
+{
+	uint32_t lo = 0, hi = u ? u->n : 0;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (u->rows[mid].rec < rec)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < (u ? u->n : 0) && u->rows[lo].rec == rec ? &u->rows[lo] : NULL;
+}
+
+const char *us_model(const struct us_set *u, uint32_t m)
+{
+	return models_name(&u->models, m);
+}
+
+/* ---- tallies ---- */
+
+struct entry {
+	uint64_t key;		/* 0: a row without message.id */
+	struct us_tokens t;
+	uint32_t model;		/* in the tally's models */
+	double cost;
+	int has_cost;
+};
+
+struct us_tally {
+	struct entry *e;
+	uint32_t n, cap;
+	uint32_t *slots;	/* open addressing: entry index + 1, 0 empty */
+	uint32_t nslots;	/* a power of two */
+	struct models models;
+};
+
+struct us_tally *us_tally_new(void)
+{
+	return calloc(1, sizeof(struct us_tally));
+}
+
+void us_tally_free(struct us_tally *y)
+{
+	if (!y)
+		return;
+	free(y->e);
+	free(y->slots);
+	models_free(&y->models);
+	free(y);
+}
+
+static uint32_t *slot_of(const struct us_tally *y, uint64_t key)
+{
+	uint32_t mask = y->nslots - 1, i = (uint32_t)(key ^ (key >> 32)) & mask;
+
+	while (y->slots[i] && y->e[y->slots[i] - 1].key != key)
+		i = (i + 1) & mask;
+	return &y->slots[i];
+}
+
+/* Keeps the table under half full. */
+static int grow_slots(struct us_tally *y)
+{
+	uint32_t i, old = y->nslots, *prev = y->slots;
+
+	if ((uint64_t)(y->n + 1) * 2 <= y->nslots)
+		return 0;
+	y->nslots = old ? old * 2 : 256;
+	y->slots = calloc(y->nslots, sizeof(*y->slots));
+	if (!y->slots) {
+		y->slots = prev;
+		y->nslots = old;
+		return -ENOMEM;
+	}
+	for (i = 0; i < old; i++)
+		if (prev[i])
+			*slot_of(y, y->e[prev[i] - 1].key) = prev[i];
+	free(prev);
+	return 0;
+}
+
+static void fill(struct entry *en, const struct us_row *r, uint32_t model)
+{
+	en->key = r->key;
+	en->t = r->t;
+	en->model = model;
+	en->cost = r->cost;
+	en->has_cost = r->has_cost;
+}
+
+int us_tally_add(struct us_tally *y, const struct us_set *u, const struct us_row *r)
+{
+	uint32_t model = 0, *slot = NULL;
+
+	if (r->model && !(model = models_intern(&y->models, us_model(u, r->model))))
+		return -ENOMEM;
+	if (r->key) {
+		if (grow_slots(y))
+			return -ENOMEM;
+		slot = slot_of(y, r->key);
+		if (*slot) {
+			struct entry *en = &y->e[*slot - 1];
+
+			if (us_sum(&r->t) > us_sum(&en->t))
+				fill(en, r, model);
+			return 0;
+		}
+	}
+	if (y->n == y->cap) {
+		uint32_t cap = y->cap ? y->cap * 2 : 64;
+		struct entry *p = realloc(y->e, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		y->e = p;
+		y->cap = cap;
+	}
+	fill(&y->e[y->n++], r, model);
+	if (slot)
+		*slot = y->n;
+	return 0;
+}
+
+int us_tally_set(struct us_tally *y, const struct us_set *u)
+{
+	uint32_t i;
+	int rc = 0;
+
+	for (i = 0; i < u->n && !rc; i++)
+		rc = us_tally_add(y, u, &u->rows[i]);
+	return rc;
+}
+
+static void add_tokens(struct us_tokens *a, const struct us_tokens *b)
+{
+	a->input += b->input;
+	a->output += b->output;
+	a->cache_create += b->cache_create;
+	a->cache_read += b->cache_read;
+}
+
+static void add_entry(struct us_total *t, const struct entry *en)
+{
+	add_tokens(&t->t, &en->t);
+	t->responses++;
+	if (en->has_cost) {
+		t->cost += en->cost;
+		t->has_cost = 1;
+	}
+}
+
+void us_tally_total(const struct us_tally *y, struct us_total *out)
+{
+	uint32_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < y->n; i++)
+		add_entry(out, &y->e[i]);
+}
+
+/* The totals of each model, in one pass: a new array by model number. */
+static struct us_total *model_totals(const struct us_tally *y)
+{
+	struct us_total *per = calloc(y->models.n + 1, sizeof(*per));
+	uint32_t i;
+
+	for (i = 0; per && i < y->n; i++)
+		add_entry(&per[y->e[i].model], &y->e[i]);
+	return per;
+}
+
+static void add_counts(const struct us_total *t, const char *pad, struct sbuf *out)
+{
+	sb_addf(out, "%s\"inputTokens\": %llu,\n%s\"outputTokens\": %llu,\n"
+		"%s\"cacheCreationTokens\": %llu,\n%s\"cacheReadTokens\": %llu,\n"
+		"%s\"totalTokens\": %llu,\n%s\"responses\": %llu",
+		pad, (unsigned long long)t->t.input, pad, (unsigned long long)t->t.output,
+		pad, (unsigned long long)t->t.cache_create,
+		pad, (unsigned long long)t->t.cache_read,
+		pad, (unsigned long long)us_sum(&t->t), pad, (unsigned long long)t->responses);
+	if (t->has_cost)
+		sb_addf(out, ",\n%s\"costUSD\": %.6g", pad, t->cost);
+}
+
+/* Models in order of their first counted entry; n of them in *order. */
+static uint32_t *model_order(const struct us_tally *y, uint32_t *n)
+{
+	uint32_t *order = malloc((y->models.n + 1) * sizeof(*order));
+	uint8_t *seen = calloc(y->models.n + 1, 1);
+	uint32_t i;
+
+	*n = 0;
+	for (i = 0; order && seen && i < y->n; i++) {
+		uint32_t m = y->e[i].model;
+
+		if (m && !seen[m]) {
+			seen[m] = 1;
+			order[(*n)++] = m;
+		}
+	}
+	free(seen);
+	return order;
+}
+
+void us_tally_json(const struct us_tally *y, int indent, struct sbuf *out)
+{
+	char pad[72];
+	struct us_total t, *per = model_totals(y);
+	uint32_t i, n, k = 0, *order = model_order(y, &n);
+	int p = indent < 60 ? indent : 60;
+
+	if (!order || !per)
+		n = 0;		/* no memory: totals without breakdowns */
+
+	memset(pad, ' ', (size_t)p);
+	pad[p] = '\0';
+	us_tally_total(y, &t);
+	add_counts(&t, pad, out);
+	sb_addf(out, ",\n%s\"modelsUsed\": [", pad);
+	for (i = 0; i < n; i++) {
+		const char *name = models_name(&y->models, order[i]);
+
+		if (strcmp(name, US_SYNTHETIC)) {
+			sb_adds(out, k++ ? ", " : "");
+			sb_add_json_str(out, name, strlen(name));
+		}
+	}
+	sb_addf(out, "],\n%s\"modelBreakdowns\": [", pad);
+	for (i = 0; i < n; i++) {
+		const char *name = models_name(&y->models, order[i]);
+
+		sb_addf(out, "%s\n%s  {\n%s    \"modelName\": ", i ? "," : "", pad, pad);
+		sb_add_json_str(out, name, strlen(name));
+		sb_adds(out, ",\n");
+		memcpy(pad + p, "    ", 5);
+		add_counts(&per[order[i]], pad, out);
+		pad[p] = '\0';
+		sb_addf(out, "\n%s  }", pad);
+	}
+	sb_addf(out, "%s%s]", n ? "\n" : "", n ? pad : "");
+	free(order);
+	free(per);
+}
+
+void us_num_text(uint64_t n, struct sbuf *out)
+{
+	char d[24];
+	int len = snprintf(d, sizeof(d), "%llu", (unsigned long long)n), i;
+
+	for (i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			sb_addc(out, ',');
+		sb_addc(out, d[i]);
+	}
+}
+
+void us_tokens_text(const struct us_tokens *t, struct sbuf *out)
+{
+	us_num_text(t->input, out);
+	sb_adds(out, " in · ");
+	us_num_text(t->output, out);
+	sb_adds(out, " out · ");
+	us_num_text(t->cache_create, out);
+	sb_adds(out, " cache write · ");
+	us_num_text(t->cache_read, out);
+	sb_adds(out, " cache read");
+}

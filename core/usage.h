@@ -1,0 +1,127 @@
+/*
+ * usage: the token usage a log records, counted as ccusage counts it.
+ *
+ * Each API response Claude Code writes carries message.usage (input,
+ * output, cache creation and cache read tokens) on every row it was split
+ * into; a resume or a --fork-session copy may write the same response
+ * again. Counting every row would count a response several times, so a
+ * tally counts each response once, by the rule of ccusage 20.0.24 (its
+ * `session --json` totals, measured on crafted logs and on the corpus):
+ *
+ *   - a row counts when its "message" holds a "usage" object whose
+ *     input_tokens and output_tokens are non-negative integers (cache
+ *     fields: integers, missing or null = 0) and it has a timestamp; its
+ *     type does not matter, nor isSidechain;
+ *   - rows with a message.id are one response per (message.id, requestId)
+ *     pair (a missing requestId is a value of its own); of the rows of one
+ *     response the one with the largest total (the four figures summed)
+ *     counts, the first of equal ones; rows without a message.id all count;
+ *   - a session's total takes its subagents' logs too, de-duplicated with
+ *     the session's own rows (ccusage reads them as rows of the session);
+ *   - modelsUsed: the models of the counted rows, first seen first,
+ *     without "<synthetic>" (the rows Claude Code writes itself).
+ *
+ * Pairs are compared by a 64-bit hash of their raw text (a collision,
+ * about one in 10^19 per pair, would merge two responses). ccusage reads a
+ * line only when it finds `"usage":` as written (compact JSON, as Claude
+ * Code writes it) and a line without a "type" key, which sessfs does not
+ * index, still counts there; such lines are not Claude Code's.
+ *
+ * Cost is given only where the log records it: the sum of the counted
+ * rows' costUSD (older versions wrote it), never from a price table.
+ *
+ * A us_set holds the usage rows of one log, read back (pread) from the
+ * records the index flagged (IDX_F_USAGE): built once, extended as the
+ * log grows (us_extend(), by its owner alone), read-only otherwise and
+ * then safe to share between threads. A us_tally is one caller's.
+ */
+#ifndef SESSFS_USAGE_H
+#define SESSFS_USAGE_H
+
+#include <stdint.h>
+
+#include "idx.h"
+#include "logf.h"
+#include "sbuf.h"
+
+#define US_SYNTHETIC "<synthetic>"	/* the model of rows Claude Code makes up */
+#define US_MODEL_MAX 255		/* longer model names are cut */
+
+struct us_tokens {
+	uint64_t input;
+	uint64_t output;
+	uint64_t cache_create;
+	uint64_t cache_read;
+};
+
+/* One row's usage, as written. */
+struct us_row {
+	uint32_t rec;		/* its record (idx_rec()) */
+	uint32_t model;		/* us_model() number; 0: none */
+	uint64_t key;		/* hash of (message.id, requestId); 0: no id */
+	struct us_tokens t;
+	double cost;		/* costUSD, when has_cost */
+	int has_cost;
+};
+
+/* The four figures summed (ccusage's totalTokens). */
+uint64_t us_sum(const struct us_tokens *t);
+/* The input the model read: input + cache creation + cache read. */
+uint64_t us_context(const struct us_tokens *t);
+
+/* ---- the rows of one log ---- */
+
+struct us_set;
+
+/* Reads the usage of every flagged record of ix. 0 and a new set in *out
+ * (free with us_free()), or -errno (-ENOMEM, a read error). A row whose
+ * usage is not as above is left out. */
+int us_build(const struct idx *ix, const struct logf *lf, struct us_set **out);
+void us_free(struct us_set *u);
+/* Reads the records ix gained since (the index grew; its records keep
+ * their numbers). 0 or -errno (u then holds part of them: free it).
+ * Invalidates every row pointer handed out before. */
+int us_extend(struct us_set *u, const struct idx *ix, const struct logf *lf);
+
+uint32_t us_nrows(const struct us_set *u);
+/* Row i, in file order; borrowed, valid until us_free(). */
+const struct us_row *us_row(const struct us_set *u, uint32_t i);
+/* The row of record rec, or NULL. */
+const struct us_row *us_of_rec(const struct us_set *u, uint32_t rec);
+/* Model number m's name ("" for 0); borrowed, valid until us_free(). */
+const char *us_model(const struct us_set *u, uint32_t m);
+
+/* ---- totals ---- */
+
+/* What a tally gives. */
+struct us_total {
+	struct us_tokens t;
+	uint64_t responses;	/* rows counted */
+	double cost;		/* sum of their costUSD, when has_cost */
+	int has_cost;
+};
+
+struct us_tally;
+
+struct us_tally *us_tally_new(void);	/* NULL on ENOMEM */
+void us_tally_free(struct us_tally *y);
+/* Counts row r of set u (de-duplicated against what the tally holds).
+ * 0 or -ENOMEM. */
+int us_tally_add(struct us_tally *y, const struct us_set *u, const struct us_row *r);
+/* Counts every row of u. 0 or -ENOMEM. */
+int us_tally_set(struct us_tally *y, const struct us_set *u);
+void us_tally_total(const struct us_tally *y, struct us_total *out);
+/*
+ * Appends the totals as the members of a JSON object, without braces,
+ * each line indented by indent spaces: inputTokens, outputTokens,
+ * cacheCreationTokens, cacheReadTokens, totalTokens, responses,
+ * costUSD (only when recorded), modelsUsed, modelBreakdowns (per model,
+ * modelName first).
+ */
+void us_tally_json(const struct us_tally *y, int indent, struct sbuf *out);
+/* "1,240 in · 35 out · 0 cache write · 0 cache read" for people. */
+void us_tokens_text(const struct us_tokens *t, struct sbuf *out);
+/* n with thousands separators. */
+void us_num_text(uint64_t n, struct sbuf *out);
+
+#endif

@@ -1,0 +1,157 @@
+#include "usagedir.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "transcript.h"
+
+int ud_usage_json(struct tree *t, struct view *v, struct sbuf *out)
+{
+	struct rp_agent *a = NULL;
+	uint32_t i, n = v->no ? 0 : t->nviews - 1;
+	int rc;
+
+	if (n && !(a = calloc(n, sizeof(*a))))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		a[i].name = t->views[i + 1]->name;
+		a[i].s = t->views[i + 1]->s;
+	}
+	rc = rp_usage_json(v->s, a, n, out);
+	free(a);
+	return rc;
+}
+
+/* ---- transcripts/ ---- */
+
+#define CURRENT_MD "current.md"
+
+static uint64_t tx_lino(const struct br_info *b)
+{
+	return TR_INO(TK_TX, b->first_own);
+}
+
+uint32_t ud_tx_count(struct view *v)
+{
+	return br_count(ss_branches(v->s)) + (ss_current_branch(v->s) >= 0);
+}
+
+int ud_tx_entry(struct view *v, uint32_t i, char *name, uint64_t *lino)
+{
+	const struct br_set *bs = ss_branches(v->s);
+	int cur = ss_current_branch(v->s);
+
+	if (cur >= 0) {
+		if (!i) {
+			strcpy(name, CURRENT_MD);
+			*lino = tx_lino(br_get(bs, (uint32_t)cur));
+			return 0;
+		}
+		i--;
+	}
+	if (i >= br_count(bs))
+		return -ENOENT;
+	snprintf(name, NM_MAX + 1, "%s.md", br_get(bs, i)->name);
+	*lino = tx_lino(br_get(bs, i));
+	return 0;
+}
+
+uint64_t ud_tx_lookup(struct view *v, const char *name)
+{
+	const struct br_set *bs = ss_branches(v->s);
+	size_t n = strlen(name);
+	char branch[NM_MAX + 1];
+	int b;
+
+	if (!strcmp(name, CURRENT_MD)) {
+		b = ss_current_branch(v->s);
+		return b < 0 ? 0 : tx_lino(br_get(bs, (uint32_t)b));
+	}
+	if (n < 4 || n > NM_MAX || strcmp(name + n - 3, ".md"))
+		return 0;
+	memcpy(branch, name, n - 3);
+	branch[n - 3] = '\0';
+	b = br_find(bs, branch);
+	return b < 0 ? 0 : tx_lino(br_get(bs, (uint32_t)b));
+}
+
+int ud_tx_exists(struct view *v, uint64_t lino)
+{
+	return tr_branch_of_key(v, TR_KEY(lino)) >= 0;
+}
+
+int ud_tx_render(struct view *v, uint64_t lino, struct sbuf *out)
+{
+	int b = tr_branch_of_key(v, TR_KEY(lino));
+
+	return b < 0 ? -ENOENT : tx_render(v->s, (uint32_t)b, out);
+}
+
+/* ---- message files ---- */
+
+static const struct us_row *row_of(struct view *v, uint32_t id)
+{
+	const struct us_set *u = ss_usage(v->s);
+	uint32_t rec = gr_rec(ss_graph(v->s), id);
+
+	return u && rec != IDX_NONE ? us_of_rec(u, rec) : NULL;
+}
+
+void ud_header(struct view *v, uint32_t id, struct sbuf *out)
+{
+	const struct us_row *r = row_of(v, id);
+	const char *model;
+
+	if (!r)
+		return;
+	sb_adds(out, "usage: ");
+	us_tokens_text(&r->t, out);
+	model = us_model(ss_usage(v->s), r->model);
+	if (*model) {
+		sb_adds(out, " · ");
+		sb_add_lines(out, model);
+	}
+	sb_addc(out, '\n');
+}
+
+static const char *const xattrs[] = {
+	"user.sessfs.usage", "user.sessfs.usage.input", "user.sessfs.usage.output",
+	"user.sessfs.usage.cache_creation", "user.sessfs.usage.cache_read",
+};
+
+int ud_getxattr(struct view *v, uint32_t id, const char *name, struct sbuf *out)
+{
+	const struct us_row *r = row_of(v, id);
+	const uint64_t *f;
+	size_t i;
+
+	if (!r)
+		return -ENODATA;
+	f = (const uint64_t[]){ r->t.input, r->t.output, r->t.cache_create, r->t.cache_read };
+	if (!strcmp(name, xattrs[0])) {
+		sb_addf(out, "input=%llu output=%llu cache_creation=%llu cache_read=%llu model=",
+			(unsigned long long)f[0], (unsigned long long)f[1],
+			(unsigned long long)f[2], (unsigned long long)f[3]);
+		sb_add_lines(out, us_model(ss_usage(v->s), r->model));
+		return 0;
+	}
+	for (i = 1; i < sizeof(xattrs) / sizeof(xattrs[0]); i++)
+		if (!strcmp(name, xattrs[i])) {
+			sb_addf(out, "%llu", (unsigned long long)f[i - 1]);
+			return 0;
+		}
+	return -ENODATA;
+}
+
+void ud_listxattr(struct view *v, uint32_t id, struct sbuf *out)
+{
+	size_t i;
+
+	if (!row_of(v, id))
+		return;
+	for (i = 0; i < sizeof(xattrs) / sizeof(xattrs[0]); i++)
+		sb_add(out, xattrs[i], strlen(xattrs[i]) + 1);
+}

@@ -1,0 +1,136 @@
+/*
+ * transcript: a branch as one Markdown file.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "testutil.h"
+#include "session.h"
+#include "transcript.h"
+
+/* Two turns, then a rewind to after the first that starts a second
+ * branch. The first reply holds a fence of its own. */
+static void fork_log(struct tu_log *l)
+{
+	tu_log_init(l);
+	tu_user(l, 1, 0, "list the files");
+	tu_attach(l, 2, 1, "date");
+	tu_attach(l, 3, 2, "prompt_snapshot");
+	tu_tool_use(l, 4, 3, "msg_1", "toolu_1");
+	tu_result(l, 5, 4, "toolu_1");
+	tu_asst(l, 6, 5, "msg_2", "Here:\n```\nREADME.md\n```");
+	tu_system(l, 7, 6, "turn_duration");
+	tu_user(l, 8, 7, "second question");
+	tu_asst(l, 9, 8, "msg_3", "first answer");
+	tu_user(l, 10, 7, "another question");	/* the rewind */
+	tu_asst(l, 11, 10, "msg_4", "second answer");
+}
+
+static char *render(struct session *s, const char *branch)
+{
+	struct sbuf sb;
+	int b = br_find(ss_branches(s), branch);
+
+	assert_true(b >= 0);
+	sb_init(&sb);
+	assert_int_equal(tx_render(s, (uint32_t)b, &sb), 0);
+	return sb_detach(&sb, NULL);
+}
+
+static void test_turns_calls_and_folded_rows(void **state)
+{
+	struct tu_log l;
+	struct session *s;
+	char *path, *md;
+
+	(void)state;
+	fork_log(&l);
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	md = render(s, "main");
+	assert_non_null(strstr(md, "## Turn 1 · 2026-01-01T10:00:00.000Z · 3 in · 5 out"));
+	assert_non_null(strstr(md, "**User:**\n\nlist the files\n"));
+	assert_non_null(strstr(md, "**Tool call: Bash**\n\n```sh\nls\n```\n"));
+	assert_non_null(strstr(md, "*Result (Bash):*\n\n```\nok\n```\n"));
+	/* a reply is its text as written, fences and all */
+	assert_non_null(strstr(md, "**Assistant:**\n\nHere:\n```\nREADME.md\n```\n"));
+	assert_non_null(strstr(md, "· attachment-prompt_snapshot (line 3): never sent"));
+	assert_non_null(strstr(md, "· system-turn_duration (line 7): never sent"));
+	assert_non_null(strstr(md, "> date\n"));
+	assert_non_null(strstr(md, "## Turn 2 · "));
+	assert_non_null(strstr(md, "Branch main: "));
+	free(md);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
+/* Up to the rewind, two branches' transcripts are the same text; after
+ * it, they differ until their ends: diff shows one hunk. */
+static void test_branches_share_their_common_part(void **state)
+{
+	struct tu_log l;
+	struct session *s;
+	const struct br_set *bs;
+	char *path, *a, *b, *turn2a, *turn2b;
+
+	(void)state;
+	fork_log(&l);
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	bs = ss_branches(s);
+	assert_int_equal(br_count(bs), 2);
+	a = render(s, "main");
+	b = render(s, br_get(bs, 1)->name);
+	turn2a = strstr(a, "## Turn 2");
+	turn2b = strstr(b, "## Turn 2");
+	assert_non_null(turn2a);
+	assert_non_null(turn2b);
+	assert_int_equal(turn2a - a, turn2b - b);
+	assert_memory_equal(a, b, (size_t)(turn2a - a));
+	assert_non_null(strstr(turn2a, "second question"));
+	assert_non_null(strstr(turn2b, "another question"));
+	assert_null(strstr(b, "second question"));
+	free(a);
+	free(b);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
+/* A tool result holding a fence gets a longer one. */
+static void test_fence_outgrows_the_text(void **state)
+{
+	struct tu_log l;
+	struct session *s;
+	char *path, *md;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "go");
+	tu_tool_use(&l, 2, 1, "msg_1", "toolu_1");
+	tu_row(&l, "user", 3, 2, "\"message\":{\"role\":\"user\",\"content\":[{\"tool_use_id\":"
+	       "\"toolu_1\",\"type\":\"tool_result\",\"content\":\"a\\n````\\nb\"}]}");
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	md = render(s, "main");
+	assert_non_null(strstr(md, "`````\na\n````\nb\n`````\n"));
+	free(md);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_turns_calls_and_folded_rows),
+		cmocka_unit_test(test_branches_share_their_common_part),
+		cmocka_unit_test(test_fence_outgrows_the_text),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

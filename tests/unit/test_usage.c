@@ -1,0 +1,441 @@
+/*
+ * usage and report: each API response counted once, as ccusage 20.0.24
+ * counts it; usage.json; the totals of a log with its subagents.
+ *
+ * The expectations of the crafted cases are what ccusage 20.0.24 gave on
+ * the same rows (see usage.h); the corpus case reads its figures from
+ * tests/ccusage-20.0.24.tsv.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "testutil.h"
+#include "report.h"
+#include "session.h"
+#include "usage.h"
+
+#define TABLE "tests/ccusage-20.0.24.tsv"
+
+/* One row with usage. id or rid NULL leaves the key out; model NULL too;
+ * extra: more top-level members ("" for none, else starting with ','). */
+static void urow(struct sbuf *sb, int uuid, const char *id, const char *rid,
+		 const char *model, long in, long out, long cc, long cr, const char *extra)
+{
+	sb_addf(sb, "{\"type\":\"assistant\",\"uuid\":\"%08d-0000-4000-8000-%012d\","
+		"\"parentUuid\":null,\"sessionId\":\"" TU_SID "\","
+		"\"timestamp\":\"2026-01-01T10:00:%02d.000Z\",\"message\":{", uuid, uuid,
+		uuid % 60);
+	if (id)
+		sb_addf(sb, "\"id\":\"%s\",", id);
+	if (model)
+		sb_addf(sb, "\"model\":\"%s\",", model);
+	sb_addf(sb, "\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"r%d\"}],"
+		"\"usage\":{\"input_tokens\":%ld,\"cache_creation_input_tokens\":%ld,"
+		"\"cache_read_input_tokens\":%ld,\"output_tokens\":%ld}}", uuid, in, cc, cr, out);
+	if (rid)
+		sb_addf(sb, ",\"requestId\":\"%s\"", rid);
+	sb_addf(sb, "%s}\n", extra);
+}
+
+/* The totals of a log held in text. */
+static void totals_of(const char *text, struct us_total *t, struct sbuf *json)
+{
+	char *path = tu_write_str(text);
+
+	assert_int_equal(rp_log_totals(path, t, json), 0);
+	tu_remove(path);
+}
+
+static void expect(const struct us_total *t, uint64_t in, uint64_t out,
+		   uint64_t cc, uint64_t cr, uint64_t responses)
+{
+	assert_int_equal(t->t.input, in);
+	assert_int_equal(t->t.output, out);
+	assert_int_equal(t->t.cache_create, cc);
+	assert_int_equal(t->t.cache_read, cr);
+	assert_int_equal(t->responses, responses);
+}
+
+static void test_split_response_counts_once(void **state)
+{
+	struct sbuf sb;
+	struct us_total t;
+
+	(void)state;
+	sb_init(&sb);
+	/* three rows of one response (text, tool_use ...): usage repeated */
+	urow(&sb, 1, "msg_1", "req_1", "m", 100, 7, 0, 0, "");
+	urow(&sb, 2, "msg_1", "req_1", "m", 100, 7, 0, 0, "");
+	urow(&sb, 3, "msg_1", "req_1", "m", 100, 7, 0, 0, "");
+	urow(&sb, 4, "msg_2", "req_2", "m", 200, 9, 0, 0, "");
+	totals_of(sb.buf, &t, NULL);
+	expect(&t, 300, 16, 0, 0, 2);
+	sb_free(&sb);
+}
+
+static void test_largest_row_of_a_response_wins(void **state)
+{
+	static const struct {
+		long a[4], b[4];	/* in, out, cc, cr of two rows of one response */
+		long want[4];
+	} cases[] = {
+		{ { 10, 1, 0, 0 }, { 20, 50, 0, 0 }, { 20, 50, 0, 0 } },
+		{ { 20, 50, 0, 0 }, { 10, 1, 0, 0 }, { 20, 50, 0, 0 } },
+		{ { 10, 50, 0, 0 }, { 20, 1, 0, 0 }, { 10, 50, 0, 0 } },
+		{ { 10, 5, 0, 0 }, { 100, 1, 0, 0 }, { 100, 1, 0, 0 } },
+		{ { 10, 5, 0, 0 }, { 14, 1, 0, 0 }, { 10, 5, 0, 0 } },	/* tie: first */
+		{ { 14, 1, 0, 0 }, { 10, 5, 0, 0 }, { 14, 1, 0, 0 } },
+		{ { 10, 1, 100, 0 }, { 10, 1, 0, 200 }, { 10, 1, 0, 200 } },
+		{ { 10, 5, 0, 100 }, { 100, 1, 0, 0 }, { 10, 5, 0, 100 } },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sbuf sb;
+		struct us_total t;
+
+		sb_init(&sb);
+		urow(&sb, 1, "m1", "r1", "x", cases[i].a[0], cases[i].a[1], cases[i].a[2],
+		     cases[i].a[3], "");
+		urow(&sb, 2, "m1", "r1", "x", cases[i].b[0], cases[i].b[1], cases[i].b[2],
+		     cases[i].b[3], "");
+		totals_of(sb.buf, &t, NULL);
+		expect(&t, (uint64_t)cases[i].want[0], (uint64_t)cases[i].want[1],
+		       (uint64_t)cases[i].want[2], (uint64_t)cases[i].want[3], 1);
+		sb_free(&sb);
+	}
+}
+
+static void test_response_repeated_after_a_resume(void **state)
+{
+	struct sbuf sb;
+	struct us_total t;
+
+	(void)state;
+	sb_init(&sb);
+	urow(&sb, 1, "msg_a", "req_a", "m", 1000, 10, 0, 0, "");
+	urow(&sb, 2, "msg_b", "req_b", "m", 2000, 20, 0, 0, "");
+	/* a resume (or --fork-session) writes the first response again */
+	sb_adds(&sb, "{\"type\":\"user\",\"uuid\":\"00000003-0000-4000-8000-000000000003\","
+		     "\"parentUuid\":null,\"timestamp\":\"2026-01-01T10:01:00.000Z\","
+		     "\"message\":{\"role\":\"user\",\"content\":\"go on\"}}\n");
+	urow(&sb, 4, "msg_a", "req_a", "m", 1000, 10, 0, 0, "");
+	/* the same id with another request is another response; so is one
+	 * without a requestId */
+	urow(&sb, 5, "msg_a", "req_z", "m", 1000, 10, 0, 0, "");
+	urow(&sb, 6, "msg_a", NULL, "m", 1000, 10, 0, 0, "");
+	urow(&sb, 7, "msg_a", NULL, "m", 1000, 10, 0, 0, "");
+	totals_of(sb.buf, &t, NULL);
+	expect(&t, 5000, 50, 0, 0, 4);
+	sb_free(&sb);
+}
+
+static void test_rows_without_an_id_all_count(void **state)
+{
+	struct sbuf sb;
+	struct us_total t;
+
+	(void)state;
+	sb_init(&sb);
+	urow(&sb, 1, NULL, "req_1", "m", 10, 1, 0, 0, "");
+	urow(&sb, 2, NULL, "req_1", "m", 10, 1, 0, 0, "");
+	urow(&sb, 3, NULL, NULL, "m", 10, 1, 0, 0, "");
+	totals_of(sb.buf, &t, NULL);
+	expect(&t, 30, 3, 0, 0, 3);
+	sb_free(&sb);
+}
+
+static void test_unusable_usage_is_skipped(void **state)
+{
+	struct sbuf sb;
+	struct us_total t;
+
+	(void)state;
+	sb_init(&sb);
+	urow(&sb, 1, "m1", "r1", "m", -5, 1, 0, 0, "");		/* negative */
+	urow(&sb, 2, "m2", "r2", "m", 100, 2, 0, 0, "");
+	/* a float, a string, no input_tokens, no timestamp */
+	sb_adds(&sb, "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T10:00:03.000Z\","
+		     "\"message\":{\"id\":\"m3\",\"content\":[],\"usage\":{\"input_tokens\":10.7,"
+		     "\"output_tokens\":1}}}\n"
+		     "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T10:00:04.000Z\","
+		     "\"message\":{\"id\":\"m4\",\"content\":[],\"usage\":{\"input_tokens\":\"10\","
+		     "\"output_tokens\":1}}}\n"
+		     "{\"type\":\"assistant\",\"timestamp\":\"2026-01-01T10:00:05.000Z\","
+		     "\"message\":{\"id\":\"m5\",\"content\":[],\"usage\":{\"output_tokens\":1}}}\n"
+		     "{\"type\":\"assistant\",\"message\":{\"id\":\"m6\",\"content\":[],"
+		     "\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n");
+	totals_of(sb.buf, &t, NULL);
+	expect(&t, 100, 2, 0, 0, 1);
+	sb_free(&sb);
+}
+
+static void test_models_used_and_recorded_cost(void **state)
+{
+	struct sbuf sb, json;
+	struct us_total t;
+	cJSON *j, *models;
+
+	(void)state;
+	sb_init(&sb);
+	sb_init(&json);
+	urow(&sb, 1, "m1", "r1", "claude-b", 10, 1, 0, 0, ",\"costUSD\":0.5");
+	urow(&sb, 2, "m2", "r2", "<synthetic>", 0, 0, 0, 0, "");
+	urow(&sb, 3, "m3", "r3", "claude-a", 100, 2, 0, 0, ",\"costUSD\":0.25");
+	urow(&sb, 4, "m4", "r4", NULL, 1000, 3, 0, 0, "");
+	totals_of(sb.buf, &t, &json);
+	expect(&t, 1110, 6, 0, 0, 4);
+	assert_true(t.has_cost);
+	assert_true(t.cost > 0.7499 && t.cost < 0.7501);
+	{
+		struct sbuf obj;
+
+		sb_init(&obj);
+		sb_addf(&obj, "{\n%s\n}", json.buf);
+		j = cJSON_Parse(obj.buf);
+		sb_free(&obj);
+	}
+	assert_non_null(j);
+	models = cJSON_GetObjectItem(j, "modelsUsed");
+	assert_int_equal(cJSON_GetArraySize(models), 2);	/* no <synthetic> */
+	assert_string_equal(cJSON_GetArrayItem(models, 0)->valuestring, "claude-b");
+	assert_string_equal(cJSON_GetArrayItem(models, 1)->valuestring, "claude-a");
+	assert_int_equal(cJSON_GetObjectItem(j, "totalTokens")->valuedouble, 1116);
+	cJSON_Delete(j);
+	sb_free(&json);
+	sb_free(&sb);
+}
+
+/* usage.json of a log with no usage: zeros, no cost, no real size. */
+static void test_log_without_usage(void **state)
+{
+	struct tu_log l;
+	struct session *s;
+	struct sbuf sb;
+	char *path;
+	cJSON *j, *sess;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "hello");
+	tu_row(&l, "assistant", 2, 1, "\"message\":{\"id\":\"msg_1\",\"role\":\"assistant\","
+	       "\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}");
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	assert_int_equal(us_nrows(ss_usage(s)), 0);
+	sb_init(&sb);
+	assert_int_equal(rp_usage_json(s, NULL, 0, &sb), 0);
+	j = cJSON_Parse(sb.buf);
+	assert_non_null(j);
+	sess = cJSON_GetObjectItem(j, "session");
+	assert_int_equal(cJSON_GetObjectItem(sess, "totalTokens")->valuedouble, 0);
+	assert_null(cJSON_GetObjectItem(sess, "costUSD"));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "contextTokensReal")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "costState")));
+	cJSON_Delete(j);
+	sb_free(&sb);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+	fclose(f);
+}
+
+/* A session log with a subagent: the agent's rows count in the session's
+ * total (once, with the session's own), sidechain rows too. */
+static void test_sidechains_and_agents(void **state)
+{
+	char dir[] = "/tmp/sessfs-usage-XXXXXX", log[256], sub[256], agent[512];
+	struct sbuf main_log, agent_log;
+	struct us_total t;
+	struct session *s, *a;
+	struct rp_agent ra;
+	struct sbuf json;
+	cJSON *j;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(log, sizeof(log), "%s/" TU_SID ".jsonl", dir);
+	snprintf(sub, sizeof(sub), "%s/" TU_SID, dir);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	strcat(sub, "/subagents");
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(agent, sizeof(agent), "%s/agent-a1.jsonl", sub);
+	sb_init(&main_log);
+	sb_init(&agent_log);
+	urow(&main_log, 1, "m1", "r1", "x", 10, 1, 0, 0, "");
+	urow(&main_log, 2, "m2", "r2", "x", 100, 2, 0, 0, ",\"isSidechain\":true");
+	urow(&agent_log, 3, "m1", "r1", "x", 10, 1, 0, 0, ",\"isSidechain\":true");
+	urow(&agent_log, 4, "m3", "r3", "x", 1000, 3, 0, 0, ",\"isSidechain\":true");
+	write_file(log, main_log.buf);
+	write_file(agent, agent_log.buf);
+
+	assert_int_equal(rp_log_totals(log, &t, NULL), 0);
+	expect(&t, 1110, 6, 0, 0, 3);
+
+	assert_int_equal(ss_open(log, SS_COMPLETE, &s), 0);
+	assert_int_equal(ss_open(agent, SS_COMPLETE, &a), 0);
+	ra.name = "a1";
+	ra.s = a;
+	sb_init(&json);
+	assert_int_equal(rp_usage_json(s, &ra, 1, &json), 0);
+	j = cJSON_Parse(json.buf);
+	assert_non_null(j);
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "session"),
+					     "inputTokens")->valuedouble, 1110);
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "log"),
+					     "inputTokens")->valuedouble, 110);
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "agents"), 0),
+					     "inputTokens")->valuedouble, 1010);
+	cJSON_Delete(j);
+	sb_free(&json);
+	ss_close(a);
+	ss_close(s);
+	unlink(agent);
+	rmdir(sub);
+	*strrchr(sub, '/') = '\0';
+	rmdir(sub);
+	unlink(log);
+	rmdir(dir);
+	sb_free(&main_log);
+	sb_free(&agent_log);
+}
+
+/* The real size: the last response on the current branch, not a
+ * <synthetic> row. */
+static void test_real_context_size(void **state)
+{
+	struct sbuf sb;
+	struct session *s;
+	const struct us_row *r;
+	char *path;
+
+	(void)state;
+	sb_init(&sb);
+	urow(&sb, 1, "m1", "r1", "x", 10, 1, 5, 7, "");
+	sb_adds(&sb, "{\"type\":\"assistant\",\"uuid\":\"00000002-0000-4000-8000-000000000002\","
+		     "\"parentUuid\":\"00000001-0000-4000-8000-000000000001\","
+		     "\"timestamp\":\"2026-01-01T10:00:02.000Z\",\"message\":{\"id\":\"m2\","
+		     "\"model\":\"<synthetic>\",\"role\":\"assistant\",\"content\":[{\"type\":"
+		     "\"text\",\"text\":\"No response requested.\"}],\"usage\":{\"input_tokens\":0,"
+		     "\"output_tokens\":0}}}\n");
+	path = tu_write_str(sb.buf);
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	assert_int_equal(ss_last_usage(s, &r), 0);
+	assert_non_null(r);
+	assert_int_equal(us_context(&r->t), 22);
+	ss_close(s);
+	tu_remove(path);
+	sb_free(&sb);
+}
+
+/* A growing log: the rows appended are read, the others kept. */
+static void test_growing_log(void **state)
+{
+	struct sbuf sb;
+	struct session *s;
+	struct us_tally *y;
+	struct us_total t;
+	char *path;
+	FILE *f;
+
+	(void)state;
+	sb_init(&sb);
+	urow(&sb, 1, "m1", "r1", "x", 10, 1, 0, 0, "");
+	path = tu_write_str(sb.buf);
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	assert_int_equal(us_nrows(ss_usage(s)), 1);
+	sb_reset(&sb);
+	urow(&sb, 2, "m1", "r1", "x", 10, 1, 0, 0, "");
+	urow(&sb, 3, "m2", "r2", "x", 100, 2, 0, 0, "");
+	f = fopen(path, "a");
+	assert_non_null(f);
+	fputs(sb.buf, f);
+	fclose(f);
+	assert_int_equal(ss_refresh(s), SS_GREW);
+	assert_int_equal(us_nrows(ss_usage(s)), 3);
+	y = us_tally_new();
+	assert_int_equal(us_tally_set(y, ss_usage(s)), 0);
+	us_tally_total(y, &t);
+	expect(&t, 110, 3, 0, 0, 2);
+	us_tally_free(y);
+	ss_close(s);
+	tu_remove(path);
+	sb_free(&sb);
+}
+
+/* Every corpus log's totals equal ccusage's, as recorded in TABLE. */
+static void test_corpus_matches_ccusage(void **state)
+{
+	const char *corpus = getenv("SESSFS_CORPUS") ? getenv("SESSFS_CORPUS") : "../shared/corpus";
+	FILE *f = fopen(TABLE, "r");
+	char line[2048], path[4096];
+	int n = 0;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(f);
+	if (stat(corpus, &st)) {
+		fclose(f);
+		if (getenv("CI") && !strcmp(getenv("CI"), "true"))
+			fail_msg("no corpus at %s", corpus);
+		print_message("skipped: no corpus at %s\n", corpus);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char log[1024], models[512] = "";
+		unsigned long long in, out, cc, cr, total;
+		struct us_total t;
+
+		if (line[0] == '#')
+			continue;
+		assert_true(sscanf(line, "%1023s %llu %llu %llu %llu %llu %511s", log, &in, &out,
+				   &cc, &cr, &total, models) >= 6);
+		snprintf(path, sizeof(path), "%s/%s", corpus, log);
+		assert_int_equal(rp_log_totals(path, &t, NULL), 0);
+		if (t.t.input != in || t.t.output != out || us_sum(&t.t) != total)
+			fail_msg("%s: %llu in / %llu out, ccusage %llu / %llu", log,
+				 (unsigned long long)t.t.input, (unsigned long long)t.t.output,
+				 in, out);
+		assert_int_equal(t.t.cache_create, cc);
+		assert_int_equal(t.t.cache_read, cr);
+		n++;
+	}
+	fclose(f);
+	assert_true(n >= 20);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split_response_counts_once),
+		cmocka_unit_test(test_largest_row_of_a_response_wins),
+		cmocka_unit_test(test_response_repeated_after_a_resume),
+		cmocka_unit_test(test_rows_without_an_id_all_count),
+		cmocka_unit_test(test_unusable_usage_is_skipped),
+		cmocka_unit_test(test_models_used_and_recorded_cost),
+		cmocka_unit_test(test_log_without_usage),
+		cmocka_unit_test(test_sidechains_and_agents),
+		cmocka_unit_test(test_real_context_size),
+		cmocka_unit_test(test_growing_log),
+		cmocka_unit_test(test_corpus_matches_ccusage),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
