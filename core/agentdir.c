@@ -9,6 +9,7 @@
 
 #include "agents.h"
 #include "tree_priv.h"
+#include "plat.h"
 
 /* A subagent log that would not open, until it changes. */
 struct agent_fail {
@@ -201,8 +202,8 @@ static int take_agent(struct tree *t, const struct ag_entry *e,
 		}
 		meta_stat(v);
 		return was.st_size != v->meta_st.st_size ||
-		       was.st_mtim.tv_sec != v->meta_st.st_mtim.tv_sec ||
-		       was.st_mtim.tv_nsec != v->meta_st.st_mtim.tv_nsec;
+		       PL_MTIM(was).tv_sec != PL_MTIM(v->meta_st).tv_sec ||
+		       PL_MTIM(was).tv_nsec != PL_MTIM(v->meta_st).tv_nsec;
 	}
 	if (stat(e->log, &st))
 		st.st_size = -1;

@@ -19,6 +19,7 @@
 #include "pool.h"
 #include "session.h"
 #include "tarw.h"
+#include "plat.h"
 
 #define EX_CHUNK 256		/* entries read (and written) per batch */
 #define EX_PROGRESS_EVERY_MS 100
@@ -254,7 +255,7 @@ static int set_xattrs(struct ex_walk *w, int fd, const struct sbuf *xs)
 /* Extended attributes, then the times (an xattr set changes neither). */
 static int set_meta(struct ex_walk *w, int fd, const struct sbuf *xs, const struct tr_attr *a)
 {
-	const struct timespec ts[2] = { a->st.st_atim, a->st.st_mtim };
+	const struct timespec ts[2] = { PL_ATIM(a->st), PL_MTIM(a->st) };
 	int rc = set_xattrs(w, fd, xs);
 
 	if (rc)
@@ -332,7 +333,7 @@ static void put_file(struct ex_walk *w, int dirfd, struct ex_item *x)
 
 static void put_link(struct ex_walk *w, int dirfd, struct ex_item *x)
 {
-	const struct timespec ts[2] = { x->a.st.st_atim, x->a.st.st_mtim };
+	const struct timespec ts[2] = { PL_ATIM(x->a.st), PL_MTIM(x->a.st) };
 	int rc = symlinkat(x->link, dirfd, x->name) ? -errno : 0;
 
 	if (rc == -EEXIST && !clear_way(w, dirfd, x->name))
@@ -426,7 +427,7 @@ static int tar_entry(struct ex_walk *w, const char *name, const struct tr_attr *
 	e.gid = a->st.st_gid;
 	e.uname = w->uname;
 	e.gname = w->gname;
-	e.mtime = a->st.st_mtim;
+	e.mtime = PL_MTIM(a->st);
 	e.link = link;
 	e.data = b ? b->data : NULL;
 	e.size = b ? b->len : 0;

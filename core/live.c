@@ -1,13 +1,13 @@
 #include "live.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "agentdir.h"
+#include "plat.h"
 #include "tree_priv.h"
 
 /* ---- the queue ---- */
@@ -147,9 +147,9 @@ static void bump_mtime(struct view *v)
 	struct timespec m = v->mtime;
 
 	if (!lf_stat(ss_logf(v->s), &st) &&
-	    (st.st_mtim.tv_sec > m.tv_sec ||
-	     (st.st_mtim.tv_sec == m.tv_sec && st.st_mtim.tv_nsec > m.tv_nsec))) {
-		v->mtime = st.st_mtim;
+	    (PL_MTIM(st).tv_sec > m.tv_sec ||
+	     (PL_MTIM(st).tv_sec == m.tv_sec && PL_MTIM(st).tv_nsec > m.tv_nsec))) {
+		v->mtime = PL_MTIM(st);
 		return;
 	}
 	if (++m.tv_nsec >= 1000000000L) {
@@ -264,7 +264,7 @@ static int refresh_view(struct tree *t, struct view *v)
 	/* What the old graph, branches, context and state held, and the
 	 * rebuild's work arrays, go back to the system (the heap would keep
 	 * them, main.c): RSS stays where it was after the first growth. */
-	malloc_trim(0);
+	pl_trim_heap();
 	return 1;
 }
 

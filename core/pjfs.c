@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "projects.h"
+#include "plat.h"
 
 /* This layer's own inodes (key 0): a type above 32 bits, an index below. */
 enum pf_type { PT_FIXED = 0, PT_PROJECT = 1, PT_LINK = 2, PT_FORK = 3 };
@@ -507,7 +508,7 @@ static void fill(struct pjfs *pf, const struct pset *p, uint64_t ino, struct tr_
 	a->st.st_ino = ino;
 	a->st.st_uid = pf->uid;
 	a->st.st_gid = pf->gid;
-	a->st.st_mtim = a->st.st_ctim = a->st.st_atim = p->time;
+	PL_MTIM(a->st) = PL_CTIM(a->st) = PL_ATIM(a->st) = p->time;
 	a->st.st_blksize = 4096;
 }
 
@@ -539,7 +540,7 @@ static int session_dir_attr(struct pjfs *pf, const struct pset *p, uint32_t key,
 		return -ENOENT;
 	fill(pf, p, PF_OUTER(key, TI_ROOT), a);
 	set_dir(a);
-	a->st.st_mtim = a->st.st_ctim = a->st.st_atim = x->mtime;
+	PL_MTIM(a->st) = PL_CTIM(a->st) = PL_ATIM(a->st) = x->mtime;
 	return 0;
 }
 

@@ -3,6 +3,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "plat.h"
+
 struct pool {
 	pthread_t th;
 	pthread_mutex_t mu;
@@ -24,7 +26,7 @@ static void *helper(void *arg)
 {
 	struct pool *p = arg;
 
-	pthread_setname_np(pthread_self(), "sessfs-pool");
+	pl_name_thread("sessfs-pool");
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		struct pool_job *b;

@@ -13,6 +13,7 @@
 #include <uthash.h>
 
 #include "jscan.h"
+#include "plat.h"
 
 #define PATH_NAME_MAX PJ_NAME_MAX
 #define PJ_THREADS 2		/* threads reading heads and tails */
@@ -262,8 +263,8 @@ static struct pj_session *new_session(struct build *b)
 static int unchanged(const struct pj_session *old, const struct stat *st)
 {
 	return old->f.bytes == (uint64_t)st->st_size && old->ino == st->st_ino &&
-	       old->mtime.tv_sec == st->st_mtim.tv_sec &&
-	       old->mtime.tv_nsec == st->st_mtim.tv_nsec;
+	       old->mtime.tv_sec == PL_MTIM(*st).tv_sec &&
+	       old->mtime.tv_nsec == PL_MTIM(*st).tv_nsec;
 }
 
 /* A log found: its path and stat, its facts from prev when unchanged;
@@ -376,10 +377,10 @@ static void keep_logs(struct build *b)
 		}
 		if (!x->key)
 			x->key = s->next_key++;
-		x->mtime = st->st_mtim;
+		x->mtime = PL_MTIM(*st);
 		x->ino = st->st_ino;
 		x->start_ms = x->f.first_ms != LH_NO_TS ? x->f.first_ms :
-			      (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
+			      (int64_t)PL_MTIM(*st).tv_sec * 1000 + PL_MTIM(*st).tv_nsec / 1000000;
 		s->sessions[n++] = *x;
 	}
 	s->nsessions = n;

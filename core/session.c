@@ -13,6 +13,7 @@
 #include "projects.h"
 #include "jscan.h"
 #include "sig.h"
+#include "plat.h"
 
 struct session {
 	struct logf *lf;
@@ -202,7 +203,7 @@ static int open_folder(struct session *s, const char *path)
 		free(dir);
 		return -ENOMEM;
 	}
-	s->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	s->dirfd = open(dir, PL_O_PATH | O_DIRECTORY | O_CLOEXEC);
 	free(dir);
 	return 0;		/* without it, the file open is all there is */
 }
@@ -340,7 +341,7 @@ static int same_time(const struct timespec *a, const struct timespec *b)
 /* The same times: a write moves both, a touch -r or a chmod the second. */
 static int same_times(const struct stat *a, const struct stat *b)
 {
-	return same_time(&a->st_mtim, &b->st_mtim) && same_time(&a->st_ctim, &b->st_ctim);
+	return same_time(&PL_MTIM(*a), &PL_MTIM(*b)) && same_time(&PL_CTIM(*a), &PL_CTIM(*b));
 }
 
 /*

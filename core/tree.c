@@ -16,6 +16,7 @@
 #include "statedir.h"
 #include "usagedir.h"
 #include "tree_priv.h"
+#include "plat.h"
 
 #define REC_NAME_KEEP 200	/* bytes of an unsafe uuid kept in its name */
 
@@ -117,7 +118,7 @@ struct view *tr_view_new(struct session *s, uint32_t no)
 		return NULL;
 	}
 	if (!lf_stat(ss_logf(s), &st))
-		v->mtime = st.st_mtim;
+		v->mtime = PL_MTIM(st);
 	return v;
 }
 
@@ -512,7 +513,7 @@ static void fill_common(struct tree *t, struct view *v, uint64_t ino, struct tr_
 	a->st.st_ino = ino;
 	a->st.st_uid = t->uid;
 	a->st.st_gid = t->gid;
-	a->st.st_mtim = a->st.st_ctim = a->st.st_atim = v->mtime;
+	PL_MTIM(a->st) = PL_CTIM(a->st) = PL_ATIM(a->st) = v->mtime;
 	a->st.st_blksize = 4096;
 }
 
@@ -615,8 +616,8 @@ static int attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
 		if (!rc && gr_node_rec(g, key)->ts != IDX_NO_TS) {
 			int64_t ms = gr_node_rec(g, key)->ts;
 
-			a->st.st_mtim.tv_sec = (time_t)(ms / 1000);
-			a->st.st_mtim.tv_nsec = (long)(ms % 1000) * 1000000;
+			PL_MTIM(a->st).tv_sec = (time_t)(ms / 1000);
+			PL_MTIM(a->st).tv_nsec = (long)(ms % 1000) * 1000000;
 		}
 		a->immutable = 1;
 		return rc;

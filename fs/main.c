@@ -12,20 +12,19 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <malloc.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 
 #include "../core/export.h"
 #include "../core/session.h"
 #include "../core/tree.h"
 #include "notify.h"
 #include "../core/pjfs.h"
+#include "../core/plat.h"
 #include "ops.h"
 #include "../core/vfs.h"
 
@@ -189,37 +188,20 @@ static int check_mountpoint(const char *mnt)
 }
 
 /*
- * A mount already at mnt (read from /proc/self/mountinfo: Linux-only):
- * a second one would stack on it and take two unmounts to clear. A dead
- * one (its daemon gone) fails stat() with ENOTCONN. 0 when there is none.
+ * A mount already at mnt (pl_mounted: Linux-only): a second one would
+ * stack on it and take two unmounts to clear. A dead one (its daemon
+ * gone) fails statfs() with ENOTCONN. 0 when there is none.
  */
 static int check_not_mounted(const char *mnt)
 {
-	char *real, *line = NULL, where[PATH_MAX], type[64];
-	size_t cap = 0;
-	struct statfs sf;
-	FILE *f;
-	int found = 0;
+	char *real = realpath(mnt, NULL), type[64];
+	int found = real && pl_mounted(real, "fuse", type, sizeof(type));
 
-	real = realpath(mnt, NULL);
-	f = real ? fopen("/proc/self/mountinfo", "re") : NULL;
-	while (f && !found && getline(&line, &cap, f) > 0) {
-		/* id parent major:minor root MOUNTPOINT opts... - TYPE source */
-		char *dash = strstr(line, " - ");
-
-		found = dash && sscanf(line, "%*s %*s %*s %*s %4095s", where) == 1 &&
-			sscanf(dash + 3, "%63s", type) == 1 &&
-			!strncmp(type, "fuse", 4) && !strcmp(where, real);
-	}
-	/* statfs always asks the daemon; stat may be answered from cache */
-	if (found && statfs(mnt, &sf) < 0 && errno == ENOTCONN)
+	if (found && pl_mount_dead(mnt))
 		say_dead(mnt);
 	else if (found)
 		fprintf(stderr, "sessfs: %s: already mounted (%s); unmount it first: "
 			"fusermount3 -u %s\n", mnt, type, mnt);
-	if (f)
-		fclose(f);
-	free(line);
 	free(real);
 	return found ? -1 : 0;
 }
@@ -496,7 +478,7 @@ static int mount_log(int argc, char **argv)
 	/* What indexing held for a while (the second half's index, read
 	 * buffers, the graph's work arrays) goes back to the system: the
 	 * heap keeps what is freed (main()), which at 1 GB was 40 MB. */
-	malloc_trim(0);
+	pl_trim_heap();
 	rc = serve(&v, t, &args, &opts);
 out_layer:
 	if (t)
@@ -554,8 +536,7 @@ int main(int argc, char **argv)
 	 * each); from the heap, what was freed is used again. The heap keeps
 	 * what it has: ~8% faster to the first listing, a few MB more RSS
 	 * (30 MB for a 1 GB log). */
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	pl_tune_heap();
 	if (argc >= 2 && !strcmp(argv[1], "export"))
 		return ex_main(argc - 1, argv + 1);	/* no FUSE at all */
 	/* One arena: with one per thread (up to 8 per core), each rebuild of
@@ -563,7 +544,7 @@ int main(int argc, char **argv)
 	 * growth, and every arena keeps what it once held: RSS tripled over
 	 * six growths. The threads that allocate at once are two (the
 	 * renderers); they share one lock. */
-	mallopt(M_ARENA_MAX, 1);
+	pl_one_arena();
 	if (argc == 3 && !strcmp(argv[1], "--check"))
 		return check(argv[2]);
 	if (argc >= 2 && !strcmp(argv[1], "--check")) {

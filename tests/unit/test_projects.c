@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "loghead.h"
+#include "plat.h"
 #include "projects.h"
 
 static char root[64];
@@ -325,7 +326,7 @@ static void test_fork_is_found(void **state)
 	pj_free(s);
 	/* The same answer for the log alone (a single mount's session.json). */
 	snprintf(link, sizeof(link), "%s/-w", root);
-	dfd = open(link, O_PATH | O_DIRECTORY);
+	dfd = open(link, PL_O_PATH | O_DIRECTORY);
 	assert_true(dfd >= 0);
 	assert_int_equal(pj_fork_of(dfd, "fork.jsonl", &sid, &uuid), 0);
 	assert_string_equal(sid, "orig");

@@ -16,6 +16,7 @@
 
 #include "testutil.h"
 #include "session.h"
+#include "plat.h"
 
 static void append_str(const char *path, const char *s)
 {
@@ -624,8 +625,8 @@ static void touch_later(const char *path)
 	struct timespec t[2];
 
 	assert_int_equal(stat(path, &st), 0);
-	t[0] = st.st_atim;
-	t[1] = st.st_mtim;
+	t[0] = PL_ATIM(st);
+	t[1] = PL_MTIM(st);
 	t[1].tv_sec += 1;
 	assert_int_equal(utimensat(AT_FDCWD, path, t, 0), 0);
 }

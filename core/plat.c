@@ -1,0 +1,89 @@
+#include "plat.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__linux__)
+#include <sys/vfs.h>
+#else
+#include <sys/mount.h>
+#include <sys/param.h>
+#endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+void pl_tune_heap(void)
+{
+#if defined(__GLIBC__)
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+}
+
+void pl_one_arena(void)
+{
+#if defined(__GLIBC__)
+	mallopt(M_ARENA_MAX, 1);
+#endif
+}
+
+void pl_trim_heap(void)
+{
+#if defined(__GLIBC__)
+	malloc_trim(0);
+#endif
+}
+
+void pl_name_thread(const char *name)
+{
+#if defined(__linux__)
+	pthread_setname_np(pthread_self(), name);
+#elif defined(__APPLE__)
+	pthread_setname_np(name);
+#else
+	(void)name;
+#endif
+}
+
+int pl_mounted(const char *path, const char *prefix, char *type, size_t n)
+{
+#if defined(__linux__)
+	char *line = NULL, where[PATH_MAX], t[64];
+	size_t cap = 0;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int found = 0;
+
+	while (f && !found && getline(&line, &cap, f) > 0) {
+		/* id parent major:minor root MOUNTPOINT opts... - TYPE source */
+		char *dash = strstr(line, " - ");
+
+		found = dash && sscanf(line, "%*s %*s %*s %*s %4095s", where) == 1 &&
+			sscanf(dash + 3, "%63s", t) == 1 &&
+			!strncmp(t, prefix, strlen(prefix)) && !strcmp(where, path);
+	}
+	if (found && n)
+		snprintf(type, n, "%s", t);
+	if (f)
+		fclose(f);
+	free(line);
+	return found;
+#else
+	(void)path;
+	(void)prefix;
+	if (n)
+		type[0] = '\0';
+	return 0;
+#endif
+}
+
+int pl_mount_dead(const char *path)
+{
+	struct statfs sf;
+
+	return statfs(path, &sf) < 0 && errno == ENOTCONN;
+}
