@@ -511,10 +511,14 @@ static void fill(struct pjfs *pf, const struct pset *p, uint64_t ino, struct tr_
 	a->st.st_blksize = 4096;
 }
 
+/* This layer's folders and links change only when the folder is looked
+ * at again, at most once per PF_RESCAN_MS: the kernel may keep them that
+ * long (a path through sessions/ then costs no round trip per step). */
 static void set_dir(struct tr_attr *a)
 {
 	a->st.st_mode = S_IFDIR | 0555;
 	a->st.st_nlink = 2;
+	a->keep_ms = PF_RESCAN_MS;
 }
 
 static int set_link(const struct pj_set *s, uint64_t ino, struct tr_attr *a)
@@ -526,6 +530,7 @@ static int set_link(const struct pj_set *s, uint64_t ino, struct tr_attr *a)
 	a->st.st_mode = S_IFLNK | 0777;
 	a->st.st_nlink = 1;
 	a->st.st_size = (off_t)strlen(target);
+	a->keep_ms = PF_RESCAN_MS;
 	return 0;
 }
 

@@ -19,7 +19,8 @@
  * Cost: the listing of projects/, sessions/ and sessions.json come from the
  * heads and tails of the logs (loghead.h), scanned again at most once per
  * PF_RESCAN_MS when one of them is asked for (a log whose size, mtime and
- * inode did not change is not read again). A session is opened (indexed)
+ * inode did not change is not read again); the kernel may keep this
+ * layer's folders and links as long (tr_attr.keep_ms). A session is opened (indexed)
  * when a path inside it is first used. Open sessions are kept in a cache
  * of cache_bytes (an estimate of each one's memory: PF_COST_*); the least
  * recently used one is closed when the cache is over it, unless a request

@@ -100,11 +100,15 @@ void tr_free(struct tree *t);
  * node's attributes and data for long (they change only through an
  * invalidation). fixed_name: the same for the name the node was reached by
  * (lookup, listing): it keeps naming this inode while the log grows.
+ * keep_ms: when not immutable, how long the kernel may still keep the
+ * attributes and the name anyway (0: not at all; a layer above that looks
+ * at its own source only now and then sets it).
  */
 struct tr_attr {
 	struct stat st;
 	int immutable;
 	int fixed_name;
+	uint32_t keep_ms;
 };
 int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out);
 int tr_lookup(struct tree *t, uint64_t parent, const char *name,
