@@ -42,7 +42,8 @@ struct slot {
 	int refs;			/* requests and folders using t */
 	int opening;
 	uint32_t opens;			/* times opened (listing generations) */
-	uint64_t cost;
+	uint64_t base;			/* the index's estimate */
+	uint64_t cost;			/* base and the rendered text kept */
 	struct slot *prev, *next;	/* the LRU list, while open */
 };
 
@@ -259,7 +260,8 @@ static struct slot *slot_get(struct pjfs *pf, const struct pj_set *s, uint32_t k
 		if (t) {
 			sl->t = t;
 			sl->opens++;
-			sl->cost = PF_COST_FIXED + (uint64_t)PF_COST_FACTOR * x->f.bytes;
+			sl->base = PF_COST_FIXED + x->f.bytes / PF_COST_DIV;
+			sl->cost = sl->base;
 			pf->used += sl->cost;
 			pf->nopen++;
 		}
@@ -275,9 +277,14 @@ static struct slot *slot_get(struct pjfs *pf, const struct pj_set *s, uint32_t k
 	return sl;
 }
 
+/* The slot's cost brought up to what its tree keeps rendered now. */
 static void slot_put(struct pjfs *pf, struct slot *sl)
 {
+	uint64_t cost = sl->base + tr_cached_bytes(sl->t);
+
 	pthread_mutex_lock(&pf->mu);
+	pf->used = pf->used - sl->cost + cost;
+	sl->cost = cost;
 	sl->refs--;
 	if (!sl->refs)
 		evict(pf);

@@ -111,6 +111,8 @@ struct tr_attr {
 	uint32_t keep_ms;
 };
 int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out);
+/* The bytes of rendered text the tree keeps now (at most TR_CACHE_BYTES). */
+size_t tr_cached_bytes(struct tree *t);
 int tr_lookup(struct tree *t, uint64_t parent, const char *name,
 	      struct tr_attr *out);
 
