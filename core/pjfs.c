@@ -54,6 +54,7 @@ struct pjfs {
 	struct pset *cur;
 	int scanning;
 	int64_t scanned_ms;
+	int64_t scan_ms;		/* how long the last scan took */
 	uint64_t gen;
 	struct slot **slots;		/* by key, PJ_KEY_MAX + 1 */
 	struct slot lru;		/* sentinel: next is the newest */
@@ -140,20 +141,32 @@ static void drop_gone(struct pjfs *pf, const struct pj_set *s)
 	}
 }
 
+/* Whether it is time to look at the folder again (mu held): once per
+ * PF_RESCAN_MS, or PF_RESCAN_SHARE times the last scan's time when that
+ * is longer (a big folder is not scanned most of the time). */
+static int rescan_due(const struct pjfs *pf)
+{
+	int64_t gap = pf->scan_ms * PF_RESCAN_SHARE;
+
+	return now_ms() - pf->scanned_ms >= (gap > PF_RESCAN_MS ? gap : PF_RESCAN_MS);
+}
+
 /* The current set with a reference; looks at the folder again first when
  * rescan is set and it is time. */
 static struct pset *get_set(struct pjfs *pf, int rescan)
 {
 	struct pset *p, *old;
 	struct pj_set *s;
+	int64_t t0;
 
 	pthread_mutex_lock(&pf->mu);
-	if (rescan && !pf->scanning && now_ms() - pf->scanned_ms >= PF_RESCAN_MS) {
+	if (rescan && !pf->scanning && rescan_due(pf)) {
 		pf->scanning = 1;
 		old = pf->cur;
 		old->refs++;
 		pthread_mutex_unlock(&pf->mu);
 		s = NULL;
+		t0 = now_ms();
 		pj_scan(pf->dir, old->s, &s);
 		pthread_mutex_lock(&pf->mu);
 		pset_unref(old);
@@ -163,6 +176,7 @@ static struct pset *get_set(struct pjfs *pf, int rescan)
 			drop_gone(pf, s);
 		}
 		pf->scanned_ms = now_ms();
+		pf->scan_ms = pf->scanned_ms - t0;
 		pf->scanning = 0;
 	}
 	p = pf->cur;
