@@ -167,6 +167,16 @@ void cache_put(struct cache *c, uint64_t key, struct blob *b)
 	pthread_mutex_unlock(&c->mu);
 }
 
+size_t cache_bytes(struct cache *c)
+{
+	size_t n;
+
+	pthread_mutex_lock(&c->mu);
+	n = c->bytes;
+	pthread_mutex_unlock(&c->mu);
+	return n;
+}
+
 void cache_prune(struct cache *c, int (*keep)(uint64_t key))
 {
 	struct centry *e, *t;

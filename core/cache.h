@@ -42,6 +42,8 @@ struct blob *cache_get(struct cache *c, uint64_t key);
 void cache_put(struct cache *c, uint64_t key, struct blob *b);
 /* Drops the entry of key, if there is one. */
 void cache_drop(struct cache *c, uint64_t key);
+/* The bytes of the blobs held within the budget. */
+size_t cache_bytes(struct cache *c);
 /* Drops every entry for which keep(key) is false. */
 void cache_prune(struct cache *c, int (*keep)(uint64_t key));
 

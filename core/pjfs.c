@@ -22,9 +22,16 @@ enum { PF_NFILES = 3 };		/* README.md, sessions.json, errors.txt */
 #define PF_INO(type, i) (((uint64_t)(type) << 32) | (uint64_t)(i))
 #define PF_TYPE(ino) ((unsigned)((ino) >> 32))
 #define PF_IDX(ino) ((uint32_t)(ino))
+/* A session's inodes: its key above TR_SLOT_SHIFT, the tree's inode below
+ * with its TR_KEY bits mixed with the key. The kernel hashes an inode number
+ * by its low bits only, and sessions share their trees' inode numbers (the
+ * n-th message of each): unmixed, every session's n-th message fell in one
+ * bucket and a lookup walked them all (most of a grep over 2,000 sessions
+ * went to the kernel's find_inode). */
+#define PF_MIX(key) (((uint64_t)(key) * UINT64_C(0x9E3779B1)) & TR_KEY_MASK)
 #define PF_KEY(ino) ((uint32_t)((ino) >> TR_SLOT_SHIFT))
-#define PF_INNER(ino) ((ino) & ((UINT64_C(1) << TR_SLOT_SHIFT) - 1))
-#define PF_OUTER(key, inner) (((uint64_t)(key) << TR_SLOT_SHIFT) | (inner))
+#define PF_INNER(ino) (((ino) & ((UINT64_C(1) << TR_SLOT_SHIFT) - 1)) ^ PF_MIX(PF_KEY(ino)))
+#define PF_OUTER(key, inner) (((uint64_t)(key) << TR_SLOT_SHIFT) | ((inner) ^ PF_MIX(key)))
 
 /* One scan of the folder, shared by the requests that use it. */
 struct pset {
@@ -43,7 +50,8 @@ struct slot {
 	int refs;			/* requests and folders using t */
 	int opening;
 	uint32_t opens;			/* times opened (listing generations) */
-	uint64_t cost;
+	uint64_t base;			/* the index's estimate */
+	uint64_t cost;			/* base and the rendered text kept */
 	struct slot *prev, *next;	/* the LRU list, while open */
 };
 
@@ -54,6 +62,7 @@ struct pjfs {
 	struct pset *cur;
 	int scanning;
 	int64_t scanned_ms;
+	int64_t scan_ms;		/* how long the last scan took */
 	uint64_t gen;
 	struct slot **slots;		/* by key, PJ_KEY_MAX + 1 */
 	struct slot lru;		/* sentinel: next is the newest */
@@ -140,20 +149,32 @@ static void drop_gone(struct pjfs *pf, const struct pj_set *s)
 	}
 }
 
+/* Whether it is time to look at the folder again (mu held): once per
+ * PF_RESCAN_MS, or PF_RESCAN_SHARE times the last scan's time when that
+ * is longer (a big folder is not scanned most of the time). */
+static int rescan_due(const struct pjfs *pf)
+{
+	int64_t gap = pf->scan_ms * PF_RESCAN_SHARE;
+
+	return now_ms() - pf->scanned_ms >= (gap > PF_RESCAN_MS ? gap : PF_RESCAN_MS);
+}
+
 /* The current set with a reference; looks at the folder again first when
  * rescan is set and it is time. */
 static struct pset *get_set(struct pjfs *pf, int rescan)
 {
 	struct pset *p, *old;
 	struct pj_set *s;
+	int64_t t0;
 
 	pthread_mutex_lock(&pf->mu);
-	if (rescan && !pf->scanning && now_ms() - pf->scanned_ms >= PF_RESCAN_MS) {
+	if (rescan && !pf->scanning && rescan_due(pf)) {
 		pf->scanning = 1;
 		old = pf->cur;
 		old->refs++;
 		pthread_mutex_unlock(&pf->mu);
 		s = NULL;
+		t0 = now_ms();
 		pj_scan(pf->dir, old->s, &s);
 		pthread_mutex_lock(&pf->mu);
 		pset_unref(old);
@@ -163,6 +184,7 @@ static struct pset *get_set(struct pjfs *pf, int rescan)
 			drop_gone(pf, s);
 		}
 		pf->scanned_ms = now_ms();
+		pf->scan_ms = pf->scanned_ms - t0;
 		pf->scanning = 0;
 	}
 	p = pf->cur;
@@ -260,7 +282,8 @@ static struct slot *slot_get(struct pjfs *pf, const struct pj_set *s, uint32_t k
 		if (t) {
 			sl->t = t;
 			sl->opens++;
-			sl->cost = PF_COST_FIXED + (uint64_t)PF_COST_FACTOR * x->f.bytes;
+			sl->base = PF_COST_FIXED + x->f.bytes / PF_COST_DIV;
+			sl->cost = sl->base;
 			pf->used += sl->cost;
 			pf->nopen++;
 		}
@@ -276,9 +299,14 @@ static struct slot *slot_get(struct pjfs *pf, const struct pj_set *s, uint32_t k
 	return sl;
 }
 
+/* The slot's cost brought up to what its tree keeps rendered now. */
 static void slot_put(struct pjfs *pf, struct slot *sl)
 {
+	uint64_t cost = sl->base + tr_cached_bytes(sl->t);
+
 	pthread_mutex_lock(&pf->mu);
+	pf->used = pf->used - sl->cost + cost;
+	sl->cost = cost;
 	sl->refs--;
 	if (!sl->refs)
 		evict(pf);
@@ -512,10 +540,14 @@ static void fill(struct pjfs *pf, const struct pset *p, uint64_t ino, struct tr_
 	a->st.st_blksize = 4096;
 }
 
+/* This layer's folders and links change only when the folder is looked
+ * at again, at most once per PF_RESCAN_MS: the kernel may keep them that
+ * long (a path through sessions/ then costs no round trip per step). */
 static void set_dir(struct tr_attr *a)
 {
 	a->st.st_mode = S_IFDIR | 0555;
 	a->st.st_nlink = 2;
+	a->keep_ms = PF_RESCAN_MS;
 }
 
 static int set_link(const struct pj_set *s, uint64_t ino, struct tr_attr *a)
@@ -527,6 +559,7 @@ static int set_link(const struct pj_set *s, uint64_t ino, struct tr_attr *a)
 	a->st.st_mode = S_IFLNK | 0777;
 	a->st.st_nlink = 1;
 	a->st.st_size = (off_t)strlen(target);
+	a->keep_ms = PF_RESCAN_MS;
 	return 0;
 }
 

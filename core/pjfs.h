@@ -18,10 +18,13 @@
  *
  * Cost: the listing of projects/, sessions/ and sessions.json come from the
  * heads and tails of the logs (loghead.h), scanned again at most once per
- * PF_RESCAN_MS when one of them is asked for (a log whose size, mtime and
- * inode did not change is not read again). A session is opened (indexed)
+ * PF_RESCAN_MS (or PF_RESCAN_SHARE times the last scan's time, when longer)
+ * when one of them is asked for (a log whose size, mtime and inode did not
+ * change is not read again); the kernel may keep this layer's folders and
+ * links for PF_RESCAN_MS (tr_attr.keep_ms). A session is opened (indexed)
  * when a path inside it is first used. Open sessions are kept in a cache
- * of cache_bytes (an estimate of each one's memory: PF_COST_*); the least
+ * of cache_bytes (each one's memory: an estimate of its index, PF_COST_*,
+ * and the rendered text its tree keeps, tr_cached_bytes()); the least
  * recently used one is closed when the cache is over it, unless a request
  * or an open folder still uses it. A session's own tree follows its log as
  * a single mount does (live.h), but with no thread of its own: agents/ is
@@ -38,9 +41,10 @@
 #include "vfs.h"
 
 #define PF_RESCAN_MS 1000	/* the projects folder is looked at again */
+#define PF_RESCAN_SHARE 10	/* ... or after this many times a scan's time */
 #define PF_CACHE_DEFAULT (512ull << 20)	/* open sessions' memory */
-#define PF_COST_FIXED (256u << 10)	/* a session's estimate: this */
-#define PF_COST_FACTOR 3		/* plus its log's bytes times this */
+#define PF_COST_FIXED (64u << 10)	/* a session's estimate: this */
+#define PF_COST_DIV 4			/* plus its log's bytes over this */
 
 struct pjfs;
 

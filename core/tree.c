@@ -203,6 +203,11 @@ void tr_free(struct tree *t)
 	free(t);
 }
 
+size_t tr_cached_bytes(struct tree *t)
+{
+	return cache_bytes(t->cache);
+}
+
 /* Whether root entry i is in view v's root. */
 static int root_has(const struct view *v, size_t i)
 {

@@ -114,6 +114,9 @@ void tr_free(struct tree *t);
  * node's attributes and data for long (they change only through an
  * invalidation). fixed_name: the same for the name the node was reached by
  * (lookup, listing): it keeps naming this inode while the log grows.
+ * keep_ms: when not immutable, how long the kernel may still keep the
+ * attributes and the name anyway (0: not at all; a layer above that looks
+ * at its own source only now and then sets it).
  */
 struct tr_attr {
 	struct stat st;
@@ -123,8 +126,11 @@ struct tr_attr {
 	 * size would render the file: a transcript); the kernel looks the
 	 * name up when it needs more. */
 	int lazy;
+	uint32_t keep_ms;
 };
 int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out);
+/* The bytes of rendered text the tree keeps now (at most TR_CACHE_BYTES). */
+size_t tr_cached_bytes(struct tree *t);
 int tr_lookup(struct tree *t, uint64_t parent, const char *name,
 	      struct tr_attr *out);
 

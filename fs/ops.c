@@ -23,7 +23,7 @@ static struct vfs *tree_of(fuse_req_t req)
  * (the next request then sees the log as it is). */
 static double timeout_of(const struct tr_attr *a)
 {
-	return a->immutable ? OPS_TIMEOUT_IMMUTABLE : OPS_TIMEOUT_LIVE;
+	return a->immutable ? OPS_TIMEOUT_IMMUTABLE : OPS_TIMEOUT_LIVE + a->keep_ms / 1000.0;
 }
 
 static void fill_entry(struct fuse_entry_param *e, const struct tr_attr *a)
@@ -33,7 +33,8 @@ static void fill_entry(struct fuse_entry_param *e, const struct tr_attr *a)
 	e->generation = 1;
 	e->attr = a->st;
 	e->attr_timeout = timeout_of(a);
-	e->entry_timeout = a->fixed_name ? OPS_TIMEOUT_IMMUTABLE : OPS_TIMEOUT_LIVE;
+	e->entry_timeout = a->fixed_name ? OPS_TIMEOUT_IMMUTABLE
+					 : OPS_TIMEOUT_LIVE + a->keep_ms / 1000.0;
 	if (a->lazy) {		/* a listing entry without attributes */
 		e->ino = 0;
 		e->attr_timeout = e->entry_timeout = 0;

@@ -193,7 +193,7 @@ wait_for 5 grep -q '"title":"grown up"' "$M/sessions.json" &&
 	[ "$(ls "$M/projects/$P/$NEW/branches/current/" | wc -l)" -gt "$before" ] &&
 	ok "live: a growing session follows (title, link, branch)" || bad "live: growth"
 rm "$L/-p/$NEW.jsonl"
-wait_for 5 sh -c "[ \$(ls '$M/sessions' | wc -l) -eq 1 ]" && [ ! -e "$M/projects/$P/$NEW" ] &&
+wait_for 5 sh -c "[ \$(ls '$M/sessions' | wc -l) -eq 1 ] && [ ! -e '$M/projects/$P/$NEW' ]" &&
 	ok "live: a removed session disappears" || bad "live: removal"
 unmount_log "$M"
 finish
