@@ -630,6 +630,19 @@ static int attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
 	return -ENOENT;
 }
 
+/* The session's usage.json adds up every agent's log: each is brought up
+ * to date first, as the session's own log is. */
+static void refresh_agents(struct tree *t)
+{
+	uint32_t k, n;
+
+	pthread_rwlock_rdlock(&t->lock);
+	n = t->nviews;
+	pthread_rwlock_unlock(&t->lock);
+	for (k = 1; k < n; k++)
+		lv_refresh(t, TR_IN_VIEW((uint64_t)TI_ROOT, k, 0));
+}
+
 int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out)
 {
 	int rc;
@@ -638,6 +651,8 @@ int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out)
 		lv_refresh(t, ino);
 	if (ino == TI_README || ino == TI_ERRORS || ino == TI_USAGE)	/* they name agents */
 		lv_scan_now(t);
+	if (ino == TI_USAGE)
+		refresh_agents(t);
 	pthread_rwlock_rdlock(&t->lock);
 	rc = attr_locked(t, ino, out);
 	pthread_rwlock_unlock(&t->lock);
