@@ -309,8 +309,12 @@ static size_t unescape_u(const char *p, const char *e, struct sbuf *out)
 
 void js_unescape(const struct js_str *s, struct sbuf *out)
 {
-	const char *p = s->p, *e = s->p + s->n, *run = p;
+	const char *p, *e, *run;
 
+	if (!s->n)		/* an empty string may have no bytes (p NULL) */
+		return;
+	p = run = s->p;
+	e = s->p + s->n;
 	while (p < e) {
 		const char *q = memchr(p, '\\', (size_t)(e - p));
 		char c;
