@@ -135,7 +135,7 @@ int tr_view_add(struct tree *t, struct view *v)
 
 /* Whether ino is of an earlier epoch of its view: its log was indexed
  * again since. */
-static int stale(struct tree *t, uint64_t ino)
+int tr_stale(struct tree *t, uint64_t ino)
 {
 	uint32_t k = TR_VIEW(ino);
 
@@ -144,19 +144,19 @@ static int stale(struct tree *t, uint64_t ino)
 }
 
 /* The view ino belongs to, or NULL (also for a stale inode). */
-static struct view *view_of(struct tree *t, uint64_t ino)
+struct view *tr_view_of(struct tree *t, uint64_t ino)
 {
 	uint32_t k = TR_VIEW(ino);
 
-	return k < t->nviews && !stale(t, ino) ? t->views[k] : NULL;
+	return k < t->nviews && !tr_stale(t, ino) ? t->views[k] : NULL;
 }
 
-/* The error for an inode view_of() does not know: -ESTALE for a stale one
+/* The error for an inode tr_view_of() does not know: -ESTALE for a stale one
  * (the kernel walks the path again, asking for every name, and so finds
  * the new inodes), else -ENOENT. */
 static int gone(struct tree *t, uint64_t ino)
 {
-	return stale(t, ino) ? -ESTALE : -ENOENT;
+	return tr_stale(t, ino) ? -ESTALE : -ENOENT;
 }
 
 struct tree *tr_new(struct session *s)
@@ -297,72 +297,6 @@ static uint32_t rec_lookup(struct view *v, const char *name)
 
 /* ---- content ---- */
 
-static void readme(struct tree *t, struct view *v, struct sbuf *out)
-{
-	struct session *s = v->s;
-	const struct ctx *x = ss_context(s);
-	const struct br_set *bs = ss_branches(s);
-	const struct rs_chain *c = ss_chain(s);
-	int cur = ss_current_branch(s);
-	uint32_t i;
-
-	if (v->no) {
-		sb_adds(out, "# A subagent's log, mounted by sessfs\n\nAgent: id \"");
-		ag_quote(v->aid, v->aidlen, out);
-		sb_addf(out, "\", a subagent the session ran, shown as agents/%s%s\n", v->name,
-			v->meta ? " (see meta.json)" : "");
-		if (v->root)
-			sb_addf(out, "\nIts rows are written inline in the session's own log (isSidechain),\n"
-				     "the conversation that hangs from the row %s.\n", v->root);
-	} else
-		sb_adds(out, "# A Claude Code session, mounted by sessfs\n\n");
-	sb_addf(out, "Log: %s\n\n", ss_source(s));
-	sb_adds(out, "This folder is a read-only view of the log. Nothing here changes it.\n\n"
-		     "- `branches/`: one folder per path a rewind left; `current` is the one a\n"
-		     "  resume continues. Each message is a file `<seq>-<kind>.md`, numbered by\n"
-		     "  its place on the path; the same record has the same name and bytes in\n"
-		     "  every branch, so `diff -r branches/A branches/B` shows where they part.\n"
-		     "- `context/`: what the model receives when the current branch is resumed:\n"
-		     "  the rows it gets, numbered from the window's start, `messages.json`\n"
-		     "  (the API messages array) and `window.md` (where the window starts,\n"
-		     "  what was left out or repaired, and why).\n");
-	if (v->no)
-		sb_adds(out, "- `meta.json`: the agent's own sidecar file, as Claude Code wrote it\n"
-			     "  (absent when there is none).\n");
-	else
-		sb_adds(out, "- `state/`: the work state a resume restores: worktree.json,\n"
-			     "  agent.json, cost.json, read-cache/ (the files the model read, as it\n"
-			     "  read them) and file-history/ (the backed-up versions of its snapshots).\n"
-			     "- `agents/<name>/`: each subagent's own log, laid out like this folder\n"
-			     "  (no `state/`), plus its `meta.json`.\n");
-	sb_adds(out, "- `usage.json`: token usage (the session, each branch, the context), each\n"
-		     "  API response counted once; `transcripts/<branch>.md`: each branch as\n"
-		     "  one readable Markdown file (`current.md`: the current branch's).\n");
-	sb_adds(out, "- `records/<uuid>.json`: each message record's exact line.\n"
-		     "- `session.json`: the facts below, as JSON; `errors.txt`: the lines that\n"
-		     "  could not be used, and why.\n\n"
-		     "Message files carry extended attributes `user.sessfs.uuid`, `.parent`,\n"
-		     "`.timestamp` and `.line` (getfattr -d FILE). The result of an Agent\n"
-		     "or Task call also has `user.sessfs.agent` and a header line\n"
-		     "`agent: agents/<name>`: the folder of the agent it ran.\n\n");
-	sb_adds(out, "## This session\n\n");
-	sm_branches_text(ss_summaries(s), bs, cur, out);
-	sb_addf(out, "- messages on the current branch: %u\n",
-		cur >= 0 && tr_branch_path(t, v, cur) ? tr_branch_path(t, v, cur)->n : 0);
-	sb_addf(out, "- resumed chain: %u records, starting %s\n", c->n,
-		c->window ? "at the last compaction" : "at the first record");
-	if (x)
-		sb_addf(out, "- the model gets %u messages (about %llu tokens; see context/window.md)\n",
-			ctx_nmessages(x), (unsigned long long)ctx_tokens(x));
-	sb_addf(out, "- unusable lines: %u (see errors.txt)\n", ss_bad_lines(s));
-	if (v->no)
-		return;
-	sb_addf(out, "- subagents: %u\n", t->nviews - 1);
-	for (i = 1; i < t->nviews; i++)
-		sb_addf(out, "  - agents/%s\n", t->views[i]->name);
-}
-
-/* A message file; an Agent/Task result names the agent's folder. */
 static int render_message(struct tree *t, struct view *v, uint32_t id, struct sbuf *out)
 {
 	char folder[NM_MAX + 1];
@@ -410,7 +344,7 @@ static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *ou
 		if (lino == TI_CTX_MESSAGES || lino == TI_CTX_WINDOW)
 			return cd_render(v->s, lino, out);
 		if (lino == TI_README)
-			readme(t, v, out);
+			tr_readme(t, v, out);
 		else if (lino == TI_SESSION)
 			ss_facts_json(v->s, out);
 		else if (lino == TI_USAGE)
@@ -429,7 +363,7 @@ static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *ou
 static int content_locked(struct tree *t, uint64_t ino, struct blob **out)
 {
 	struct blob *b = cache_get(t->cache, ino);
-	struct view *v = view_of(t, ino);
+	struct view *v = tr_view_of(t, ino);
 	struct sbuf sb;
 	int rc;
 
@@ -582,7 +516,7 @@ static int attr_current(struct view *v, uint64_t ino, struct tr_attr *a)
 
 static int attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
 {
-	struct view *v = view_of(t, ino);
+	struct view *v = tr_view_of(t, ino);
 	const struct graph *g;
 	uint32_t key = TR_KEY(ino);
 	int rc;
@@ -709,7 +643,7 @@ static uint64_t lookup_view(struct view *v, uint64_t lparent, const char *name)
 
 static uint64_t lookup_locked(struct tree *t, uint64_t parent, const char *name)
 {
-	struct view *v = view_of(t, parent);
+	struct view *v = tr_view_of(t, parent);
 	uint64_t lino;
 
 	if (!v)
@@ -748,7 +682,7 @@ static int lookup_once(struct tree *t, uint64_t parent, const char *name,
 	ino = lookup_locked(t, parent, name);
 	if (ino)
 		rc = attr_locked(t, ino, out);
-	else if (stale(t, parent))
+	else if (tr_stale(t, parent))
 		rc = -ESTALE;
 	pthread_rwlock_unlock(&t->lock);
 	if (!rc)
@@ -863,7 +797,7 @@ static uint64_t dir_parent(struct view *v, uint64_t ino)
 
 static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
 {
-	struct view *v = view_of(t, ino);
+	struct view *v = tr_view_of(t, ino);
 	const struct tpath *p;
 	const uint32_t *order;
 	uint32_t n;
@@ -1010,7 +944,7 @@ int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
 	return rc;
 }
 
-/* ---- links and extended attributes ---- */
+/* ---- links (extended attributes: tree_xattr.c) ---- */
 
 int tr_readlink(struct tree *t, uint64_t ino, char *out)
 {
@@ -1018,95 +952,13 @@ int tr_readlink(struct tree *t, uint64_t ino, char *out)
 	int rc = -EINVAL;
 
 	pthread_rwlock_rdlock(&t->lock);
-	v = view_of(t, ino);
+	v = tr_view_of(t, ino);
 	if (v && TR_KIND(ino) == TK_CURRENT)
 		rc = current_target(v, ino, out);
-	else if (stale(t, ino))
+	else if (tr_stale(t, ino))
 		rc = -ESTALE;
 	pthread_rwlock_unlock(&t->lock);
 	return rc;
-}
-
-static const char *const xattr_names[] = {
-	"user.sessfs.uuid", "user.sessfs.parent", "user.sessfs.timestamp",
-	"user.sessfs.line", "user.sessfs.agent",
-};
-
-#define XATTR_AGENT 4		/* only on an Agent/Task result */
-
-static int xattr_locked(struct tree *t, uint64_t ino, const char *name,
-			struct sbuf *out)
-{
-	struct view *v = view_of(t, ino);
-	const struct graph *g;
-	uint32_t id = TR_KEY(ino);
-	const struct idx_rec *r;
-	char ts[32], folder[NM_MAX + 1];
-
-	if (!v)
-		return stale(t, ino) ? -ESTALE : -ENODATA;
-	if (TR_KIND(ino) == TK_STATE)
-		return v->no ? -ENODATA : sd_getxattr(v->s, TR_LOCAL(ino), name, out);
-	if (TR_KIND(ino) != TK_MSG || !gr_is_node((g = ss_graph(v->s)), id))
-		return -ENODATA;
-	r = gr_node_rec(g, id);
-	if (!strcmp(name, xattr_names[0])) {
-		idx_id_str(ss_idx(v->s), id, out);
-	} else if (!strcmp(name, xattr_names[1])) {
-		if (r->parent)	/* a root: "-", as the header's parent: line */
-			idx_id_str(ss_idx(v->s), r->parent, out);
-		else
-			sb_addc(out, '-');
-	} else if (!strcmp(name, xattr_names[2]) && r->ts != IDX_NO_TS) {
-		js_time_fmt(r->ts, ts);
-		sb_adds(out, ts);
-	} else if (!strcmp(name, xattr_names[3])) {
-		sb_addf(out, "%u", r->line);
-	} else if (!strcmp(name, xattr_names[XATTR_AGENT]) && ad_folder(t, v, id, folder)) {
-		sb_adds(out, folder);
-	} else {
-		return ud_getxattr(v, id, name, out);
-	}
-	return 0;
-}
-
-int tr_getxattr(struct tree *t, uint64_t ino, const char *name, struct sbuf *out)
-{
-	int rc;
-
-	pthread_rwlock_rdlock(&t->lock);
-	rc = xattr_locked(t, ino, name, out);
-	pthread_rwlock_unlock(&t->lock);
-	return rc;
-}
-
-int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out)
-{
-	char folder[NM_MAX + 1];
-	struct view *v;
-	size_t i, n = XATTR_AGENT;
-
-	if (TR_KIND(ino) == TK_STATE) {
-		pthread_rwlock_rdlock(&t->lock);
-		v = view_of(t, ino);
-		if (v && !v->no)
-			sd_listxattr(v->s, TR_LOCAL(ino), out);
-		pthread_rwlock_unlock(&t->lock);
-		return 0;
-	}
-	if (TR_KIND(ino) != TK_MSG)
-		return 0;
-	pthread_rwlock_rdlock(&t->lock);
-	v = view_of(t, ino);
-	if (v && gr_is_node(ss_graph(v->s), TR_KEY(ino)) &&
-	    ad_folder(t, v, TR_KEY(ino), folder))
-		n++;
-	for (i = 0; i < n; i++)
-		sb_add(out, xattr_names[i], strlen(xattr_names[i]) + 1);
-	if (v && gr_is_node(ss_graph(v->s), TR_KEY(ino)))
-		ud_listxattr(v, TR_KEY(ino), out);
-	pthread_rwlock_unlock(&t->lock);
-	return 0;
 }
 
 void tr_own_device(struct tree *t, dev_t dev)
@@ -1123,7 +975,7 @@ int tr_claim_push(struct tree *t, uint64_t ino)
 	if (TR_KIND(ino) != TK_MSG)
 		return 0;
 	pthread_rwlock_rdlock(&t->lock);
-	v = view_of(t, ino);
+	v = tr_view_of(t, ino);
 	if (v && id < v->nsize)
 		first = !__atomic_exchange_n(&v->pushed[id], 1, __ATOMIC_RELAXED);
 	pthread_rwlock_unlock(&t->lock);

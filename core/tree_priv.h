@@ -74,6 +74,16 @@ struct tree {
 };
 
 /* A new view of s numbered no (takes ownership of s), or NULL (s closed). */
+/* Whether ino is of an earlier epoch of its view (its log was indexed
+ * again since); call under the tree's lock. */
+int tr_stale(struct tree *t, uint64_t ino);
+/* The view ino belongs to, or NULL (also for a stale inode); call under
+ * the tree's lock. */
+struct view *tr_view_of(struct tree *t, uint64_t ino);
+
+/* Appends view v's README.md (tree_readme.c); call under the tree's lock. */
+void tr_readme(struct tree *t, struct view *v, struct sbuf *out);
+
 struct view *tr_view_new(struct session *s, uint32_t no);
 void tr_view_free(struct view *v);
 /* Appends v to the tree's views (write lock held, or not shared yet). */

@@ -1,0 +1,97 @@
+/*
+ * tree_xattr: the extended attributes of the mount's nodes (tree.h:
+ * tr_getxattr(), tr_listxattr()). Part of the tree module; see
+ * tree_priv.h.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "agentdir.h"
+#include "jscan.h"
+#include "names.h"
+#include "statedir.h"
+#include "tree_priv.h"
+#include "usagedir.h"
+
+static const char *const xattr_names[] = {
+	"user.sessfs.uuid", "user.sessfs.parent", "user.sessfs.timestamp",
+	"user.sessfs.line", "user.sessfs.agent",
+};
+
+#define XATTR_AGENT 4		/* only on an Agent/Task result */
+
+static int xattr_locked(struct tree *t, uint64_t ino, const char *name,
+			struct sbuf *out)
+{
+	struct view *v = tr_view_of(t, ino);
+	const struct graph *g;
+	uint32_t id = TR_KEY(ino);
+	const struct idx_rec *r;
+	char ts[32], folder[NM_MAX + 1];
+
+	if (!v)
+		return tr_stale(t, ino) ? -ESTALE : -ENODATA;
+	if (TR_KIND(ino) == TK_STATE)
+		return v->no ? -ENODATA : sd_getxattr(v->s, TR_LOCAL(ino), name, out);
+	if (TR_KIND(ino) != TK_MSG || !gr_is_node((g = ss_graph(v->s)), id))
+		return -ENODATA;
+	r = gr_node_rec(g, id);
+	if (!strcmp(name, xattr_names[0])) {
+		idx_id_str(ss_idx(v->s), id, out);
+	} else if (!strcmp(name, xattr_names[1])) {
+		if (r->parent)	/* a root: "-", as the header's parent: line */
+			idx_id_str(ss_idx(v->s), r->parent, out);
+		else
+			sb_addc(out, '-');
+	} else if (!strcmp(name, xattr_names[2]) && r->ts != IDX_NO_TS) {
+		js_time_fmt(r->ts, ts);
+		sb_adds(out, ts);
+	} else if (!strcmp(name, xattr_names[3])) {
+		sb_addf(out, "%u", r->line);
+	} else if (!strcmp(name, xattr_names[XATTR_AGENT]) && ad_folder(t, v, id, folder)) {
+		sb_adds(out, folder);
+	} else {
+		return ud_getxattr(v, id, name, out);
+	}
+	return 0;
+}
+
+int tr_getxattr(struct tree *t, uint64_t ino, const char *name, struct sbuf *out)
+{
+	int rc;
+
+	pthread_rwlock_rdlock(&t->lock);
+	rc = xattr_locked(t, ino, name, out);
+	pthread_rwlock_unlock(&t->lock);
+	return rc;
+}
+
+int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out)
+{
+	char folder[NM_MAX + 1];
+	struct view *v;
+	size_t i, n = XATTR_AGENT;
+
+	if (TR_KIND(ino) == TK_STATE) {
+		pthread_rwlock_rdlock(&t->lock);
+		v = tr_view_of(t, ino);
+		if (v && !v->no)
+			sd_listxattr(v->s, TR_LOCAL(ino), out);
+		pthread_rwlock_unlock(&t->lock);
+		return 0;
+	}
+	if (TR_KIND(ino) != TK_MSG)
+		return 0;
+	pthread_rwlock_rdlock(&t->lock);
+	v = tr_view_of(t, ino);
+	if (v && gr_is_node(ss_graph(v->s), TR_KEY(ino)) &&
+	    ad_folder(t, v, TR_KEY(ino), folder))
+		n++;
+	for (i = 0; i < n; i++)
+		sb_add(out, xattr_names[i], strlen(xattr_names[i]) + 1);
+	if (v && gr_is_node(ss_graph(v->s), TR_KEY(ino)))
+		ud_listxattr(v, TR_KEY(ino), out);
+	pthread_rwlock_unlock(&t->lock);
+	return 0;
+}
