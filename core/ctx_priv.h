@@ -1,7 +1,8 @@
 /*
- * ctx_priv: what the three files of the ctx module share. Not part of the
+ * ctx_priv: what the four files of the ctx module share. Not part of the
  * API (ctx.h is); included only by ctx.c (the build, the notes, the
- * accessors, window.md), ctx_clean.c (phase 3) and ctx_render.c (phase 4).
+ * accessors, window.md), ctx_clean.c (phase 3), ctx_render.c (phase 4)
+ * and ctx_json.c (JSON helpers, the messages.json writer).
  */
 #ifndef SESSFS_CTX_PRIV_H
 #define SESSFS_CTX_PRIV_H
@@ -98,7 +99,7 @@ int ctx_leave_out(struct ctx_work *w, struct ctx_wrow *r, const char *fmt, ...)
 /* Inserts r at index at of w->rows (at == nrows appends). 0 or -ENOMEM. */
 int ctx_rows_insert(struct ctx_work *w, uint32_t at, struct ctx_wrow *r);
 
-/* ---- small JSON helpers (ctx_render.c) ---- */
+/* ---- small JSON helpers (ctx_json.c) ---- */
 
 const cJSON *ctx_jget(const cJSON *o, const char *key);
 /* The string value of o[key], or NULL. */
