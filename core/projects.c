@@ -592,9 +592,16 @@ static void json_time(struct sbuf *out, int64_t ms)
 
 void pj_session_json(const struct pj_set *s, const struct pj_session *x, struct sbuf *out)
 {
+	sb_addc(out, '{');
+	pj_session_members(s, x, out);
+	sb_addc(out, '}');
+}
+
+void pj_session_members(const struct pj_set *s, const struct pj_session *x, struct sbuf *out)
+{
 	const struct pj_project *p = &s->projects[x->project];
 
-	sb_adds(out, "{\"sessionId\":");
+	sb_adds(out, "\"sessionId\":");
 	json_str_or_null(out, x->f.sid);
 	sb_adds(out, ",\"project\":");
 	json_str_or_null(out, p->name);
@@ -631,7 +638,6 @@ void pj_session_json(const struct pj_set *s, const struct pj_session *x, struct 
 	} else {
 		sb_adds(out, "null");
 	}
-	sb_addc(out, '}');
 }
 
 void pj_sessions_json(const struct pj_set *s, struct sbuf *out)

@@ -172,3 +172,41 @@ void pj_find_forks(struct pj_set *s)
 		if (!s->sessions[i].fork_known)
 			pj_find_fork(s, &s->sessions[i]);
 }
+
+/* ---- continuations ---- */
+
+/* Whether y may hold x's leaf: another log of x's project that started
+ * no later than x (pass 0), or later (pass 1). */
+static int may_hold(const struct pj_session *x, const struct pj_session *y, int pass)
+{
+	if (y == x || y->project != x->project)
+		return 0;
+	return (y->start_ms <= x->start_ms) == !pass;
+}
+
+int pj_find_continued(const struct pj_set *s, const struct pj_session *x, const char *leaf,
+		      uint32_t *key)
+{
+	char *dir;
+	int dfd, pass;
+	uint32_t i;
+
+	*key = 0;
+	if (asprintf(&dir, "%s/%s", s->root, s->projects[x->project].folder) < 0)
+		return -ENOMEM;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (dfd < 0)
+		return -errno;
+	for (pass = 0; pass < 2 && !*key; pass++) {
+		for (i = s->nsessions; i-- > 0 && !*key;) {	/* newest first */
+			const struct pj_session *y = &s->sessions[i];
+
+			if (may_hold(x, y, pass) &&
+			    lh_has_uuid(dfd, strrchr(y->path, '/') + 1, leaf) == 1)
+				*key = y->key;
+		}
+	}
+	close(dfd);
+	return 0;
+}

@@ -524,6 +524,26 @@ static uint32_t *model_order(const struct us_tally *y, uint32_t *n)
 	return order;
 }
 
+int us_tally_models_used(const struct us_tally *y, const char ***out, uint32_t *n)
+{
+	uint32_t i, k, *order = model_order(y, &k);
+	const char **v = malloc((k + 1) * sizeof(*v));
+
+	*out = NULL;
+	*n = 0;
+	if (!order || !v) {
+		free(order);
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < k; i++)
+		if (strcmp(models_name(&y->models, order[i]), US_SYNTHETIC))
+			v[(*n)++] = models_name(&y->models, order[i]);
+	free(order);
+	*out = v;
+	return 0;
+}
+
 void us_tally_json(const struct us_tally *y, int indent, struct sbuf *out)
 {
 	char pad[72];

@@ -111,6 +111,10 @@ int us_tally_add(struct us_tally *y, const struct us_set *u, const struct us_row
 /* Counts every row of u. 0 or -ENOMEM. */
 int us_tally_set(struct us_tally *y, const struct us_set *u);
 void us_tally_total(const struct us_tally *y, struct us_total *out);
+/* modelsUsed: the names of the counted rows' models, first counted first,
+ * without US_SYNTHETIC. 0 and a new array in *out (free() it; the names
+ * are borrowed, valid until us_tally_free()) of *n, or -ENOMEM. */
+int us_tally_models_used(const struct us_tally *y, const char ***out, uint32_t *n);
 /*
  * Appends the totals as the members of a JSON object, without braces,
  * each line indented by indent spaces: inputTokens, outputTokens,
