@@ -73,24 +73,25 @@ void pu_free(struct pu_cache *c)
 	free(c);
 }
 
-uint64_t pu_gen(struct pu_cache *c)
-{
-	uint64_t g;
-
-	pthread_mutex_lock(&c->mu);
-	g = c->gen;
-	pthread_mutex_unlock(&c->mu);
-	return g;
-}
-
-uint64_t pu_counted(struct pu_cache *c)
+/* *v, read under the lock. */
+static uint64_t locked_read(struct pu_cache *c, const uint64_t *v)
 {
 	uint64_t n;
 
 	pthread_mutex_lock(&c->mu);
-	n = c->counted;
+	n = *v;
 	pthread_mutex_unlock(&c->mu);
 	return n;
+}
+
+uint64_t pu_gen(struct pu_cache *c)
+{
+	return locked_read(c, &c->gen);
+}
+
+uint64_t pu_counted(struct pu_cache *c)
+{
+	return locked_read(c, &c->counted);
 }
 
 /* Whether e was counted from the log as st says it is. */
