@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pjcont.h"
 #include "pjusage.h"
 #include "projects.h"
 #include "plat.h"
@@ -19,7 +20,6 @@ enum pf_fixed {
 	PI_LATEST, PI_USAGE_JSON,
 };
 enum { PF_NFILES = 4 };		/* README.md, sessions.json, errors.txt, usage.json */
-#define PF_CONT_MAX 4		/* a session's continuations looked for */
 
 #define PF_INO(type, i) (((uint64_t)(type) << 32) | (uint64_t)(i))
 #define PF_TYPE(ino) ((unsigned)((ino) >> 32))
@@ -42,7 +42,7 @@ struct pset {
 	uint64_t gen;
 	uint32_t *pno;			/* per project: its stable number */
 	struct blob *files[PF_NFILES];	/* rendered on first use */
-	uint64_t json_gen;		/* sessions.json's: pu_gen() + xgen */
+	uint64_t json_gen;		/* sessions.json's: pu_gen() + pc_gen() */
 	struct timespec time;		/* when it was scanned */
 };
 
@@ -56,9 +56,6 @@ struct slot {
 	uint64_t base;			/* the index's estimate */
 	uint64_t cost;			/* base and the rendered text kept */
 	struct slot *prev, *next;	/* the LRU list, while open */
-	int cont_done;			/* its continuation was looked for */
-	uint32_t cont_key;		/* the session it continues, 0: none */
-	char *cont_leaf;		/* the leafUuid naming it, or NULL */
 };
 
 struct pjfs {
@@ -79,7 +76,7 @@ struct pjfs {
 	uid_t uid;
 	gid_t gid;
 	struct pu_cache *pu;		/* token totals (pjusage.h) */
-	uint64_t xgen;			/* continuations found (mu) */
+	struct pc_table *pc;		/* continuations (pjcont.h) */
 };
 
 static int64_t now_ms(void)
@@ -250,27 +247,10 @@ static void evict(struct pjfs *pf)
 	}
 }
 
-/* The continuation of x (its first summary leaf found in its project,
- * else its first one) into *key and *leaf (NULL: none). */
-static void find_cont(const struct pj_set *s, const struct pj_session *x, struct session *ss,
-		      uint32_t *key, char **leaf)
-{
-	const struct sm_set *sm = ss_summaries(ss);
-	uint32_t i, n = sm ? sm_ncont(sm) : 0;
-
-	*key = 0;
-	*leaf = NULL;
-	for (i = 0; i < n && i < PF_CONT_MAX && !*key; i++)
-		pj_find_continued(s, x, sm_cont(sm, i)->leaf, key);
-	if (n)
-		*leaf = strdup(sm_cont(sm, *key ? i - 1 : 0)->leaf);
-}
-
-/* Opens x's tree; counts its tokens (pjusage.h) and, the first time
- * (cont_done: 0), looks for the session it continues. */
+/* Opens x's tree; counts its tokens (pjusage.h) and looks for the
+ * session it continues (pjcont.h). */
 static struct tree *open_tree(struct pjfs *pf, const struct pj_set *s,
-			      const struct pj_session *x, int cont_done, uint32_t *ckey,
-			      char **cleaf)
+			      const struct pj_session *x)
 {
 	char *path = pj_log_path(s, x);
 	struct session *ss;
@@ -280,24 +260,10 @@ static struct tree *open_tree(struct pjfs *pf, const struct pj_set *s,
 
 	if (path && !ss_open(path, SS_LIVE, &ss) && (t = tr_new(ss))) {
 		pu_count(pf->pu, s, x, ss, have ? &st : NULL);
-		if (!cont_done)
-			find_cont(s, x, ss, ckey, cleaf);
+		pc_look(pf->pc, s, x, ss);
 	}
 	free(path);
 	return t;
-}
-
-/* The continuation found when sl was first opened (mu held). */
-static void keep_cont(struct pjfs *pf, struct slot *sl, uint32_t key, char *leaf)
-{
-	if (sl->cont_done) {
-		free(leaf);
-		return;
-	}
-	sl->cont_done = 1;
-	sl->cont_key = key;
-	sl->cont_leaf = leaf;
-	pf->xgen += leaf != NULL;
 }
 
 /* The open session of key, with a reference (release with slot_put()), or
@@ -307,8 +273,6 @@ static struct slot *slot_get(struct pjfs *pf, const struct pj_set *s, uint32_t k
 	const struct pj_session *x = pj_by_key(s, key);
 	struct slot *sl;
 	struct tree *t;
-	uint32_t ckey = 0;
-	char *cleaf = NULL;
 
 	if (!x)
 		return NULL;
@@ -321,15 +285,11 @@ static struct slot *slot_get(struct pjfs *pf, const struct pj_set *s, uint32_t k
 	while (sl && sl->opening)
 		pthread_cond_wait(&pf->cv, &pf->mu);
 	if (sl && !sl->t) {
-		int done = sl->cont_done;
-
 		sl->opening = 1;
 		pthread_mutex_unlock(&pf->mu);
-		t = open_tree(pf, s, x, done, &ckey, &cleaf);
+		t = open_tree(pf, s, x);
 		pthread_mutex_lock(&pf->mu);
 		sl->opening = 0;
-		if (t)
-			keep_cont(pf, sl, ckey, cleaf);
 		pthread_cond_broadcast(&pf->cv);
 		if (t) {
 			sl->t = t;
@@ -399,7 +359,8 @@ int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out)
 	pf->dir = strdup(dir);
 	pf->slots = calloc(PJ_KEY_MAX + 1, sizeof(*pf->slots));
 	pf->cur = pset_new(pf, s);
-	if (!pf->dir || !pf->slots || !pf->cur || pu_new(&pf->pu)) {
+	if (!pf->dir || !pf->slots || !pf->cur || pu_new(&pf->pu) ||
+	    pc_new(&pf->pc)) {
 		pf_free(pf);
 		return -ENOMEM;
 	}
@@ -416,16 +377,14 @@ void pf_free(struct pjfs *pf)
 	while (pf->lru.next != &pf->lru)
 		slot_close(pf, pf->lru.next);
 	for (i = 0; pf->slots && i <= PJ_KEY_MAX; i++)
-		if (pf->slots[i]) {
-			free(pf->slots[i]->cont_leaf);
-			free(pf->slots[i]);
-		}
+		free(pf->slots[i]);
 	free(pf->slots);
 	for (i = 0; i < pf->npfolders; i++)
 		free(pf->pfolders[i]);
 	free(pf->pfolders);
 	pset_unref(pf->cur);
 	pu_free(pf->pu);
+	pc_free(pf->pc);
 	free(pf->dir);
 	pthread_mutex_destroy(&pf->mu);
 	pthread_cond_destroy(&pf->cv);
@@ -510,42 +469,22 @@ static void readme(const struct pj_set *s, struct sbuf *out)
 	}
 }
 
-/* The session a continued one continues, or NULL (mu held). */
-static const struct pj_session *continued(struct pjfs *pf, const struct pj_set *s, uint32_t key)
-{
-	const struct slot *sl = pf->slots[key];
-
-	return sl && sl->cont_key ? pj_by_key(s, sl->cont_key) : NULL;
-}
-
 /* sessions.json: the set's objects, each with the session's token totals
- * and the session it continues, once known (mu held). */
+ * and the session it continues, once known. */
 static void sessions_json(struct pjfs *pf, const struct pj_set *s, struct sbuf *out)
 {
 	uint32_t i;
 
 	sb_adds(out, "[\n");
 	for (i = 0; i < s->nsessions; i++) {
-		const struct pj_session *x = &s->sessions[i], *c = continued(pf, s, x->key);
-		const struct slot *sl = pf->slots[x->key];
+		const struct pj_session *x = &s->sessions[i];
 
 		sb_addc(out, '{');
 		pj_session_members(s, x, out);
 		sb_adds(out, ",\"usage\":");
 		pu_session_json(pf->pu, x, out);
 		sb_adds(out, ",\"continuedFrom\":");
-		if (sl && sl->cont_leaf) {
-			sb_adds(out, "{\"sessionId\":");
-			if (c && c->f.sid)
-				sb_add_json_str(out, c->f.sid, strlen(c->f.sid));
-			else
-				sb_adds(out, "null");
-			sb_adds(out, ",\"leafUuid\":");
-			sb_add_json_str(out, sl->cont_leaf, strlen(sl->cont_leaf));
-			sb_addc(out, '}');
-		} else {
-			sb_adds(out, "null");
-		}
+		pc_json(pf->pc, s, x, out);
 		sb_adds(out, i + 1 < s->nsessions ? "},\n" : "}\n");
 	}
 	sb_adds(out, "]\n");
@@ -589,12 +528,11 @@ static int own_file(struct pjfs *pf, struct pset *p, int i, struct blob **out)
 {
 	struct sbuf sb;
 	struct blob *b;
-	uint64_t gen = pu_gen(pf->pu);
+	uint64_t gen = pu_gen(pf->pu) + pc_gen(pf->pc);
 
 	if (i == 3)
 		return usage_file(pf, p, out);
 	pthread_mutex_lock(&pf->mu);
-	gen += pf->xgen;
 	if (i == 1 && p->files[i] && p->json_gen != gen) {
 		blob_unref(p->files[i]);
 		p->files[i] = NULL;
@@ -651,17 +589,6 @@ static const struct pj_session *origin(const struct pj_set *s, const struct pj_s
 	return NULL;
 }
 
-/* The session a continued one (key) continues, as the set holds it. */
-static const struct pj_session *cont_of(struct pjfs *pf, const struct pj_set *s, uint32_t key)
-{
-	const struct pj_session *c;
-
-	pthread_mutex_lock(&pf->mu);
-	c = continued(pf, s, key);
-	pthread_mutex_unlock(&pf->mu);
-	return c;
-}
-
 /* The target of one of this layer's links; 0 or -ENOENT. */
 static int link_target(struct pjfs *pf, const struct pj_set *s, uint64_t ino, char *out)
 {
@@ -682,7 +609,7 @@ static int link_target(struct pjfs *pf, const struct pj_set *s, uint64_t ino, ch
 		return 0;
 	}
 	o = PF_TYPE(ino) == PT_FORK ? origin(s, x) :
-	    PF_TYPE(ino) == PT_CONT ? cont_of(pf, s, x->key) : NULL;
+	    PF_TYPE(ino) == PT_CONT ? pc_target(pf->pc, s, x->key) : NULL;
 	if (!o)
 		return -ENOENT;
 	snprintf(out, NM_MAX + 1, "../../%.115s/%.115s", s->projects[o->project].name, o->name);
@@ -882,7 +809,7 @@ static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const cha
 		if (!(sl = slot_get(pf, p->s, key)))
 			return -ENOENT;
 		slot_put(pf, sl);
-		return cont_of(pf, p->s, key) ? own_attr(pf, p, PF_INO(PT_CONT, key), a) : -ENOENT;
+		return pc_target(pf->pc, p->s, key) ? own_attr(pf, p, PF_INO(PT_CONT, key), a) : -ENOENT;
 	}
 	if (PF_INNER(parent) == TI_ROOT && !strcmp(name, "forked-from")) {
 		x = pj_by_key(p->s, key);
@@ -976,7 +903,7 @@ static int session_listing(struct pjfs *pf, struct pf_dir *d)
 		d->link_name[d->nlinks] = "forked-from";
 		d->link_ino[d->nlinks++] = PF_INO(PT_FORK, d->key);
 	}
-	if (PF_INNER(d->ino) == TI_ROOT && cont_of(pf, d->p->s, d->key)) {
+	if (PF_INNER(d->ino) == TI_ROOT && pc_target(pf->pc, d->p->s, d->key)) {
 		d->link_name[d->nlinks] = "continued-from";
 		d->link_ino[d->nlinks++] = PF_INO(PT_CONT, d->key);
 	}

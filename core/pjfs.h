@@ -8,8 +8,8 @@
  *                          single mount shows it, plus forked-from -> its
  *                          origin's folder when it is a --fork-session copy,
  *                          and continued-from -> the session an older log
- *                          continues (pj_find_continued(), looked for when
- *                          the session is first opened)
+ *                          continues (pjcont.h: looked for when the
+ *                          session is first opened)
  *   /sessions/<time>-<slug>-<id8> -> ../projects/<project>/<session-id>
  *   /latest -> sessions/<…>                       the log written last
  *
