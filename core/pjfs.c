@@ -256,7 +256,7 @@ static struct tree *open_tree(struct pjfs *pf, const struct pj_set *s,
 	struct session *ss;
 	struct tree *t = NULL;
 	struct stat st;
-	int have = path && !stat(path, &st);
+	int have = path && !lstat(path, &st);
 
 	if (path && !ss_open(path, SS_LIVE, &ss) && (t = tr_new(ss))) {
 		pu_count(pf->pu, s, x, ss, have ? &st : NULL);

@@ -18,6 +18,8 @@ struct pu_ent {
 	struct us_total t;
 	char **models;
 	uint32_t nmodels;
+	struct us_day *days;		/* by date */
+	uint32_t ndays;
 };
 
 struct pu_cache {
@@ -43,6 +45,7 @@ static void ent_free(struct pu_ent *e)
 	for (i = 0; i < e->nmodels; i++)
 		free(e->models[i]);
 	free(e->models);
+	free(e->days);
 	free(e);
 }
 
@@ -121,6 +124,8 @@ static struct pu_ent *count_log(const char *path, struct session *ss, const stru
 	e->rc = rp_log_tally(path, ss, y);
 	if (!e->rc)
 		e->rc = us_tally_models_used(y, &names, &n);
+	if (!e->rc)
+		e->rc = us_tally_days(y, &e->days, &e->ndays);
 	if (!e->rc) {
 		us_tally_total(y, &e->t);
 		e->models = calloc(n + 1, sizeof(*e->models));
@@ -143,12 +148,16 @@ int pu_count(struct pu_cache *c, const struct pj_set *s, const struct pj_session
 
 	if (!path)
 		return -ENOMEM;
-	if (!st && stat(path, &now) < 0) {
+	if (!st && lstat(path, &now) < 0) {
 		free(path);
 		return -errno;
 	}
 	if (!st)
 		st = &now;
+	if (!S_ISREG(st->st_mode)) {	/* replaced by a link since the scan */
+		free(path);
+		return -EINVAL;
+	}
 	pthread_mutex_lock(&c->mu);
 	held = same_log(c->by_key[x->key], st);
 	pthread_mutex_unlock(&c->mu);
@@ -169,7 +178,10 @@ int pu_count(struct pu_cache *c, const struct pj_set *s, const struct pj_session
 
 /* ---- JSON ---- */
 
-/* The figures as members on one line, from inputTokens on. */
+static const char *const no_models[1];
+
+/* The figures as members on one line, from inputTokens on; modelsUsed
+ * only when models is not NULL. */
 static void totals_json(const struct us_total *t, const char *const *models, uint32_t n,
 			struct sbuf *out)
 {
@@ -182,6 +194,8 @@ static void totals_json(const struct us_total *t, const char *const *models, uin
 		(unsigned long long)us_sum(&t->t), (unsigned long long)t->responses);
 	if (t->has_cost)
 		sb_addf(out, ",\"costUSD\":%.6g", t->cost);
+	if (!models)		/* a day: no models */
+		return;
 	sb_adds(out, ",\"modelsUsed\":[");
 	for (i = 0; i < n; i++) {
 		sb_adds(out, i ? "," : "");
@@ -205,7 +219,8 @@ void pu_session_json(struct pu_cache *c, const struct pj_session *x, struct sbuf
 	e = c->by_key[x->key];
 	if (as_listed(e, x)) {
 		sb_addc(out, '{');
-		totals_json(&e->t, (const char *const *)e->models, e->nmodels, out);
+		totals_json(&e->t, e->models ? (const char *const *)e->models : no_models,
+			    e->nmodels, out);
 		sb_addc(out, '}');
 	} else {
 		sb_adds(out, "null");
@@ -213,18 +228,23 @@ void pu_session_json(struct pu_cache *c, const struct pj_session *x, struct sbuf
 	pthread_mutex_unlock(&c->mu);
 }
 
+static void total_add(struct us_total *a, const struct us_total *b)
+{
+	a->t.input += b->t.input;
+	a->t.output += b->t.output;
+	a->t.cache_create += b->t.cache_create;
+	a->t.cache_read += b->t.cache_read;
+	a->responses += b->responses;
+	a->cost += b->cost;
+	a->has_cost |= b->has_cost;
+}
+
 static int sum_add(struct pu_sum *m, const struct pu_ent *e)
 {
 	uint32_t i, k;
 
 	m->sessions++;
-	m->t.t.input += e->t.t.input;
-	m->t.t.output += e->t.t.output;
-	m->t.t.cache_create += e->t.t.cache_create;
-	m->t.t.cache_read += e->t.t.cache_read;
-	m->t.responses += e->t.responses;
-	m->t.cost += e->t.cost;
-	m->t.has_cost |= e->t.has_cost;
+	total_add(&m->t, &e->t);
 	for (i = 0; i < e->nmodels; i++) {
 		for (k = 0; k < m->nmodels && strcmp(m->models[k], e->models[i]); k++)
 			;
@@ -270,7 +290,8 @@ static void session_line(const struct pj_set *s, const struct pj_session *x,
 	sb_add_json_chars(out, x->name, strlen(x->name));
 	sb_adds(out, "\",");
 	if (e && !e->rc) {
-		totals_json(&e->t, (const char *const *)e->models, e->nmodels, out);
+		totals_json(&e->t, e->models ? (const char *const *)e->models : no_models,
+			    e->nmodels, out);
 	} else {
 		sb_adds(out, "\"error\":");
 		json_str(out, e ? strerror(-e->rc) : "not counted");
@@ -302,8 +323,54 @@ static int sessions_part(struct pu_cache *c, const struct pj_set *s, struct pu_s
 static void sum_json(const struct pu_sum *m, struct sbuf *out)
 {
 	sb_addf(out, "\"sessions\":%u,", m->sessions);
-	totals_json(&m->t, m->models, m->nmodels, out);
+	totals_json(&m->t, m->models ? m->models : no_models, m->nmodels, out);
 	sb_addc(out, '}');
+}
+
+static int day_cmp(const void *a, const void *b)
+{
+	const struct us_day *x = a, *y = b;
+
+	return (x->ymd > y->ymd) - (x->ymd < y->ymd);
+}
+
+/* "daily": every session's days summed, by date (lock held). */
+static int daily_part(struct pu_cache *c, const struct pj_set *s, struct sbuf *out)
+{
+	struct us_day *all = NULL, *p;
+	uint32_t i, j, k, n = 0, cap = 0;
+
+	for (i = 0; i < s->nsessions; i++) {
+		const struct pu_ent *e = c->by_key[s->sessions[i].key];
+
+		for (j = 0; e && !e->rc && j < e->ndays; j++) {
+			for (k = 0; k < n && all[k].ymd != e->days[j].ymd; k++)
+				;
+			if (k == n && n == cap) {
+				cap = cap ? cap * 2 : 64;
+				if (!(p = realloc(all, cap * sizeof(*p)))) {
+					free(all);
+					return -ENOMEM;
+				}
+				all = p;
+			}
+			if (k == n)
+				all[n++] = (struct us_day){ e->days[j].ymd, { { 0 }, 0, 0, 0 } };
+			total_add(&all[k].t, &e->days[j].t);
+		}
+	}
+	if (n)
+		qsort(all, n, sizeof(*all), day_cmp);
+	sb_adds(out, "\"daily\": [\n");
+	for (i = 0; i < n; i++) {
+		sb_addf(out, "{\"date\":\"%04d-%02d-%02d\",", all[i].ymd / 10000,
+			all[i].ymd / 100 % 100, all[i].ymd % 100);
+		totals_json(&all[i].t, NULL, 0, out);
+		sb_adds(out, i + 1 < n ? "},\n" : "}\n");
+	}
+	sb_adds(out, "],\n");
+	free(all);
+	return 0;
 }
 
 /* usage.json from the cache (lock held). */
@@ -330,6 +397,8 @@ static int render(struct pu_cache *c, const struct pj_set *s, struct sbuf *out)
 		sb_adds(out, i + 1 < s->nprojects ? ",\n" : "\n");
 	}
 	sb_adds(out, "],\n");
+	if (!rc)
+		rc = daily_part(c, s, out);
 	sb_add(out, tail.buf, tail.len);
 	sb_free(&tail);
 	for (i = 0; i < s->nprojects; i++)

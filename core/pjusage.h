@@ -18,6 +18,10 @@
  *   "totals"     the sum over every session, with "sessions";
  *   "projects"   per project (its folder under projects/): the sum of its
  *                sessions, with "sessions";
+ *   "daily"      per day ("date": YYYY-MM-DD), as ccusage's `daily` groups
+ *                them: by the local date (the daemon's TZ, when the log
+ *                was counted) of each counted row's timestamp; the same
+ *                figures, without modelsUsed;
  *   "sessions"   one object per session and line, in sessions.json's
  *                order: sessionId, project, path (under the folder),
  *                folder, then inputTokens, outputTokens,
@@ -59,7 +63,8 @@ uint64_t pu_counted(struct pu_cache *c);
 /*
  * Counts session x of s (through ss, an open session of its log, when
  * not NULL) unless the cache holds it as st says the log is; st: the
- * log's stat taken before ss was opened (NULL: stat it now). 0 or -errno.
+ * log's stat taken before ss was opened (NULL: lstat it now); a log that
+ * is not a regular file is not counted (-EINVAL). 0 or -errno.
  */
 int pu_count(struct pu_cache *c, const struct pj_set *s, const struct pj_session *x,
 	     struct session *ss, const struct stat *st);

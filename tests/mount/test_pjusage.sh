@@ -3,7 +3,8 @@
 # root gives every session's totals, equal to what ccusage 20.0.24
 # reported for each corpus log (tests/ccusage-20.0.24.tsv) and to each
 # session's own usage.json; sessions.json carries a session's totals once
-# it has been read; a grown log is counted again. Then small 1.0.x-style
+# it has been read; the days sum to the totals; a grown log is counted
+# again. Then small 1.0.x-style
 # logs of our own: a summary whose leafUuid is in a sibling log gives
 # continued-from and continuedFrom.
 . "$(dirname "$0")/lib.sh"
@@ -102,7 +103,10 @@ for sid, f in want.items():
 for k in keys + ["responses"]:
     assert u["totals"][k] == sum(x[k] for x in u["sessions"]), k
     assert u["totals"][k] == sum(x[k] for x in u["projects"]), k
+    assert u["totals"][k] == sum(x[k] for x in u["daily"]), k
 assert u["totals"]["sessions"] == len(u["sessions"])
+d = [x["date"] for x in u["daily"]]
+assert d == sorted(set(d)) and d, d
 assert [x["project"] for x in u["projects"]] == sorted(os.listdir(m + "/projects"))
 EOF
 grep "\"$S\"" "$M/sessions.json" | grep -q '"usage":{' && ok "sessions.json: usage after usage.json" ||

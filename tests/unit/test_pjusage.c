@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -108,6 +109,18 @@ static const cJSON *session_of(const cJSON *j, const char *sid)
 	return NULL;
 }
 
+/* usage.json j's "daily" is one day, date, of in input tokens. */
+static void check_daily(const cJSON *j, const char *date, int in)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "daily");
+
+	assert_int_equal(cJSON_GetArraySize(d), 1);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(d, 0), "date")
+				    ->valuestring, date);
+	assert_int_equal(num(cJSON_GetArrayItem(d, 0), "inputTokens"), in);
+	assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(d, 0), "modelsUsed"));
+}
+
 #define SA "aaaaaaaa-0000-4000-8000-000000000001"
 #define SB "bbbbbbbb-0000-4000-8000-000000000002"
 
@@ -152,6 +165,7 @@ static void test_counted_once_per_change(void **state)
 	sb_free(&line);
 
 	j = usage_json(c, s);		/* nothing changed: nothing read */
+	check_daily(j, "2026-01-01", 1157);
 	cJSON_Delete(j);
 	assert_int_equal(pu_counted(c), 2);
 
@@ -168,6 +182,30 @@ static void test_counted_once_per_change(void **state)
 	pu_free(c);
 	pj_free(s);
 	pj_free(s2);
+}
+
+/* Days are local dates: the same rows five hours west of UTC fall on the
+ * day before. */
+static void test_daily_local(void **state)
+{
+	struct pj_set *s;
+	struct pu_cache *c;
+	cJSON *j;
+
+	(void)state;
+	mk("-home-u-app");
+	reply("-home-u-app/" SA ".jsonl", SA, 1, "msg_1", 100, 10, 0);
+	assert_int_equal(pj_scan(root, NULL, &s), 0);
+	setenv("TZ", "EST5", 1);
+	tzset();
+	assert_int_equal(pu_new(&c), 0);
+	j = usage_json(c, s);
+	check_daily(j, "2025-12-31", 100);
+	cJSON_Delete(j);
+	pu_free(c);
+	setenv("TZ", "UTC0", 1);
+	tzset();
+	pj_free(s);
 }
 
 static void test_continued(void **state)
@@ -200,8 +238,11 @@ static void test_continued(void **state)
 
 int main(void)
 {
+	setenv("TZ", "UTC0", 1);
+	tzset();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_counted_once_per_change, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_daily_local, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_continued, setup, teardown),
 	};
 
