@@ -108,6 +108,12 @@ assert u["totals"]["sessions"] == len(u["sessions"])
 d = [x["date"] for x in u["daily"]]
 assert d == sorted(set(d)) and d, d
 assert [x["project"] for x in u["projects"]] == sorted(os.listdir(m + "/projects"))
+# ccusage 20.0.24 over this folder (every case's projects/ merged), measured
+# once: `CLAUDE_CONFIG_DIR=<it> ccusage claude session --json --offline`
+# totals 16,869,800 input, 36,090 output (its daily report: 16,916,160 and
+# 38,350, counting each row of a response without a requestId again).
+t = u["totals"]
+assert (t["inputTokens"], t["outputTokens"]) == (16869800, 36090), t
 EOF
 grep "\"$S\"" "$M/sessions.json" | grep -q '"usage":{' && ok "sessions.json: usage after usage.json" ||
 	bad "sessions.json usage after usage.json"
