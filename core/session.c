@@ -15,6 +15,13 @@
 #include "plat.h"
 
 
+static void drop_was(struct st_was *w)
+{
+	free((void *)w->chain);
+	free((void *)w->path);
+	memset(w, 0, sizeof(*w));
+}
+
 static void drop_built(struct session *s)
 {
 	ctx_free(s->ctx);
@@ -23,6 +30,7 @@ static void drop_built(struct session *s)
 	st_free(s->st);
 	s->st = NULL;
 	s->st_rc = 0;
+	drop_was(&s->st_was);
 	rs_free(s->chain);
 	sc_free(s->sc);
 	sm_free(s->sm);
@@ -57,6 +65,70 @@ static void drop_usage(struct session *s)
 	us_free(s->us);
 	s->us = NULL;
 	s->us_rc = 0;
+}
+
+/* Records what the state is built from, for keep_state(): the chain now
+ * and path (taken: freed here on failure). 0 or -ENOMEM. */
+static int set_was(struct session *s, uint32_t *path, uint32_t n)
+{
+	uint32_t *chain = malloc((s->chain->n ? s->chain->n : 1) * sizeof(*chain));
+
+	drop_was(&s->st_was);
+	if (!chain) {
+		free(path);
+		return -ENOMEM;
+	}
+	if (s->chain->n)
+		memcpy(chain, s->chain->ids, s->chain->n * sizeof(*chain));
+	s->st_was = (struct st_was){ chain, path, s->chain->n, n,
+				     idx_nrecs(s->ix), idx_nids(s->ix) };
+	return 0;
+}
+
+/*
+ * After growth: puts back the state built before (st, was) when it is
+ * still what a build would give (st_still()), with what it is built from
+ * now; else frees it, to be built again when asked for.
+ */
+static void keep_state(struct session *s, struct st_state *st, struct st_was *was)
+{
+	uint32_t *path = NULL, n = 0;
+
+	if (!st || (s->current >= 0 && br_path(s->br, (uint32_t)s->current, &path, &n)))
+		goto drop;
+	if (!st_still(st, s->g, s->chain, path, n, was)) {
+		free(path);
+		goto drop;
+	}
+	if (set_was(s, path, n))	/* takes path */
+		goto drop;
+	s->st = st;
+	drop_was(was);
+	return;
+drop:
+	st_free(st);
+	drop_was(was);
+}
+
+static int build(struct session *s);
+
+/* build() after the log grew: keeps what is still true. */
+static int build_grown(struct session *s)
+{
+	struct st_state *st = s->st;
+	struct st_was was = s->st_was;
+	int rc;
+
+	s->st = NULL;
+	memset(&s->st_was, 0, sizeof(s->st_was));
+	rc = build(s);
+	if (rc) {
+		st_free(st);
+		drop_was(&was);
+		return rc;
+	}
+	keep_state(s, st, &was);
+	return 0;
 }
 
 static int build(struct session *s)
@@ -389,6 +461,9 @@ static int reindex(struct session *s)
 	if (!ix)
 		return -ENOMEM;
 	drop_usage(s);
+	pthread_mutex_lock(&s->fork_mu);
+	s->fork_known = 0;	/* other bytes: look for forkedFrom again */
+	pthread_mutex_unlock(&s->fork_mu);
 	s->ix = ix;
 	pthread_mutex_lock(&s->sig_mu);
 	sig_init(&s->sig);
@@ -486,7 +561,7 @@ int ss_refresh(struct session *s)
 		return rc;
 	if (idx_lines(s->ix) == lines && idx_nerrs(s->ix) == errs)
 		return idx_pending(s->ix) == pending ? SS_SAME : SS_GREW;
-	rc = build(s);
+	rc = build_grown(s);
 	return rc ? rc : SS_GREW;
 }
 
@@ -595,7 +670,10 @@ static int build_state(struct session *s)
 	if (s->current >= 0 && br_path(s->br, (uint32_t)s->current, &path, &n))
 		return -ENOMEM;
 	rc = st_build(s->g, s->chain, path, n, s->lf, &o, &s->st);
-	free(path);
+	if (rc)
+		free(path);
+	else
+		set_was(s, path, n);	/* takes path; without it, no keeping */
 	return rc;
 }
 

@@ -99,11 +99,14 @@ static void add_times(const struct session *s, struct sbuf *out, int *first)
 }
 
 /* forkedFrom: the session a --fork-session copy came from (projects.h),
- * looked for again only when the log has grown since. */
+ * looked for again only when the log has grown since and it was not
+ * found whole: a fork point found stays (it is the parent of the first
+ * row the fork wrote itself, which appending leaves where it is), and so
+ * does the origin found for it. A log indexed anew looks again. */
 static void add_fork(struct session *s, struct sbuf *out, int *first)
 {
 	pthread_mutex_lock(&s->fork_mu);
-	if (!s->fork_known || s->fork_bytes != s->bytes) {
+	if (!s->fork_known || (s->fork_bytes != s->bytes && !(s->fork_uuid && s->fork_sid))) {
 		s->fork_known = 1;
 		s->fork_bytes = s->bytes;
 		free(s->fork_sid);

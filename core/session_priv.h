@@ -46,9 +46,11 @@ struct session {
 	pthread_mutex_t st_mu;	/* so is the state */
 	struct st_state *st;
 	int st_rc;
+	struct st_was st_was;	/* what st was built from (its arrays owned) */
 	char *fh_dir;		/* -o file_history, or NULL */
 	pthread_mutex_t fork_mu;	/* forkedFrom is looked for on first use */
-	int fork_known;			/* and again once the log has grown */
+	int fork_known;			/* and again once the log has grown,
+					   while not found whole */
 	uint64_t fork_bytes;		/* s->bytes then */
 	char *fork_sid, *fork_uuid;
 	pthread_mutex_t sig_mu;	/* the signature of the bytes indexed, */
