@@ -211,20 +211,6 @@ static void grow_log(struct tu_log *l, const char *name)
 
 /* ---- logs of our own ---- */
 
-static void use(struct tu_log *l, int uuid, int parent, const char *name, const char *toolid,
-		const char *input)
-{
-	struct sbuf x;
-
-	sb_init(&x);
-	sb_addf(&x, "\"message\":{\"id\":\"msg_%d\",\"type\":\"message\",\"role\":\"assistant\","
-		"\"model\":\"claude-opus-5-5\",\"content\":[{\"type\":\"tool_use\",\"id\":\"%s\","
-		"\"name\":\"%s\",\"input\":%s}],\"stop_reason\":\"tool_use\"}", uuid, toolid,
-		name, input);
-	tu_row(l, "assistant", uuid, parent, x.buf);
-	sb_free(&x);
-}
-
 static void read_result(struct tu_log *l, int uuid, int parent, const char *toolid)
 {
 	char x[1024];
@@ -333,7 +319,7 @@ static void test_state_records(void **state)
 	tu_log_init(&l);
 	tu_user(&l, 1, 0, "read a.c");
 	snapshot(&l, 1);
-	use(&l, 2, 1, "Read", "toolu_2", "{\"file_path\":\"/repo/a.c\"}");
+	tu_tool_call(&l, 2, 1, "Read", "toolu_2", "{\"file_path\":\"/repo/a.c\"}");
 	read_result(&l, 3, 2, "toolu_2");
 	tu_asst(&l, 4, 3, "msg_4", "Read it.");
 	meta(&l, "custom-title", "\"customTitle\":\"a title\"");
@@ -346,7 +332,7 @@ static void test_state_records(void **state)
 	tu_progress(&l, 9, 8);
 	tu_result(&l, 10, 7, "toolu_7");
 	tu_asst(&l, 11, 10, "msg_11", "Done.");
-	use(&l, 12, 11, "Write", "toolu_12",
+	tu_tool_call(&l, 12, 11, "Write", "toolu_12",
 	    "{\"file_path\":\"/repo/b.c\",\"content\":\"int b;\\n\"}");
 	tu_user(&l, 13, 12, "a prompt that leaves the call unanswered");
 	tu_asst(&l, 14, 13, "msg_14", "Ok.");
