@@ -143,11 +143,14 @@ int tr_stale(struct tree *t, uint64_t ino)
 	       TR_EPOCH(ino) != t->views[k]->epoch;
 }
 
-/* The view ino belongs to, or NULL (also for a stale inode). */
+/* The view ino belongs to, or NULL (also for a stale inode, and for one
+ * no node has: epoch bits on a kind that carries none, a layer's bits). */
 struct view *tr_view_of(struct tree *t, uint64_t ino)
 {
 	uint32_t k = TR_VIEW(ino);
 
+	if (ino >> TR_SLOT_SHIFT || (TR_EPOCH(ino) && !TR_HAS_EPOCH(TR_LOCAL(ino))))
+		return NULL;
 	return k < t->nviews && !tr_stale(t, ino) ? t->views[k] : NULL;
 }
 
