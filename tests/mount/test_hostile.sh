@@ -59,16 +59,22 @@ refusals() {
 		setpriv --reuid=65534 --regid=65534 --clear-groups
 }
 
+# tiny_log N OUT: N tiny lines, blank, garbage and almost-records, then the
+# demo.
+tiny_log() {
+	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) {
+		k = i % 5
+		if (k == 0) print ""; else if (k == 1) print "{}"
+		else if (k == 2) print "x"; else if (k == 3) print "[1]"
+		else print "{\"type\":7}" } }' > "$2"
+	cat "$DEMO" >> "$2"
+}
+
 # A million tiny lines, blank, garbage and almost-records, then a real log:
 # every bad line is one line of errors.txt, the log is all there.
 tiny_lines() {
 	local log="$T/tiny.jsonl" mnt="$T/tiny" bad pid
-	awk 'BEGIN { for (i = 0; i < 1000000; i++) {
-		k = i % 5
-		if (k == 0) print ""; else if (k == 1) print "{}"
-		else if (k == 2) print "x"; else if (k == 3) print "[1]"
-		else print "{\"type\":7}" } }' > "$log"
-	cat "$DEMO" >> "$log"
+	tiny_log 1000000 "$log"
 	mount_log "$log" "$mnt" || { bad "mount tiny: $(cat "$mnt.err")"; return; }
 	pid=$PID
 	bad=$(wc -l < "$mnt/errors.txt")
@@ -153,12 +159,7 @@ two_gb() {
 # Hostile logs that change under the mount (change_case in lib.sh).
 changes() {
 	local f log cut
-	awk 'BEGIN { for (i = 0; i < 20000; i++) {
-		k = i % 5
-		if (k == 0) print ""; else if (k == 1) print "{}"
-		else if (k == 2) print "x"; else if (k == 3) print "[1]"
-		else print "{\"type\":7}" } }' > "$T/ch-tiny.jsonl"
-	cat "$DEMO" >> "$T/ch-tiny.jsonl"
+	tiny_log 20000 "$T/ch-tiny.jsonl"
 	{
 		head -n 20 "$DEMO"
 		printf '{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"'
