@@ -120,7 +120,7 @@ struct fz {
 	int present;
 	uint32_t changes;
 	struct seen pool[FZ_POOL];
-	size_t npool;
+	size_t npool, nseen;
 };
 
 static void remember(struct fz *f, uint64_t ino, mode_t mode)
@@ -134,7 +134,8 @@ static void remember(struct fz *f, uint64_t ino, mode_t mode)
 		if (f->npool < FZ_POOL)
 			f->npool++;
 		else
-			i = byte(&f->g) % FZ_POOL;
+			i = f->nseen % FZ_POOL;	/* the oldest */
+		f->nseen++;
 	}
 	f->pool[i] = (struct seen){ ino, f->changes, mode & S_IFMT };
 }
@@ -428,7 +429,7 @@ static int list(struct fz *f, uint64_t dir, struct listing *l)
 		l->inos[k] = a.st.st_ino;
 		l->attrs[k] = a;
 	}
-	CHECK(vf_dir_entry(&f->v, d, i + 1 + byte(&f->g), name, &a) == 0);
+	CHECK(vf_dir_entry(&f->v, d, i + 1 + l->n, name, &a) == 0);
 	vf_closedir(&f->v, d);
 	CHECK((sorted = malloc((l->n + 1) * sizeof(*sorted))));
 	if (l->n)
@@ -439,6 +440,8 @@ static int list(struct fz *f, uint64_t dir, struct listing *l)
 	free(sorted);
 	return 0;
 }
+
+static int trace = -1;	/* FUZZ_FS_TRACE=1: each operation on stderr */
 
 static int gone(int rc)
 {
@@ -619,6 +622,8 @@ static void op_stale(struct fz *f)
 	}
 	if (i == f->npool || view_epoch(f, s->ino, &epoch) || epoch == TR_EPOCH(s->ino))
 		return;
+	if (trace)
+		fprintf(stderr, "stale %llx (epoch now %u)\n", (unsigned long long)s->ino, epoch);
 	CHECK(gone(vf_getattr(&f->v, s->ino, &a)));
 	CHECK(gone(vf_lookup(&f->v, s->ino, "main", &a)));
 	rc = vf_opendir(&f->v, s->ino, &d);
@@ -632,8 +637,6 @@ static void op_stale(struct fz *f)
 	CHECK(gone(rc) || (rc == 0 && sb.len == 0));
 	sb_free(&sb);
 }
-
-static int trace = -1;	/* FUZZ_FS_TRACE=1: each operation on stderr */
 
 static void op(struct fz *f)
 {
