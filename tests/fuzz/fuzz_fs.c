@@ -15,7 +15,8 @@
  * at most FZ_OPS operations and FZ_CHANGES changes: fewer than 16 full
  * re-indexes, so an inode's epoch (tree.h, modulo 16) never comes round.
  * The log may also be served by the projects-folder layer (pjfs.h), as
- * one session of a folder whose other sessions come and go.
+ * one session of a folder whose other sessions come and go, with a cache
+ * that holds one session (moving to the other closes it) or all.
  *
  * Checks, besides the sanitizers: every name a listing gives is a file
  * name (1..255 bytes, no '/', not "." or "..") and unique in its folder,
@@ -25,7 +26,11 @@
  * extended attribute listed can be read; every answer is 0 or -errno; an
  * inode of an earlier epoch of its view (taken before the log was indexed
  * again) answers -ESTALE or -ENOENT to every call, never another file's
- * bytes; no file descriptor is left open.
+ * bytes; no file descriptor is left open. Only what the kernel keeps from
+ * a listing (immutable attributes) must still hold later: the rest it asks
+ * for again. Known and let pass: in a projects folder whose cache closed
+ * the session in between, a listed name may be stale (a session opened
+ * again starts at epoch 0).
  */
 #include "pjfs.h"
 #include "tree.h"
