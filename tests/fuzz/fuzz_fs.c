@@ -48,16 +48,26 @@ static char pj_root[4200], pj_other[4200];
 
 /* ---- the folder ---- */
 
-static void put_agent(void)
+static char agent_path[4200];
+
+/* The subagent's log (a view of its own): one record, and (more) a second
+ * one after it. */
+static void put_agent(int more)
 {
 	static const char rec[] = "{\"type\":\"user\",\"uuid\":\"a1\",\"parentUuid\":null,"
 		"\"isSidechain\":true,\"message\":{\"role\":\"user\",\"content\":\"hi\"},"
 		"\"sessionId\":\"s\"}\n";
-	char p[4200];
+	static const char rec2[] = "{\"type\":\"assistant\",\"uuid\":\"a2\",\"parentUuid\":"
+		"\"a1\",\"isSidechain\":true,\"message\":{\"role\":\"assistant\",\"content\":"
+		"[{\"type\":\"text\",\"text\":\"ok\"}]},\"sessionId\":\"s\"}\n";
+	struct sbuf sb;
 
-	fz_put_dir(FZ_PATH(p, "projects/p/s"));
-	fz_put_dir(FZ_PATH(p, "projects/p/s/subagents"));
-	fz_put_file(FZ_PATH(p, "projects/p/s/subagents/agent-a1.jsonl"), rec, strlen(rec));
+	sb_init(&sb);
+	sb_adds(&sb, rec);
+	if (more)
+		sb_adds(&sb, rec2);
+	fz_put_file(agent_path, sb.buf, sb.len);
+	sb_free(&sb);
 }
 
 static void setup(void)
@@ -66,7 +76,9 @@ static void setup(void)
 		return;
 	fz_put_dir(FZ_PATH(pj_root, "projects"));
 	fz_put_dir(FZ_PATH(dir_p, "projects/p"));
-	put_agent();
+	fz_put_dir(FZ_PATH(agent_path, "projects/p/s"));
+	fz_put_dir(FZ_PATH(agent_path, "projects/p/s/subagents"));
+	FZ_PATH(agent_path, "projects/p/s/subagents/agent-a1.jsonl");
 	FZ_PATH(log_path, "projects/p/s.jsonl");
 	FZ_PATH(pj_other, "projects/p/o.jsonl");
 	snprintf(tmp_path, sizeof(tmp_path), "%s.new", log_path);
@@ -266,13 +278,13 @@ static void replace(struct fz *f, size_t n, int from_log, int unlink_first)
 /* One change of the log, as the program says. */
 static void change(struct fz *f)
 {
-	unsigned what = byte(&f->g) % 8, a = byte(&f->g), b = byte(&f->g);
+	unsigned what = byte(&f->g) % 9, a = byte(&f->g), b = byte(&f->g);
 	size_t len = f->cur.len;
 
 	if (f->changes >= FZ_CHANGES)
 		return;
 	f->changes++;
-	if (!f->present && what != 6)
+	if (!f->present && what < 6)
 		what = 5;
 	switch (what) {
 	case 0: case 1:		/* appended to */
@@ -302,6 +314,12 @@ static void change(struct fz *f)
 			fz_put_file(pj_other, f->log, f->nlog < 4096 ? f->nlog : 4096);
 		else
 			unlink(pj_other);
+		break;
+	case 8:			/* the subagent's log grows, or is cut, or else */
+		if (a % 3 == 2)
+			fz_put_file(agent_path, f->log, f->nlog < 2048 ? f->nlog : 2048);
+		else
+			put_agent(a % 3 == 0);
 		break;
 	}
 }
@@ -758,6 +776,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	setup();
 	fd0 = fz_lowest_fd();
 	unlink(pj_other);
+	put_agent(0);
 	split_input(data, size, f);
 	sb_init(&f->cur);
 	f->present = 1;
