@@ -235,11 +235,13 @@ static void cut(struct fz *f, size_t to)
 }
 
 /* n bytes at off written over with the input's (same size); keep: the
- * file keeps its mtime (an editor that restores it, a copy with -p). */
-static void rewrite(struct fz *f, size_t off, size_t n, int keep)
+ * file keeps its mtime (an editor that restores it, a copy with -p).
+ * Returns whether a stat tells: the times changed (within one tick of the
+ * clock, a kept mtime leaves them as they were). */
+static int rewrite(struct fz *f, size_t off, size_t n, int keep)
 {
 	struct sbuf sb;
-	struct stat st;
+	struct stat st, after;
 	int fd = open_log(O_WRONLY);
 
 	CHECK(!fstat(fd, &st));
@@ -254,8 +256,11 @@ static void rewrite(struct fz *f, size_t off, size_t n, int keep)
 
 		CHECK(!futimens(fd, ts));
 	}
+	CHECK(!fstat(fd, &after));
 	close(fd);
 	sb_free(&sb);
+	return !keep || after.st_ctim.tv_sec != st.st_ctim.tv_sec ||
+	       after.st_ctim.tv_nsec != st.st_ctim.tv_nsec;
 }
 
 /* Another file takes the log's path: the first n bytes of the input's log
@@ -336,13 +341,13 @@ static void change(struct fz *f)
 			grow(f, 1 + a);
 			break;
 		}
-		rewrite(f, len * a / 256, 1 + b % 64 < len - len * a / 256
-			? 1 + b % 64 : len - len * a / 256, what == 4);
-		if (what == 4 || !f->t) {
+		if (!rewrite(f, len * a / 256, 1 + b % 64 < len - len * a / 256
+			     ? 1 + b % 64 : len - len * a / 256, what == 4) || !f->t) {
 			f->unnoticed = 1;
 			return;
 		}
-		stamp();
+		if (what == 3)
+			stamp();
 		look(f);
 		return;
 	case 5:			/* replaced */
