@@ -143,11 +143,14 @@ int tr_stale(struct tree *t, uint64_t ino)
 	       TR_EPOCH(ino) != t->views[k]->epoch;
 }
 
-/* The view ino belongs to, or NULL (also for a stale inode). */
+/* The view ino belongs to, or NULL (also for a stale inode, and for one
+ * no node has: epoch bits on a kind that carries none, a layer's bits). */
 struct view *tr_view_of(struct tree *t, uint64_t ino)
 {
 	uint32_t k = TR_VIEW(ino);
 
+	if (ino >> TR_SLOT_SHIFT || (TR_EPOCH(ino) && !TR_HAS_EPOCH(TR_LOCAL(ino))))
+		return NULL;
 	return k < t->nviews && !tr_stale(t, ino) ? t->views[k] : NULL;
 }
 
@@ -223,12 +226,21 @@ static int root_has(const struct view *v, size_t i)
 int tr_branch_of_key(struct view *v, uint32_t key)
 {
 	const struct br_set *bs = ss_branches(v->s);
+	uint32_t i;
 	int b;
 
 	if (!key)
 		return br_find(bs, "main");
 	b = br_of_node(bs, key);
-	return b >= 0 && br_get(bs, (uint32_t)b)->first_own == key ? b : -1;
+	if (b >= 0 && br_get(bs, (uint32_t)b)->first_own == key)
+		return b;
+	/* A branch whose first own record br_of_node() gives to another
+	 * (a root that is not main's, met on a sidechain): its folder,
+	 * current and transcript must still resolve. */
+	for (i = 0; i < br_count(bs); i++)
+		if (br_get(bs, i)->first_own == key)
+			return (int)i;
+	return -1;
 }
 
 static uint64_t branch_ino(const struct view *v, const struct br_info *b)

@@ -19,6 +19,7 @@ static const char *const xattr_names[] = {
 	"user.sessfs.line", "user.sessfs.agent",
 };
 
+#define XATTR_TS 2		/* only on a record with a timestamp */
 #define XATTR_AGENT 4		/* only on an Agent/Task result */
 
 static int xattr_locked(struct tree *t, uint64_t ino, const char *name,
@@ -44,7 +45,7 @@ static int xattr_locked(struct tree *t, uint64_t ino, const char *name,
 			idx_id_str(ss_idx(v->s), r->parent, out);
 		else
 			sb_addc(out, '-');
-	} else if (!strcmp(name, xattr_names[2]) && r->ts != IDX_NO_TS) {
+	} else if (!strcmp(name, xattr_names[XATTR_TS]) && r->ts != IDX_NO_TS) {
 		js_time_fmt(r->ts, ts);
 		sb_adds(out, ts);
 	} else if (!strcmp(name, xattr_names[3])) {
@@ -67,31 +68,41 @@ int tr_getxattr(struct tree *t, uint64_t ino, const char *name, struct sbuf *out
 	return rc;
 }
 
-int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out)
+/* The names tr_getxattr() gives a value for; a stale inode's, none
+ * (-ESTALE, as its other calls). */
+static int listxattr_locked(struct tree *t, uint64_t ino, struct sbuf *out)
 {
+	struct view *v = tr_view_of(t, ino);
+	const struct graph *g;
 	char folder[NM_MAX + 1];
-	struct view *v;
 	size_t i, n = XATTR_AGENT;
 
+	if (!v)
+		return tr_stale(t, ino) ? -ESTALE : -ENOENT;
 	if (TR_KIND(ino) == TK_STATE) {
-		pthread_rwlock_rdlock(&t->lock);
-		v = tr_view_of(t, ino);
-		if (v && !v->no)
+		if (!v->no)
 			sd_listxattr(v->s, TR_LOCAL(ino), out);
-		pthread_rwlock_unlock(&t->lock);
 		return 0;
 	}
 	if (TR_KIND(ino) != TK_MSG)
 		return 0;
-	pthread_rwlock_rdlock(&t->lock);
-	v = tr_view_of(t, ino);
-	if (v && gr_is_node(ss_graph(v->s), TR_KEY(ino)) &&
-	    ad_folder(t, v, TR_KEY(ino), folder))
+	if (!gr_is_node((g = ss_graph(v->s)), TR_KEY(ino)))
+		return -ENOENT;
+	if (ad_folder(t, v, TR_KEY(ino), folder))
 		n++;
 	for (i = 0; i < n; i++)
-		sb_add(out, xattr_names[i], strlen(xattr_names[i]) + 1);
-	if (v && gr_is_node(ss_graph(v->s), TR_KEY(ino)))
-		ud_listxattr(v, TR_KEY(ino), out);
-	pthread_rwlock_unlock(&t->lock);
+		if (i != XATTR_TS || gr_node_rec(g, TR_KEY(ino))->ts != IDX_NO_TS)
+			sb_add(out, xattr_names[i], strlen(xattr_names[i]) + 1);
+	ud_listxattr(v, TR_KEY(ino), out);
 	return 0;
+}
+
+int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out)
+{
+	int rc;
+
+	pthread_rwlock_rdlock(&t->lock);
+	rc = listxattr_locked(t, ino, out);
+	pthread_rwlock_unlock(&t->lock);
+	return rc;
 }

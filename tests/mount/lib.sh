@@ -129,6 +129,117 @@ check_sizes() {
 	fi
 }
 
+# wait_for CMD...: up to 3 s for CMD to succeed (an invalidation is sent
+# by a thread of its own, just after the request that noticed the change;
+# a rewrite in place is noticed by the watcher, within about a second).
+wait_for() {
+	local i
+	for i in $(seq 1 30); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# sums MNT LIST: a line per name of LIST: its bytes' sum, or why not
+# (file-history.json aside: it names the log's folder).
+sums() {
+	( cd "$1" && xargs -d '\n' sha256sum < "$2" 2>&1 |
+		grep -v ' state/file-history.json$' | LC_ALL=C sort )
+}
+
+# names_agree LIVE FRESH LIST: every name of LIST reads the same in both
+# mounts, or is in neither.
+names_agree() {
+	sums "$1" "$3" > "$3.live"
+	sums "$2" "$3" > "$3.fresh"
+	cmp -s "$3.live" "$3.fresh"
+}
+
+# look_up MNT LIST: up to 400 names of every kind (message files, records,
+# context rows, state) written to LIST, each looked up, read, stat'ed and
+# its attributes read (the kernel keeps the names for a day).
+look_up() {
+	( cd "$1" && find branches/main/ branches/current/ records context state -type f \
+		2>/dev/null | head -400 ) > "$2"
+	( cd "$1" && xargs -d '\n' cat < "$2" > /dev/null
+	  xargs -d '\n' stat < "$2" > /dev/null
+	  xargs -d '\n' getfattr -d < "$2" > /dev/null 2>&1 )
+	echo branches/main >> "$2"
+}
+
+# same_main A B: branches/main lists the same in the mounts A and B.
+same_main() {
+	cmp -s <(ls "$1/branches/main" 2>&1) <(ls "$2/branches/main" 2>&1)
+}
+
+# change_case WHAT HOW OLD NEW: mounts a copy of OLD, looks up and reads
+# names of every kind (look_up), changes the copy HOW into NEW's bytes:
+#   truncate  cut to nothing and written again (O_TRUNC), at its inode;
+#   replace   another file renamed over it;
+#   recreate  deleted, then written again;
+#   inplace   NEW (of OLD's size) written over it, its mtime kept: only the
+#             watcher's signature of the indexed bytes tells (live.h);
+# then branches/main lists as a fresh mount of NEW does (at once, but for
+# inplace), and every name looked up before reads as in that mount.
+change_case() {
+	local what=$1 how=$2 new=$4 dir="$T/change-$1" m
+	mkdir -p "$dir"
+	m="$dir/m"
+	cp "$3" "$dir/s.jsonl"
+	mount_log "$dir/s.jsonl" "$m" || { bad "$what: mount: $(cat "$m.err")"; return; }
+	ls "$m/branches/main" > /dev/null
+	look_up "$m" "$dir/names"
+	case $how in
+	truncate) cat "$new" > "$dir/s.jsonl" ;;
+	replace) cp "$new" "$dir/new.jsonl"; mv "$dir/new.jsonl" "$dir/s.jsonl" ;;
+	recreate) rm "$dir/s.jsonl"; cp "$new" "$dir/s.jsonl" ;;
+	inplace)
+		[ "$(stat -c %s "$new")" = "$(stat -c %s "$3")" ] || bad "$what: not the same size"
+		touch -r "$dir/s.jsonl" "$dir/times"
+		dd if="$new" of="$dir/s.jsonl" conv=notrunc status=none
+		touch -r "$dir/times" "$dir/s.jsonl" ;;
+	esac
+	ls "$m/branches/main" > "$dir/ls" 2> "$dir/ls.err" || [ "$how" = inplace ] ||
+		bad "$what: ls branches/main right after the change: $(cat "$dir/ls.err")"
+	mount_log "$new" "$dir/fresh" || { bad "$what: fresh mount"; unmount_log "$m"; return; }
+	if [ "$how" = inplace ]; then
+		wait_for same_main "$m" "$dir/fresh" && ok "$what: branches/main lists the new log's files, unasked"
+	else
+		cmp -s "$dir/ls" <(ls "$dir/fresh/branches/main") &&
+			ok "$what: branches/main lists the new log's files at once"
+	fi ||
+		bad "$what: branches/main lists the old log's files"
+	wait_for names_agree "$m" "$dir/fresh" "$dir/names" &&
+		ok "$what: $(wc -l < "$dir/names") names looked up before read as the new log's" ||
+		bad "$what: names looked up before still read the old log: $(
+			diff "$dir/names.live" "$dir/names.fresh" | head -6)"
+	unmount_log "$dir/fresh"
+	unmount_log "$m"
+}
+
+# no_stacking LOG MNT WHAT: a second sessfs over MNT, mounted by $PID, is
+# refused (exit 1, nothing stacked); then over it dead (the daemon killed):
+# refused, saying to run fusermount3 -u, which clears it. Ends the mount.
+no_stacking() {
+	local log=$1 mnt=$2 what=$3 err rc
+	err=$(timeout 20 "$SESSFS" "$log" "$mnt" 2>&1 >/dev/null)
+	rc=$?
+	[ "$rc" -eq 1 ] && echo "$err" | grep -q "already mounted" &&
+	[ "$(findmnt -n "$mnt" | wc -l)" -eq 1 ] &&
+		ok "$what: a second mount over the live one: exit 1, nothing stacked" ||
+		bad "$what: a second mount over a live one: exit $rc, $err; $(findmnt -n "$mnt" | wc -l) mounts"
+	kill -KILL "$PID"
+	wait "$PID" 2>/dev/null
+	err=$(timeout 20 "$SESSFS" "$log" "$mnt" 2>&1 >/dev/null)
+	rc=$?
+	[ "$rc" -eq 1 ] && echo "$err" | grep -q "dead mount.*fusermount3 -u" &&
+		ok "$what: a second mount over the dead one: exit 1, says fusermount3 -u" ||
+		bad "$what: a second mount over a dead one: exit $rc, $err"
+	fusermount3 -u -z "$mnt" && ! mountpoint -q "$mnt" && [ -z "$(findmnt -n "$mnt")" ] ||
+		bad "$what: fusermount3 -u left $(findmnt -n "$mnt")"
+}
+
 need_corpus() {
 	if [ -d "$CORPUS" ]; then return 0; fi
 	if [ "${CI:-}" = true ]; then

@@ -6,7 +6,13 @@
 #     garbage lines: one line on stderr naming the path, exit 1;
 #   - a million tiny lines around a real log;
 #   - a 100 MB line (a message) and a 100 MB line of garbage;
-#   - a 2 GB log (records past 2^31; skipped when the disk is short).
+#   - a 2 GB log (records past 2^31; skipped when the disk is short);
+#   - smaller hostile logs under a mount (tiny bad lines around a real
+#     log: rewritten in place, truncated, replaced, deleted and written
+#     again; a 4 MB message and a torn 1 MB garbage line: rewritten in
+#     place, cut inside the long line): names looked up before read as a
+#     fresh mount of the new log's; a second mount over one, live and
+#     dead, is refused.
 # full: the 2 GB log under ASan too; make test takes it in the plain
 # build only (under ASan it took most of the runner's 600 s), and under
 # ASan 200,000 tiny lines and a 25 MB line (lib.sh's LIGHT).
@@ -54,17 +60,23 @@ refusals() {
 		setpriv --reuid=65534 --regid=65534 --clear-groups
 }
 
+# tiny_log N OUT: N tiny lines, blank, garbage and almost-records, then the
+# demo.
+tiny_log() {
+	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) {
+		k = i % 5
+		if (k == 0) print ""; else if (k == 1) print "{}"
+		else if (k == 2) print "x"; else if (k == 3) print "[1]"
+		else print "{\"type\":7}" } }' > "$2"
+	cat "$DEMO" >> "$2"
+}
+
 # A million tiny lines, blank, garbage and almost-records, then a real log:
 # every bad line is one line of errors.txt, the log is all there.
 tiny_lines() {
 	local log="$T/tiny.jsonl" mnt="$T/tiny" bad pid n
 	n=$(light 1000000 200000)
-	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) {
-		k = i % 5
-		if (k == 0) print ""; else if (k == 1) print "{}"
-		else if (k == 2) print "x"; else if (k == 3) print "[1]"
-		else print "{\"type\":7}" } }' > "$log"
-	cat "$DEMO" >> "$log"
+	tiny_log "$n" "$log"
 	mount_log "$log" "$mnt" || { bad "mount tiny: $(cat "$mnt.err")"; return; }
 	pid=$PID
 	bad=$(wc -l < "$mnt/errors.txt")
@@ -147,8 +159,45 @@ two_gb() {
 	rm -f "$log"
 }
 
+# Hostile logs that change under the mount (change_case in lib.sh).
+changes() {
+	local f log cut
+	tiny_log 20000 "$T/ch-tiny.jsonl"
+	{
+		head -n 20 "$DEMO"
+		printf '{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"'
+		head -c $((4 * MB)) /dev/zero | tr '\0' 'x'
+		printf '"},"uuid":"00000001-0000-4000-8000-0000000000aa","timestamp":"2026-01-01T10:00:00.000Z","sessionId":"s1"}\n'
+		tail -n +21 "$DEMO"
+		head -c $MB /dev/zero | tr '\0' '{'
+	} > "$T/ch-long.jsonl"
+	for f in tiny long; do
+		log="$T/ch-$f.jsonl"
+		# the same size, other bytes; cut inside a line; the demo's end first
+		sed 's/What does this project do?/What does this program do?/' "$log" > "$T/ch-$f-inplace.jsonl"
+		cut=$(($(stat -c %s "$log") * 2 / 3))	# inside the 4 MB line
+		[ $f = tiny ] && cut=$(($(stat -c %s "$log") - $(stat -c %s "$DEMO") / 2))
+		head -c $cut "$log" > "$T/ch-$f-cut.jsonl"
+		{ tail -n 30 "$DEMO"; cat "$log"; } > "$T/ch-$f-other.jsonl"
+		change_case "$f-inplace" inplace "$log" "$T/ch-$f-inplace.jsonl"
+		change_case "$f-truncate" truncate "$log" "$T/ch-$f-cut.jsonl"
+		[ $f = long ] && continue	# the rest as for tiny: the same paths
+		change_case "$f-replace" replace "$log" "$T/ch-$f-other.jsonl"
+		change_case "$f-recreate" recreate "$log" "$T/ch-$f-other.jsonl"
+	done
+	mount_log "$T/ch-tiny.jsonl" "$T/ch-stack" || { bad "mount ch-tiny: $(cat "$T/ch-stack.err")"; return; }
+	no_stacking "$T/ch-tiny.jsonl" "$T/ch-stack" "tiny lines"
+}
+
+# With arguments: only those parts (e.g. changes), for a quick run.
+if [ $# -gt 0 ]; then
+	for part in "$@"; do $part; done
+	finish
+	exit
+fi
 refusals
 tiny_lines
 long_line
 two_gb
+changes
 finish

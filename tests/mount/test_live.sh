@@ -9,6 +9,11 @@
 #     errors.txt says what happened;
 #   - what the kernel keeps for long is invalidated when it does change:
 #     a record replaced by a later duplicate, rows that move in a branch;
+#   - names looked up before the log is rewritten in place (its mtime
+#     kept), truncated, replaced or deleted and written again read as the
+#     new log's after it;
+#   - a second sessfs over the mount of a growing log, and over it dead,
+#     is refused;
 #   - eight readers at once while the log grows: no error, no deadlock.
 # full: each corpus log grows in ~120 writes (the big one in ~40), the
 # eight readers read while it takes ~60; make test takes ~12, ~6 and ~15
@@ -182,57 +187,6 @@ restarts() {
 
 # ---- names looked up before a reindex, read after it ----
 
-# sums MNT LIST: a line per name of LIST: its bytes' sum, or why not
-# (file-history.json aside: it names the log's folder).
-sums() {
-	( cd "$1" && xargs -d '\n' sha256sum < "$2" 2>&1 |
-		grep -v ' state/file-history.json$' | LC_ALL=C sort )
-}
-
-# names_agree LIVE FRESH LIST: every name of LIST reads the same in both
-# mounts, or is in neither.
-names_agree() {
-	sums "$1" "$3" > "$3.live"
-	sums "$2" "$3" > "$3.fresh"
-	cmp -s "$3.live" "$3.fresh"
-}
-
-# stale_case WHAT HOW NEW: mounts a copy of log A, looks up and reads names
-# of every kind (the kernel keeps them for a day), changes the log HOW
-# (truncate, replace or recreate) into NEW's bytes; then branches/main
-# lists at once, and every name reads as in a fresh mount of NEW.
-stale_case() {
-	local what=$1 how=$2 new=$3 dir="$T/stale-$1" m
-	mkdir -p "$dir"
-	m="$dir/m"
-	cp "$STALE_A" "$dir/s.jsonl"
-	mount_log "$dir/s.jsonl" "$m" || { bad "$what: mount: $(cat "$m.err")"; return; }
-	ls "$m/branches/main" > /dev/null
-	( cd "$m" && find branches/main/ branches/current/ records context state -type f |
-		head -400 ) > "$dir/names"
-	( cd "$m" && xargs -d '\n' cat < "$dir/names" > /dev/null
-	  xargs -d '\n' stat < "$dir/names" > /dev/null
-	  xargs -d '\n' getfattr -d < "$dir/names" > /dev/null 2>&1 )
-	echo branches/main >> "$dir/names"
-	case $how in
-	truncate) cat "$new" > "$dir/s.jsonl" ;;	# O_TRUNC, then the new bytes
-	replace) cp "$new" "$dir/new.jsonl"; mv "$dir/new.jsonl" "$dir/s.jsonl" ;;
-	recreate) rm "$dir/s.jsonl"; cp "$new" "$dir/s.jsonl" ;;
-	esac
-	ls "$m/branches/main" > "$dir/ls" 2> "$dir/ls.err" &&
-		ok "$what: branches/main lists at once after the change" ||
-		bad "$what: ls branches/main: $(cat "$dir/ls.err")"
-	mount_log "$new" "$dir/fresh" || { bad "$what: fresh mount"; unmount_log "$m"; return; }
-	cmp -s "$dir/ls" <(ls "$dir/fresh/branches/main") ||
-		bad "$what: branches/main lists the old log's files"
-	wait_for names_agree "$m" "$dir/fresh" "$dir/names" &&
-		ok "$what: $(wc -l < "$dir/names") names looked up before read as the new log's" ||
-		bad "$what: names looked up before still read the old log: $(
-			diff "$dir/names.live" "$dir/names.fresh" | head -6)"
-	unmount_log "$dir/fresh"
-	unmount_log "$m"
-}
-
 stale_names() {
 	local b
 	STALE_A=$(ls "$CORPUS"/fork/projects/*/*104.jsonl 2>/dev/null | head -1)
@@ -243,9 +197,24 @@ stale_names() {
 		{ tail -n 30 "$STALE_A"; head -n 30 "$STALE_A"; } > "$b"
 	fi
 	head -n 20 "$STALE_A" > "$T/first20.jsonl"
-	stale_case truncate truncate "$T/first20.jsonl"
-	stale_case replace replace "$b"
-	stale_case recreate recreate "$b"
+	sed '2s/e/E/g' "$STALE_A" > "$T/inplace.jsonl"	# the same size, other bytes
+	change_case inplace inplace "$STALE_A" "$T/inplace.jsonl"
+	change_case truncate truncate "$STALE_A" "$T/first20.jsonl"
+	change_case replace replace "$STALE_A" "$b"
+	change_case recreate recreate "$STALE_A" "$b"
+}
+
+# A second sessfs over a mount of a log being written: refused; then over
+# it dead (its daemon killed): refused, saying how to clear it.
+stacked() {
+	local dir="$T/stack"
+	mkdir -p "$dir"
+	head -n 10 mnt-examples/demo.jsonl > "$dir/s.jsonl"
+	mount_log "$dir/s.jsonl" "$dir/m" || { bad "stacked: mount: $(cat "$dir/m.err")"; return; }
+	ls "$dir/m/branches/main" > /dev/null
+	tail -n +11 mnt-examples/demo.jsonl >> "$dir/s.jsonl"
+	ls "$dir/m/branches/main" > /dev/null
+	no_stacking "$dir/s.jsonl" "$dir/m" "a growing log"
 }
 
 # ---- a rewrite in place of the same size ----
@@ -320,17 +289,6 @@ row() {	# row UUID PARENT TYPE CONTENT [MSGID]
 		printf '{"parentUuid":%s,"isSidechain":false,"type":"assistant","message":{"id":"%s","role":"assistant","model":"m","content":%s},"uuid":"%s","timestamp":"2026-01-01T10:00:%02d.000Z","sessionId":"s1"}\n' \
 			"$p" "$5" "$4" "$(U "$1")" "$1"
 	fi
-}
-
-# wait_for CMD...: up to 3 s for CMD to succeed (the invalidation is sent
-# by a thread of its own, just after the request that noticed the change).
-wait_for() {
-	local i
-	for i in $(seq 1 30); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
 }
 
 shows() { grep -q "$2" "$1" 2>/dev/null && [ "$(stat -c %s "$1")" = "$(wc -c < "$1")" ]; }
@@ -454,6 +412,7 @@ if [ $# -gt 0 ]; then
 fi
 own_folder
 stale_names
+stacked
 rewrite_in_place
 # long_window is not run by default yet: on a loaded 2-core machine its
 # listing takes longer than its bound (the context's build parses every
