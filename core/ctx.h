@@ -116,8 +116,8 @@ void ctx_free(struct ctx *x);
 
 /* ---- the messages ---- */
 
-/* The messages array; borrowed, valid until ctx_free(). Do not modify. */
-const cJSON *ctx_messages(const struct ctx *x);
+/* The messages are kept as the text of messages.json (a fraction of a
+ * JSON tree's size), not as a tree. */
 uint32_t ctx_nmessages(const struct ctx *x);
 /* Appends the messages as JSON, 2-space indent, ending with a newline. */
 void ctx_messages_json(const struct ctx *x, struct sbuf *out);
