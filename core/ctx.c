@@ -492,15 +492,31 @@ static int publish(struct ctx_work *w)
 	return 0;
 }
 
+/* The size of the compact JSON of the messages, from their text: all of
+ * it less the layout, the newlines and spaces outside strings (numbers
+ * and literals hold none). */
 static void measure(struct ctx *x)
 {
-	struct sbuf sb;
+	const char *p = x->mtext, *end = x->mtext + x->mlen;
+	uint64_t n = 0;
+	int in_str = 0;
 
-	sb_init(&sb);
-	ctx_json_write(x->messages, -1, &sb);
-	x->bytes = sb.len;
-	x->tokens = (sb.len + CTX_BYTES_PER_TOKEN - 1) / CTX_BYTES_PER_TOKEN;
-	sb_free(&sb);
+	for (; p < end; p++) {
+		if (in_str) {
+			n++;
+			if (*p == '\\' && p + 1 < end) {
+				p++;
+				n++;
+			} else if (*p == '"') {
+				in_str = 0;
+			}
+		} else if (*p != ' ' && *p != '\n') {
+			n++;
+			in_str = *p == '"';
+		}
+	}
+	x->bytes = n;
+	x->tokens = (n + CTX_BYTES_PER_TOKEN - 1) / CTX_BYTES_PER_TOKEN;
 }
 
 /* Writes the messages out as messages.json lays them out and drops the
@@ -594,10 +610,10 @@ int ctx_build(const struct graph *g, const struct rs_chain *c,
 		rc = notes_chain(&w);
 	if (!rc)
 		rc = build_window(&w);
-	if (!rc) {
-		measure(x);
+	if (!rc)
 		rc = freeze(x);
-	}
+	if (!rc)
+		measure(x);
 	if (!rc)
 		rc = publish(&w);
 	work_free(&w);
