@@ -95,14 +95,17 @@ static const char *const kept_fields[] = {
 	"content",
 };
 
-static void prune(cJSON *rec)
+/* ... and of its message object (usage, model, stop_reason ... go). */
+static const char *const kept_message_fields[] = { "id", "content" };
+
+static void prune(cJSON *o, const char *const *keep, size_t n)
 {
 	cJSON *f, *next;
 
-	for (f = rec->child; f; f = next) {
+	for (f = o->child; f; f = next) {
 		next = f->next;
-		if (!in_list(f->string, kept_fields, NELEM(kept_fields)))
-			cJSON_Delete(cJSON_DetachItemViaPointer(rec, f));
+		if (!in_list(f->string, keep, n))
+			cJSON_Delete(cJSON_DetachItemViaPointer(o, f));
 	}
 }
 
@@ -124,7 +127,10 @@ static int load_row(struct ctx_work *w, uint32_t id)
 	r->rec = lf_parse(w->lf, ir);
 	if (!cJSON_IsObject(r->rec))
 		return ctx_leave_out(w, r, "record could not be read back (changed on disk, or nested too deep)");
-	prune(r->rec);
+	prune(r->rec, kept_fields, NELEM(kept_fields));
+	if (cJSON_IsObject(ctx_jget(r->rec, "message")))
+		prune((cJSON *)ctx_jget(r->rec, "message"), kept_message_fields,
+		      NELEM(kept_message_fields));
 	if (!is_msg(r))
 		return 0;
 	if (repair_row(w, r))
