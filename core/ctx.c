@@ -497,7 +497,7 @@ static int publish(struct ctx_work *w)
  * and literals hold none). */
 static void measure(struct ctx *x)
 {
-	const char *p = x->mtext, *end = x->mtext + x->mlen;
+	const char *p = x->mtext->data, *end = p + x->mtext->len - 1;
 	uint64_t n = 0;
 	int in_str = 0;
 
@@ -529,7 +529,6 @@ static int freeze(struct ctx *x)
 	const cJSON *m;
 	struct sbuf sb;
 	uint32_t i = 0;
-	char *p;
 
 	x->mspan = calloc(2 * (size_t)x->nmessages + 1, sizeof(*x->mspan));
 	if (!x->mspan)
@@ -544,10 +543,11 @@ static int freeze(struct ctx *x)
 		if (m->next)
 			sb_addc(&sb, ',');
 	}
-	sb_adds(&sb, x->nmessages ? "\n]" : "]");
-	x->mtext = sb_detach(&sb, &x->mlen);
-	if ((p = realloc(x->mtext, x->mlen + 1)))	/* no slack kept */
-		x->mtext = p;
+	sb_adds(&sb, x->nmessages ? "\n]\n" : "]\n");
+	x->mtext = blob_take(&sb);	/* no slack kept */
+	sb_free(&sb);
+	if (!x->mtext)
+		return -ENOMEM;
 	cJSON_Delete(x->messages);
 	x->messages = NULL;
 	return 0;
@@ -631,7 +631,7 @@ void ctx_free(struct ctx *x)
 	if (!x)
 		return;
 	cJSON_Delete(x->messages);
-	free(x->mtext);
+	blob_unref(x->mtext);
 	free(x->mspan);
 	free(x->rows);
 	free(x->sent);
@@ -675,16 +675,21 @@ uint32_t ctx_meta_types(const struct ctx *x, const uint16_t **atoms,
 
 void ctx_messages_json(const struct ctx *x, struct sbuf *out)
 {
-	sb_add(out, x->mtext, x->mlen);
-	sb_addc(out, '\n');
+	sb_add(out, x->mtext->data, x->mtext->len);
+}
+
+struct blob *ctx_messages_blob(const struct ctx *x)
+{
+	blob_ref(x->mtext);
+	return x->mtext;
 }
 
 /* Message i at depth 0: its text in the array less one step of indent on
  * each of its lines (JSON strings hold no raw newline). */
 void ctx_message_json(const struct ctx *x, uint32_t i, struct sbuf *out)
 {
-	const char *p = x->mtext + x->mspan[2 * i];
-	const char *end = x->mtext + x->mspan[2 * i + 1], *nl;
+	const char *p = x->mtext->data + x->mspan[2 * i];
+	const char *end = x->mtext->data + x->mspan[2 * i + 1], *nl;
 
 	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
 		sb_add(out, p, (size_t)(nl + 1 - p));

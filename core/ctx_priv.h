@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <uthash.h>
 
+#include "cache.h"
 #include "ctx.h"
 #include "idx.h"
 
@@ -52,9 +53,7 @@ struct ctx_nrec {
 
 struct ctx {
 	cJSON *messages;	/* while it is built; NULL once frozen */
-	char *mtext;		/* then: the messages array as messages.json
-				 * lays it out (2-space indent, no newline) */
-	size_t mlen;
+	struct blob *mtext;	/* then: messages.json, as it is served */
 	size_t *mspan;		/* message i is mtext[mspan[2i], mspan[2i+1]) */
 	uint32_t nmessages;
 	struct ctx_row *rows;
