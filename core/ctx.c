@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ctx_priv.h"
+#include "plat.h"
 
 /* ---- texts, notes, repairs ---- */
 
@@ -32,7 +33,7 @@ static uint32_t pool_vaddf(struct ctx *x, const char *fmt, va_list ap)
 }
 
 static int note_push(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
-		     uint32_t off)
+		     uint32_t off, const char *text)
 {
 	if (x->nnotes == x->capnotes) {
 		uint32_t cap = x->capnotes ? x->capnotes * 2 : 64;
@@ -43,7 +44,7 @@ static int note_push(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
 		x->nrec = p;
 		x->capnotes = cap;
 	}
-	x->nrec[x->nnotes] = (struct ctx_nrec){ line, id, off, x->nnotes, kind };
+	x->nrec[x->nnotes] = (struct ctx_nrec){ line, id, off, x->nnotes, kind, text };
 	x->nnotes++;
 	return 0;
 }
@@ -57,7 +58,13 @@ int ctx_note_add(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
 	va_start(ap, fmt);
 	off = pool_vaddf(x, fmt, ap);
 	va_end(ap);
-	return note_push(x, line, id, kind, off);
+	return note_push(x, line, id, kind, off, NULL);
+}
+
+int ctx_note_static(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
+		    const char *text)
+{
+	return note_push(x, line, id, kind, 0, text);
 }
 
 int ctx_repair_add(struct ctx *x, const char *fmt, ...)
@@ -91,7 +98,7 @@ int ctx_leave_out(struct ctx_work *w, struct ctx_wrow *r, const char *fmt, ...)
 	va_end(ap);
 	r->sent = 0;
 	r->why = off + 1;
-	return note_push(w->x, r->line, r->id, CTX_N_LEFT_OUT, off);
+	return note_push(w->x, r->line, r->id, CTX_N_LEFT_OUT, off, NULL);
 }
 
 int ctx_rows_insert(struct ctx_work *w, uint32_t at, struct ctx_wrow *r)
@@ -259,8 +266,8 @@ static int notes_records(struct ctx_work *w)
 		const struct idx_rec *r = idx_rec(w->ix, i);
 
 		if (r->type == IDX_T_PROGRESS && r->uuid)
-			rc = ctx_note_add(w->x, r->line, r->uuid, CTX_N_LEFT_OUT,
-					  "progress row: not part of the conversation, its children hang off its parent");
+			rc = ctx_note_static(w->x, r->line, r->uuid, CTX_N_LEFT_OUT,
+					     "progress row: not part of the conversation, its children hang off its parent");
 		else if (is_row_type(r->type) && !r->uuid)
 			rc = ctx_note_add(w->x, r->line, 0, CTX_N_LEFT_OUT,
 					  "%s record without a uuid: not loaded",
@@ -413,8 +420,8 @@ static int notes_chain(struct ctx_work *w)
 		preserved_set(w, keep);
 	for (i = 0; !rc && i < nn; i++)
 		if (!on[order[i]])
-			rc = ctx_note_add(w->x, gr_node_rec(w->g, order[i])->line, order[i],
-					  CTX_N_LEFT_OUT, "%s", off_chain_reason(w, order[i], keep));
+			rc = ctx_note_static(w->x, gr_node_rec(w->g, order[i])->line, order[i],
+					     CTX_N_LEFT_OUT, off_chain_reason(w, order[i], keep));
 	free(on);
 	free(keep);
 	return rc;
@@ -459,13 +466,17 @@ static int publish(struct ctx_work *w)
 	x->notes = calloc(x->nnotes + 1, sizeof(*x->notes));
 	x->repairs = calloc(x->nrepairs + 1, sizeof(*x->repairs));
 	x->rows = calloc(w->nrows + 1, sizeof(*x->rows));
-	x->msgv = calloc(x->nmessages + 1, sizeof(*x->msgv));
 	x->sent = calloc(w->nrows + 1, sizeof(*x->sent));
-	if (!x->notes || !x->repairs || !x->rows || !x->msgv || !x->sent)
+	if (!x->notes || !x->repairs || !x->rows || !x->sent)
 		return -ENOMEM;
-	for (i = 0; i < x->nnotes; i++)
-		x->notes[i] = (struct ctx_note){ x->nrec[i].line, x->nrec[i].id,
-						 x->nrec[i].kind, x->pool.buf + x->nrec[i].off };
+	for (i = 0; i < x->nnotes; i++) {
+		const struct ctx_nrec *n = &x->nrec[i];
+
+		x->notes[i] = (struct ctx_note){ n->line, n->id, n->kind,
+						 n->text ? n->text : x->pool.buf + n->off };
+	}
+	free(x->nrec);
+	x->nrec = NULL;
 	for (i = 0; i < x->nrepairs; i++)
 		x->repairs[i] = x->pool.buf + x->repair_off[i];
 	for (i = 0; i < w->nrows; i++) {
@@ -478,21 +489,68 @@ static int publish(struct ctx_work *w)
 			x->sent[x->nsent++] = i;
 	}
 	x->nrows = w->nrows;
-	x->msgv[0] = x->messages->child;
-	for (i = 1; i < x->nmessages; i++)
-		x->msgv[i] = x->msgv[i - 1]->next;
 	return 0;
 }
 
+/* The size of the compact JSON of the messages, from their text: all of
+ * it less the layout, the newlines and spaces outside strings (numbers
+ * and literals hold none). */
 static void measure(struct ctx *x)
 {
-	struct sbuf sb;
+	const char *p = x->mtext->data, *end = p + x->mtext->len - 1;
+	uint64_t n = 0;
+	int in_str = 0;
 
+	for (; p < end; p++) {
+		if (in_str) {
+			n++;
+			if (*p == '\\' && p + 1 < end) {
+				p++;
+				n++;
+			} else if (*p == '"') {
+				in_str = 0;
+			}
+		} else if (*p != ' ' && *p != '\n') {
+			n++;
+			in_str = *p == '"';
+		}
+	}
+	x->bytes = n;
+	x->tokens = (n + CTX_BYTES_PER_TOKEN - 1) / CTX_BYTES_PER_TOKEN;
+}
+
+/* Writes the messages out as messages.json lays them out and drops the
+ * tree: the text is a fraction of the tree's size, and all that is ever
+ * read of the messages once built. The array as ctx_json_write() writes
+ * it at depth 0: "[", each message on a new line at depth 1, "," between
+ * them, and "\n]" (or "[]" when there is none). */
+static int freeze(struct ctx *x)
+{
+	const cJSON *m;
+	struct sbuf sb;
+	uint32_t i = 0;
+
+	x->mspan = calloc(2 * (size_t)x->nmessages + 1, sizeof(*x->mspan));
+	if (!x->mspan)
+		return -ENOMEM;
 	sb_init(&sb);
-	ctx_json_write(x->messages, -1, &sb);
-	x->bytes = sb.len;
-	x->tokens = (sb.len + CTX_BYTES_PER_TOKEN - 1) / CTX_BYTES_PER_TOKEN;
+	sb_addc(&sb, '[');
+	for (m = x->messages->child; m && i < x->nmessages; m = m->next, i++) {
+		sb_adds(&sb, "\n  ");
+		x->mspan[2 * i] = sb.len;
+		ctx_json_write(m, 1, &sb);
+		x->mspan[2 * i + 1] = sb.len;
+		if (m->next)
+			sb_addc(&sb, ',');
+	}
+	sb_adds(&sb, x->nmessages ? "\n]\n" : "]\n");
+	x->mtext = blob_take(&sb);	/* no slack kept */
 	sb_free(&sb);
+	if (!x->mtext)
+		return -ENOMEM;
+	cJSON_Delete(x->messages);
+	x->messages = NULL;
+	return 0;
 }
 
 static int build_window(struct ctx_work *w)
@@ -552,11 +610,14 @@ int ctx_build(const struct graph *g, const struct rs_chain *c,
 		rc = notes_chain(&w);
 	if (!rc)
 		rc = build_window(&w);
-	if (!rc) {
+	if (!rc)
+		rc = freeze(x);
+	if (!rc)
 		measure(x);
+	if (!rc)
 		rc = publish(&w);
-	}
 	work_free(&w);
+	pl_trim_heap();		/* what the rows and the tree held */
 	if (rc) {
 		ctx_free(x);
 		return rc;
@@ -570,7 +631,8 @@ void ctx_free(struct ctx *x)
 	if (!x)
 		return;
 	cJSON_Delete(x->messages);
-	free(x->msgv);
+	blob_unref(x->mtext);
+	free(x->mspan);
 	free(x->rows);
 	free(x->sent);
 	free(x->nrec);
@@ -585,7 +647,6 @@ void ctx_free(struct ctx *x)
 
 /* ---- accessors ---- */
 
-const cJSON *ctx_messages(const struct ctx *x) { return x->messages; }
 uint32_t ctx_nmessages(const struct ctx *x) { return x->nmessages; }
 uint64_t ctx_tokens(const struct ctx *x) { return x->tokens; }
 uint64_t ctx_bytes(const struct ctx *x) { return x->bytes; }
@@ -614,13 +675,27 @@ uint32_t ctx_meta_types(const struct ctx *x, const uint16_t **atoms,
 
 void ctx_messages_json(const struct ctx *x, struct sbuf *out)
 {
-	ctx_json_write(x->messages, 0, out);
-	sb_addc(out, '\n');
+	sb_add(out, x->mtext->data, x->mtext->len);
 }
 
+struct blob *ctx_messages_blob(const struct ctx *x)
+{
+	blob_ref(x->mtext);
+	return x->mtext;
+}
+
+/* Message i at depth 0: its text in the array less one step of indent on
+ * each of its lines (JSON strings hold no raw newline). */
 void ctx_message_json(const struct ctx *x, uint32_t i, struct sbuf *out)
 {
-	ctx_json_write(x->msgv[i], 0, out);
+	const char *p = x->mtext->data + x->mspan[2 * i];
+	const char *end = x->mtext->data + x->mspan[2 * i + 1], *nl;
+
+	while ((nl = memchr(p, '\n', (size_t)(end - p)))) {
+		sb_add(out, p, (size_t)(nl + 1 - p));
+		p = nl + 1 + 2;
+	}
+	sb_add(out, p, (size_t)(end - p));
 	sb_addc(out, '\n');
 }
 

@@ -46,6 +46,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cache.h"
 #include "graph.h"
 #include "logf.h"
 #include "resume.h"
@@ -116,11 +117,14 @@ void ctx_free(struct ctx *x);
 
 /* ---- the messages ---- */
 
-/* The messages array; borrowed, valid until ctx_free(). Do not modify. */
-const cJSON *ctx_messages(const struct ctx *x);
+/* The messages are kept as the text of messages.json (a fraction of a
+ * JSON tree's size), not as a tree. */
 uint32_t ctx_nmessages(const struct ctx *x);
 /* Appends the messages as JSON, 2-space indent, ending with a newline. */
 void ctx_messages_json(const struct ctx *x, struct sbuf *out);
+/* The same text as a blob, with a reference for the caller (the ctx keeps
+ * its own): no copy. */
+struct blob *ctx_messages_blob(const struct ctx *x);
 /* Appends message i alone, in the same format. */
 void ctx_message_json(const struct ctx *x, uint32_t i, struct sbuf *out);
 /* Estimated tokens of the messages (see CTX_BYTES_PER_TOKEN). */

@@ -36,6 +36,21 @@ static const char *type_name(uint8_t t)
 
 /* ---- reading the window back ---- */
 
+static int starts_with(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+static int in_list(const char *s, const char *const *l, size_t n)
+{
+	size_t i;
+
+	for (i = 0; s && i < n; i++)
+		if (!strcmp(s, l[i]))
+			return 1;
+	return 0;
+}
+
 /* §5.2 step 3: the loader's repair of a user/assistant row, on the parsed
  * record (the index made the same decision from the raw line). */
 static int repair_row(struct ctx_work *w, struct ctx_wrow *r)
@@ -71,6 +86,29 @@ static int repair_row(struct ctx_work *w, struct ctx_wrow *r)
 	return 0;
 }
 
+/* The top-level fields of a record that phases 3 and 4 read: the rest
+ * (uuids, times, cwd, version ...) goes as soon as it is parsed, so a
+ * window of many rows holds only what it renders. */
+static const char *const kept_fields[] = {
+	"type", "subtype", "message", "attachment", "rendered", "renderedRole",
+	"retractedMessageUuids", "origin", "humanTurn", "effort", "perTurnEffort",
+	"content",
+};
+
+/* ... and of its message object (usage, model, stop_reason ... go). */
+static const char *const kept_message_fields[] = { "id", "content" };
+
+static void prune(cJSON *o, const char *const *keep, size_t n)
+{
+	cJSON *f, *next;
+
+	for (f = o->child; f; f = next) {
+		next = f->next;
+		if (!in_list(f->string, keep, n))
+			cJSON_Delete(cJSON_DetachItemViaPointer(o, f));
+	}
+}
+
 static int load_row(struct ctx_work *w, uint32_t id)
 {
 	const struct idx_rec *ir = gr_node_rec(w->g, id);
@@ -89,6 +127,10 @@ static int load_row(struct ctx_work *w, uint32_t id)
 	r->rec = lf_parse(w->lf, ir);
 	if (!cJSON_IsObject(r->rec))
 		return ctx_leave_out(w, r, "record could not be read back (changed on disk, or nested too deep)");
+	prune(r->rec, kept_fields, NELEM(kept_fields));
+	if (cJSON_IsObject(ctx_jget(r->rec, "message")))
+		prune((cJSON *)ctx_jget(r->rec, "message"), kept_message_fields,
+		      NELEM(kept_message_fields));
 	if (!is_msg(r))
 		return 0;
 	if (repair_row(w, r))
@@ -110,21 +152,6 @@ int ctx_load_window(struct ctx_work *w)
 }
 
 /* ---- rules 9-10: rows that are not sent ---- */
-
-static int starts_with(const char *s, const char *p)
-{
-	return strncmp(s, p, strlen(p)) == 0;
-}
-
-static int in_list(const char *s, const char *const *l, size_t n)
-{
-	size_t i;
-
-	for (i = 0; s && i < n; i++)
-		if (!strcmp(s, l[i]))
-			return 1;
-	return 0;
-}
 
 /* §7 step 1: the payload check of an attachment. */
 static int attachment_valid(const cJSON *a)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <uthash.h>
 
+#include "cache.h"
 #include "ctx.h"
 #include "idx.h"
 
@@ -42,21 +43,24 @@ struct ctx_repl {
 	cJSON *val;
 };
 
-/* A note while it is built (its text is an offset in the pool). */
+/* A note while it is built: its text is static (text), or an offset in
+ * the pool (off). */
 struct ctx_nrec {
 	uint32_t line, id, off, seq;
 	uint8_t kind;
+	const char *text;
 };
 
 struct ctx {
-	cJSON *messages;
-	cJSON **msgv;		/* the messages, by index */
+	cJSON *messages;	/* while it is built; NULL once frozen */
+	struct blob *mtext;	/* then: messages.json, as it is served */
+	size_t *mspan;		/* message i is mtext[mspan[2i], mspan[2i+1]) */
 	uint32_t nmessages;
 	struct ctx_row *rows;
 	uint32_t nrows;
 	uint32_t *sent;		/* row index of sent row seq, at [seq - 1] */
 	uint32_t nsent;
-	struct ctx_nrec *nrec;	/* notes as built; sorted by line at the end */
+	struct ctx_nrec *nrec;	/* notes as built; freed once published */
 	struct ctx_note *notes;	/* ... and as handed out */
 	uint32_t nnotes, capnotes;
 	uint32_t *repair_off;
@@ -90,6 +94,9 @@ struct ctx_work {
 /* Adds a note on a row of the log (printf-style text). 0 or -ENOMEM. */
 int ctx_note_add(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
 		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Adds a note whose text is a static string (not copied). */
+int ctx_note_static(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
+		    const char *text);
 /* Adds a repair. 0 or -ENOMEM. */
 int ctx_repair_add(struct ctx *x, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -849,8 +849,15 @@ int ctx_render(struct ctx_work *w)
 	rd.prow = malloc((w->nrows + 1) * sizeof(*rd.prow));
 	if (!order || !rd.prow)
 		rc = -ENOMEM;
-	for (i = 0; i < n && !rc; i++)
+	for (i = 0; i < n && !rc; i++) {
 		rc = add_row(&rd, order[i]);
+		/* Only an assistant row's record is read later (its message id
+		 * and effort, borrowed by its message): the others go now. */
+		if (order[i]->type != IDX_T_ASSISTANT) {
+			cJSON_Delete(order[i]->rec);
+			order[i]->rec = NULL;
+		}
+	}
 	if (!rc)
 		rc = flush_system(&rd);
 	if (!rc)

