@@ -53,6 +53,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "names.h"
 
@@ -96,6 +97,46 @@ struct lv_inval {
 void lv_wait(struct tree *t, struct lv_inval **out, size_t *n);
 /* Wakes the waiter for good; later changes are no longer queued. */
 void lv_stop(struct tree *t);
+
+/*
+ * For a layer above that has no thread of lv_wait() per tree (pjfs.h), from
+ * a thread of its own, outside every request, now and then: looks at
+ * agents/, brings every view whose log changed up to it, and hands over
+ * what was queued since the last call (also by requests; the queue is on
+ * from the first call; lv_scan_now() then never waits). A new array in
+ * *out (free() it) of *n entries, the tree's own inodes.
+ */
+void lv_tick(struct tree *t, struct lv_inval **out, size_t *n);
+
+/*
+ * Epochs across a close and reopen of one log (a cache of trees, pjfs.h).
+ * Inodes are computed: a tree opened again gives record n the same inode,
+ * right when the log only grew since, wrong when it was rewritten. So a
+ * tree about to close leaves a mark (its views' epochs and names, the
+ * log's file and the bytes indexed), and the next tree of that log
+ * resumes from it: the same file with at least those bytes and the same
+ * views first, in order: the views keep their epochs (the kernel's inodes
+ * still name what they named); anything else: every view takes an epoch
+ * no tree of the log gave yet (modulo 16), so inodes handed out before are
+ * stale (ESTALE). A rewrite in place that does not shrink the log, between
+ * the close and the reopen, is not told from growth.
+ */
+struct lv_mark {
+	int set;			/* 0: no tree was marked yet */
+	uint8_t next;			/* the first epoch not given yet */
+	uint8_t *epochs;		/* per view */
+	char **names;			/* per view: its folder under agents/ */
+	uint32_t n;
+	dev_t dev;			/* view 0's log */
+	ino_t ino;
+	uint64_t bytes;			/* ... and the bytes indexed of it */
+};
+/* Marks t (m is overwritten). 0, or -ENOMEM (then the next tree starts
+ * with new epochs). */
+int lv_mark(struct tree *t, struct lv_mark *m);
+/* Gives the new tree t (no request uses it yet) the epochs m says. */
+void lv_resume(struct tree *t, const struct lv_mark *m);
+void lv_mark_free(struct lv_mark *m);
 
 /* For tree.c: the queue's set-up and tear-down. */
 void lv_init(struct tree *t);

@@ -195,5 +195,30 @@ wait_for 5 grep -q '"title":"grown up"' "$M/sessions.json" &&
 rm "$L/-p/$NEW.jsonl"
 wait_for 5 sh -c "[ \$(ls '$M/sessions' | wc -l) -eq 1 ] && [ ! -e '$M/projects/$P/$NEW' ]" &&
 	ok "live: a removed session disappears" || bad "live: removal"
+# An open session (in the cache, its folder held) follows without a
+# remount: a message appended, an agent whose log starts after the
+# session was opened (looked for by the notifier: no request asks).
+S7="$C/projects/-home-user-src-todo-app/5e55f500-0000-4000-8000-000000000107"
+A1=$(ls "$S7/subagents/"agent-*.jsonl | head -n 1)
+A2=$(ls "$S7/subagents/"agent-*.jsonl | tail -n 1)
+mkdir -p "$L/-p/${S7##*/}/subagents"
+head -n 10 "$S7.jsonl" > "$L/-p/${S7##*/}.jsonl"
+cp "$A1" "$L/-p/${S7##*/}/subagents/"
+S="$M/projects/$P/${S7##*/}"
+wait_for 5 test -d "$S/branches/current" && ok "live: a third session appears" || bad "live: 107"
+exec 7< "$S/README.md"	# the session stays in use
+n0=$(ls "$S/branches/current/" | wc -l)
+[ "$(ls "$S/agents" | wc -l)" -eq 1 ] &&
+	ok "live: one agent at first" || bad "live: agents at first: $(ls "$S/agents")"
+tail -n +11 "$S7.jsonl" >> "$L/-p/${S7##*/}.jsonl"
+cp "$A2" "$L/-p/${S7##*/}/subagents/"
+sleep 2.5	# the notifier's look, then the kernel's keep time
+[ "$(ls "$S/agents" | wc -l)" -eq 2 ] && ok "live: an agent that started later appears" ||
+	bad "live: new agent: $(ls "$S/agents")"
+[ "$(ls "$S/branches/current/" | wc -l)" -gt "$n0" ] && ok "live: its messages follow" ||
+	bad "live: messages $n0"
+grep -q "\"bytes\":$(stat -c %s "$L/-p/${S7##*/}.jsonl")," "$M/sessions.json" &&
+	ok "live: sessions.json has its new size" || bad "live: sessions.json size"
+exec 7<&-
 unmount_log "$M"
 finish

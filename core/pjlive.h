@@ -1,0 +1,46 @@
+/*
+ * pjlive: the projects layer (pjfs.h) followed while mounted, for the
+ * notifier thread (fs/notify.h), as live.h follows a single session.
+ *
+ * Once per PF_RESCAN_MS, from that thread (outside every request):
+ *   - the folder is looked at again (the rescan pjfs.c makes, as bounded
+ *     there: PF_RESCAN_SHARE); when the set changed, the kernel forgets
+ *     this layer's folders and files (the root, projects/, each project,
+ *     sessions/, latest, README.md, sessions.json, errors.txt), the names
+ *     of sessions gone or renamed (their links, their folders) and the
+ *     attributes of the sessions that changed;
+ *   - every session open in the cache, and only those, is looked at as the
+ *     thread of a single mount does (lv_tick(): agents/, the log grown or
+ *     rewritten), and what its tree queued is told under its key.
+ * A session opened again after its tree was closed resumes the epochs it
+ * had (lv_resume()), so inodes handed out before cannot name other files.
+ *
+ * All functions are thread-safe.
+ */
+#ifndef SESSFS_PJLIVE_H
+#define SESSFS_PJLIVE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "live.h"
+
+struct pjfs;
+struct pjlive;
+struct slot;
+struct tree;
+
+struct pjlive *pv_new(void);
+void pv_free(struct pjlive *lv);
+
+/* pjfs.c: tree t was opened for slot sl (no request uses it yet). */
+void pv_opened(struct pjfs *pf, struct slot *sl, struct tree *t);
+
+/* The notifier's calls (vfs.h; fs is a struct pjfs): waits until the
+ * kernel must forget something (*n is 0 once stopped), stops, and the
+ * mount's own device (never walked into when looking for agents). */
+void pv_wait(void *fs, struct lv_inval **out, size_t *n);
+void pv_stop(void *fs);
+void pv_own_device(void *fs, dev_t dev);
+
+#endif
