@@ -221,4 +221,36 @@ grep -q "\"bytes\":$(stat -c %s "$L/-p/${S7##*/}.jsonl")," "$M/sessions.json" &&
 	ok "live: sessions.json has its new size" || bad "live: sessions.json size"
 exec 7<&-
 unmount_log "$M"
+
+# Epochs across a close and reopen (a cache of one byte closes every
+# session once unused): a file held from before names the same record
+# after its log grew, and nothing else after it was replaced.
+X=5e55f500-0000-4000-8000-000000000101
+uuid_of() { grep '"type":"user"' "$1" | sed -n "${2}p" | grep -o '"uuid":"[^"]*"' | cut -d'"' -f4; }
+mkdir -p "$T/ep/-p"
+cp "$LOG" "$T/ep/-p/$X.jsonl"
+cp "$(ls "$C"/projects/*/*103.jsonl)" "$T/ep/-p/"
+U1=$(uuid_of "$LOG" 1)
+U2=$(uuid_of "$LOG" 2)
+M="$T/mep"
+mount_or_end "$T/ep" "$M" -o cache_size=1
+R="$M/projects/$P/$X/records"
+exec 8< "$R/$U1.json" 9< "$R/$U2.json"
+tail -n 2 "$LOG" >> "$T/ep/-p/$X.jsonl"
+ls "$M"/sessions/*/branches/current/ > /dev/null	# every session opened, then closed
+sleep 1.2
+ls "$M"/sessions/*/branches/current/ > /dev/null
+grep -q "\"uuid\":\"$U1\"" <&8 && ok "epochs: a held file reads the same record after a close, the log grown" ||
+	bad "epochs: grown log"
+sed "s/5e55f500-0000-4000-8000-000000000103/$X/g" "$(ls "$C"/projects/*/*103.jsonl)" > "$T/ep/new.jsonl"
+mv "$T/ep/new.jsonl" "$T/ep/-p/$X.jsonl"
+sleep 1.2
+ls "$M"/sessions/*/branches/current/ > /dev/null
+out=$(cat <&9 2>&1)
+case $out in
+*"\"uuid\":\"$U2\""* | *"Stale file handle"* | "") ok "epochs: after the log was replaced, a held file names no other record" ;;
+*) bad "epochs: replaced log, the held file reads: $(printf '%s' "$out" | head -c 200)" ;;
+esac
+exec 8<&- 9<&-
+unmount_log "$M"
 finish
