@@ -367,11 +367,11 @@ int lv_refresh(struct tree *t, uint64_t ino)
 
 /* ---- without a thread of its own (a layer above polls: pjfs) ---- */
 
-void lv_tick(struct tree *t, struct lv_inval **out, size_t *n)
+int lv_tick(struct tree *t, struct lv_inval **out, size_t *n)
 {
 	struct view *v;
 	uint32_t k;
-	int changed;
+	int changed, any = 0;
 
 	pthread_mutex_lock(&t->q_mu);
 	if (t->q_state == Q_OFF)
@@ -380,6 +380,7 @@ void lv_tick(struct tree *t, struct lv_inval **out, size_t *n)
 	if (ad_scan(t)) {
 		cache_prune(t->cache, keep_immutable);	/* README, errors.txt */
 		__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
+		any = 1;
 	}
 	for (k = 0;; k++) {
 		pthread_rwlock_rdlock(&t->lock);
@@ -391,7 +392,7 @@ void lv_tick(struct tree *t, struct lv_inval **out, size_t *n)
 		if (!changed)
 			continue;
 		pthread_rwlock_wrlock(&t->lock);
-		refresh_view(t, v);
+		any |= refresh_view(t, v) > 0;
 		pthread_rwlock_unlock(&t->lock);
 	}
 	pthread_mutex_lock(&t->q_mu);
@@ -400,6 +401,7 @@ void lv_tick(struct tree *t, struct lv_inval **out, size_t *n)
 	t->q = NULL;
 	t->nq = t->capq = 0;
 	pthread_mutex_unlock(&t->q_mu);
+	return any;
 }
 
 /* ---- epochs across a close and reopen ---- */

@@ -104,9 +104,10 @@ void lv_stop(struct tree *t);
  * agents/, brings every view whose log changed up to it, and hands over
  * what was queued since the last call (also by requests; the queue is on
  * from the first call; lv_scan_now() then never waits). A new array in
- * *out (free() it) of *n entries, the tree's own inodes.
+ * *out (free() it) of *n entries, the tree's own inodes. 1 if the tree
+ * changed (agents/, a log), else 0.
  */
-void lv_tick(struct tree *t, struct lv_inval **out, size_t *n);
+int lv_tick(struct tree *t, struct lv_inval **out, size_t *n);
 
 /*
  * Epochs across a close and reopen of one log (a cache of trees, pjfs.h).

@@ -309,6 +309,7 @@ void pf_free(struct pjfs *pf)
 	for (i = 0; pf->slots && i <= PJ_KEY_MAX; i++)
 		if (pf->slots[i]) {
 			lv_mark_free(&pf->slots[i]->mark);
+			free(pf->slots[i]->title);
 			free(pf->slots[i]);
 		}
 	pv_free(pf->live);
@@ -407,7 +408,7 @@ static int own_file(struct pjfs *pf, struct pset *p, int i, struct blob **out)
 		if (i == 0)
 			readme(p->s, &sb);
 		else if (i == 1)
-			pj_sessions_json(p->s, &sb);
+			pv_sessions_json(pf, p->s, &sb);
 		else
 			pj_errors_text(p->s, &sb);
 		p->files[i] = blob_take(&sb);

@@ -63,6 +63,8 @@ struct slot {
 	uint64_t cost;			/* base and the rendered text kept */
 	struct slot *prev, *next;	/* the LRU list, while open */
 	struct lv_mark mark;		/* its last tree's epochs (live.h) */
+	char *title;			/* its title from the index (pjlive.h), */
+	uint64_t title_end;		/* ... of the log up to here; NULL: none */
 };
 
 struct pjfs {

@@ -7,7 +7,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "idx.h"
+#include "loghead.h"
 #include "pjfs_priv.h"
+#include "session.h"
+#include "tree_priv.h"
 
 enum { V_OFF, V_ON, V_STOPPED };
 
@@ -18,6 +22,7 @@ struct pjlive {
 	struct pset *last;		/* the set the kernel was told of */
 	dev_t dev;
 	int has_dev;
+	int titles;			/* under pf->mu: sessions.json changed */
 };
 
 /* What the kernel must forget, collected by one look. */
@@ -47,11 +52,78 @@ void pv_free(struct pjlive *lv)
 	free(lv);
 }
 
+/* ---- titles ---- */
+
+/* The title sessions.json shows for x (pf->mu held). */
+static const char *shown_title(struct pjfs *pf, const struct pj_session *x)
+{
+	const struct slot *sl = pf->slots[x->key];
+
+	return sl && sl->title && sl->title_end >= x->f.bytes ? sl->title : x->f.title;
+}
+
+void pv_sessions_json(struct pjfs *pf, const struct pj_set *s, struct sbuf *out)
+{
+	struct pj_session c;
+	uint32_t i;
+
+	sb_adds(out, "[\n");
+	for (i = 0; i < s->nsessions; i++) {
+		c = s->sessions[i];
+		c.f.title = (char *)shown_title(pf, &s->sessions[i]);
+		pj_session_json(s, &c, out);
+		sb_adds(out, i + 1 < s->nsessions ? ",\n" : "\n");
+	}
+	sb_adds(out, "]\n");
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Takes the title of sl's open tree t from its index; when sessions.json
+ * shows another now, it is rendered again and the kernel told. */
+static void learn_title(struct pjfs *pf, struct slot *sl, struct tree *t)
+{
+	const struct pj_session *x;
+	const struct idx *ix;
+	enum lh_title_kind kind;
+	char *title = NULL, *old;
+	const char *before;
+	uint64_t end;
+	int rc;
+
+	pthread_rwlock_rdlock(&t->lock);
+	ix = ss_idx(t->views[0]->s);
+	end = idx_end(ix) + idx_pending(ix);
+	rc = lh_index_title(ix, ss_logf(t->views[0]->s), &title, &kind);
+	pthread_rwlock_unlock(&t->lock);
+	if (rc)
+		return;
+	pthread_mutex_lock(&pf->mu);
+	x = pj_by_key(pf->cur->s, sl->key);
+	before = x ? shown_title(pf, x) : NULL;
+	old = sl->title;
+	sl->title = title;
+	sl->title_end = end;
+	if (x && !same_str(before, shown_title(pf, x))) {
+		pf->live->titles = 1;
+		if (pf->cur->files[1]) {	/* sessions.json */
+			blob_unref(pf->cur->files[1]);
+			pf->cur->files[1] = NULL;
+		}
+	}
+	free(old);
+	pthread_mutex_unlock(&pf->mu);
+}
+
 void pv_opened(struct pjfs *pf, struct slot *sl, struct tree *t)
 {
 	struct pjlive *lv = pf->live;
 
 	lv_resume(t, &sl->mark);
+	learn_title(pf, sl, t);
 	pthread_mutex_lock(&lv->mu);
 	if (lv->has_dev)
 		tr_own_device(t, lv->dev);
@@ -201,7 +273,8 @@ static void session_ticks(struct pjfs *pf, struct queue *q)
 
 	v = open_slots(pf, &n);
 	for (i = 0; i < n; i++) {
-		lv_tick(v[i]->t, &e, &ne);
+		if (lv_tick(v[i]->t, &e, &ne))
+			learn_title(pf, v[i], v[i]->t);
 		for (k = 0; k < ne; k++)
 			add(q, e[k].parent ? PF_OUTER(v[i]->key, e[k].parent) : 0,
 			    e[k].parent ? 0 : PF_OUTER(v[i]->key, e[k].ino), e[k].name);
@@ -223,6 +296,11 @@ static void look(struct pjfs *pf, struct queue *q)
 		pf_set_put(pf, lv->last);
 	lv->last = p;
 	session_ticks(pf, q);
+	pthread_mutex_lock(&pf->mu);
+	if (lv->titles)
+		add(q, 0, PI_SESSIONS_JSON, NULL);
+	lv->titles = 0;
+	pthread_mutex_unlock(&pf->mu);
 }
 
 static void next_tick(struct timespec *until)

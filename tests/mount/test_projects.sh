@@ -253,4 +253,25 @@ case $out in
 esac
 exec 8<&- 9<&-
 unmount_log "$M"
+
+# A title written in the middle of a long log (head and tail do not show
+# it): once the session is read, sessions.json, its session.json and its
+# README.md agree on it; its link keeps the name head and tail gave.
+W=5e55f500-0000-4000-8000-000000000103
+WL=$(ls "$C"/projects/*/"$W.jsonl")
+mkdir -p "$T/mid/-p"
+{ head -n 80 "$WL"; printf '{"type":"custom-title","customTitle":"set in the middle","sessionId":"%s"}\n' "$W"
+  tail -n +81 "$WL"; } > "$T/mid/-p/$W.jsonl"
+M="$T/mmid"
+mount_or_end "$T/mid" "$M"
+link0=$(ls "$M/sessions")
+grep -q '"title":"set in the middle"' "$M/sessions.json" && bad "mid-log title: seen before the session was read"
+grep -q '"sessionTitle": "set in the middle"' "$M/projects/$P/$W/session.json" &&
+	grep -q '^- session title: set in the middle (custom-title)$' "$M/projects/$P/$W/README.md" &&
+	ok "mid-log title: session.json and README.md" || bad "mid-log title: session.json/README.md"
+wait_for 3 grep -q '"title":"set in the middle"' "$M/sessions.json" &&
+	ok "mid-log title: sessions.json takes it once the session was read" || bad "mid-log title: sessions.json"
+[ "$(ls "$M/sessions")" = "$link0" ] && ok "mid-log title: the link keeps its name" ||
+	bad "mid-log title: link $link0 -> $(ls "$M/sessions")"
+unmount_log "$M"
 finish
