@@ -367,7 +367,7 @@ int lv_refresh(struct tree *t, uint64_t ino)
 
 /* ---- without a thread of its own (a layer above polls: pjfs) ---- */
 
-int lv_tick(struct tree *t, struct lv_inval **out, size_t *n)
+int lv_tick(struct tree *t, int agents, struct lv_inval **out, size_t *n)
 {
 	struct view *v;
 	uint32_t k;
@@ -376,8 +376,10 @@ int lv_tick(struct tree *t, struct lv_inval **out, size_t *n)
 	pthread_mutex_lock(&t->q_mu);
 	if (t->q_state == Q_OFF)
 		t->q_state = Q_POLLED;
+	agents |= t->scans_asked != t->scans_started;
+	t->scans_started = t->scans_asked;
 	pthread_mutex_unlock(&t->q_mu);
-	if (ad_scan(t)) {
+	if (agents && ad_scan(t)) {
 		cache_prune(t->cache, keep_immutable);	/* README, errors.txt */
 		__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
 		any = 1;

@@ -101,13 +101,15 @@ void lv_stop(struct tree *t);
 /*
  * For a layer above that has no thread of lv_wait() per tree (pjfs.h), from
  * a thread of its own, outside every request, now and then: looks at
- * agents/, brings every view whose log changed up to it, and hands over
+ * agents/ when agents is set or a request asked for a look since (at most
+ * once per LV_SCAN_MS: the walk costs more than the stats), brings every
+ * view whose log changed up to it, and hands over
  * what was queued since the last call (also by requests; the queue is on
  * from the first call; lv_scan_now() then never waits). A new array in
  * *out (free() it) of *n entries, the tree's own inodes. 1 if the tree
  * changed (agents/, a log), else 0.
  */
-int lv_tick(struct tree *t, struct lv_inval **out, size_t *n);
+int lv_tick(struct tree *t, int agents, struct lv_inval **out, size_t *n);
 
 /*
  * Epochs across a close and reopen of one log (a cache of trees, pjfs.h).

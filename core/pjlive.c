@@ -247,41 +247,58 @@ static void own_changes(const struct pset *o, const struct pset *p, struct queue
 
 /* ---- the open sessions ---- */
 
-/* The open slots, each with a reference (release with pf_slot_put()). */
-static struct slot **open_slots(struct pjfs *pf, uint32_t *n)
+/* The keys of the open sessions, the most recently used first. */
+static uint32_t *open_keys(struct pjfs *pf, uint32_t *n)
 {
-	struct slot **v, *sl;
+	struct slot *sl;
+	uint32_t *v;
 
 	*n = 0;
 	pthread_mutex_lock(&pf->mu);
 	v = calloc(pf->nopen + 1, sizeof(*v));
-	for (sl = pf->lru.next; v && sl != &pf->lru; sl = sl->next)
-		if (sl->t && *n < pf->nopen) {
-			sl->refs++;
-			v[(*n)++] = sl;
-		}
+	for (sl = pf->lru.next; v && sl != &pf->lru && *n < pf->nopen; sl = sl->next)
+		v[(*n)++] = sl->key;
 	pthread_mutex_unlock(&pf->mu);
 	return v;
 }
 
+/* The slot of key with a reference while it is open (not to be opened
+ * again here), or NULL. */
+static struct slot *still_open(struct pjfs *pf, uint32_t key)
+{
+	struct slot *sl;
+
+	pthread_mutex_lock(&pf->mu);
+	sl = pf->slots[key];
+	if (sl && sl->t && !sl->opening)
+		sl->refs++;
+	else
+		sl = NULL;
+	pthread_mutex_unlock(&pf->mu);
+	return sl;
+}
+
+/* Each open session, one at a time (the others stay free to close). */
 static void session_ticks(struct pjfs *pf, struct queue *q)
 {
 	struct lv_inval *e;
-	struct slot **v;
-	uint32_t i, n;
+	struct slot *sl;
+	uint32_t *keys, i, n;
 	size_t k, ne;
 
-	v = open_slots(pf, &n);
+	keys = open_keys(pf, &n);
 	for (i = 0; i < n; i++) {
-		if (lv_tick(v[i]->t, &e, &ne))
-			learn_title(pf, v[i], v[i]->t);
+		if (!(sl = still_open(pf, keys[i])))
+			continue;
+		if (lv_tick(sl->t, i < PV_RECENT, &e, &ne))
+			learn_title(pf, sl, sl->t);
 		for (k = 0; k < ne; k++)
-			add(q, e[k].parent ? PF_OUTER(v[i]->key, e[k].parent) : 0,
-			    e[k].parent ? 0 : PF_OUTER(v[i]->key, e[k].ino), e[k].name);
+			add(q, e[k].parent ? PF_OUTER(sl->key, e[k].parent) : 0,
+			    e[k].parent ? 0 : PF_OUTER(sl->key, e[k].ino), e[k].name);
 		free(e);
-		pf_slot_put(pf, v[i]);
+		pf_slot_put(pf, sl);
 	}
-	free(v);
+	free(keys);
 }
 
 /* One look: the folder, then the open sessions. */

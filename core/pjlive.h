@@ -10,8 +10,10 @@
  *     of sessions gone or renamed (their links, their folders) and the
  *     attributes of the sessions that changed;
  *   - every session open in the cache, and only those, is looked at as the
- *     thread of a single mount does (lv_tick(): agents/, the log grown or
- *     rewritten), and what its tree queued is told under its key.
+ *     thread of a single mount does (lv_tick(): the log grown or
+ *     rewritten; agents/ for the PV_RECENT most recently used, and for
+ *     the others when a request asked), and what its tree queued is told
+ *     under its key.
  * A session opened again after its tree was closed resumes the epochs it
  * had (lv_resume()), so inodes handed out before cannot name other files.
  *
@@ -24,6 +26,9 @@
 #include <sys/types.h>
 
 #include "live.h"
+
+#define PV_RECENT 16	/* the open sessions whose agents/ is looked at
+			 * every time (the others' when a request asks) */
 
 struct pjfs;
 struct pj_set;
