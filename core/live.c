@@ -330,6 +330,11 @@ static void want_scan(struct tree *t)
 	pthread_mutex_unlock(&t->q_mu);
 }
 
+void lv_scanned(struct tree *t)
+{
+	__atomic_store_n(&t->scanned_ms, now_ms(), __ATOMIC_RELAXED);
+}
+
 void lv_scan_now(struct tree *t)
 {
 	struct timespec until;

@@ -80,6 +80,10 @@ int lv_refresh(struct tree *t, uint64_t ino);
  */
 void lv_scan_now(struct tree *t);
 
+/* Says agents/ was just looked at (tr_new() does): the next request asks
+ * for no look before LV_SCAN_MS. */
+void lv_scanned(struct tree *t);
+
 /* What the kernel must forget: the attributes and data of ino (when
  * parent is 0), or the entry name in folder parent. */
 struct lv_inval {

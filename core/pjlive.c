@@ -122,6 +122,7 @@ void pv_opened(struct pjfs *pf, struct slot *sl, struct tree *t)
 {
 	struct pjlive *lv = pf->live;
 
+	lv_scanned(t);		/* tr_new() looked at agents/ */
 	lv_resume(t, &sl->mark);
 	learn_title(pf, sl, t);
 	pthread_mutex_lock(&lv->mu);
