@@ -81,8 +81,7 @@ static void queue(struct tree *t, uint64_t parent, uint64_t ino, const char *nam
 
 static void watch(struct tree *t);
 
-/* When the watcher looks next: LV_POLL_MS from now. */
-static void next_poll(struct timespec *until)
+void lv_next_poll(struct timespec *until)
 {
 	clock_gettime(CLOCK_REALTIME, until);
 	until->tv_sec += LV_POLL_MS / 1000;
@@ -100,7 +99,7 @@ void lv_wait(struct tree *t, struct lv_inval **out, size_t *n)
 	pthread_mutex_lock(&t->q_mu);
 	if (t->q_state == Q_OFF)
 		t->q_state = Q_ON;
-	next_poll(&until);
+	lv_next_poll(&until);
 	while (t->q_state == Q_ON && !t->nq) {
 		if (t->scans_asked != t->scans_started) {
 			scan(t);
@@ -108,7 +107,7 @@ void lv_wait(struct tree *t, struct lv_inval **out, size_t *n)
 			pthread_mutex_unlock(&t->q_mu);
 			watch(t);
 			pthread_mutex_lock(&t->q_mu);
-			next_poll(&until);
+			lv_next_poll(&until);
 		}
 	}
 	*out = t->q;

@@ -54,6 +54,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "names.h"
 
@@ -99,6 +100,9 @@ struct lv_inval {
  * a new array in *out (free() it) of *n entries; *n is 0 once stopped.
  */
 void lv_wait(struct tree *t, struct lv_inval **out, size_t *n);
+/* When a watcher looks next: LV_POLL_MS from now (CLOCK_REALTIME, for
+ * pthread_cond_timedwait()). */
+void lv_next_poll(struct timespec *until);
 /* Wakes the waiter for good; later changes are no longer queued. */
 void lv_stop(struct tree *t);
 

@@ -321,17 +321,6 @@ static void look(struct pjfs *pf, struct queue *q)
 	pthread_mutex_unlock(&pf->mu);
 }
 
-static void next_tick(struct timespec *until)
-{
-	clock_gettime(CLOCK_REALTIME, until);
-	until->tv_sec += PF_RESCAN_MS / 1000;
-	until->tv_nsec += (PF_RESCAN_MS % 1000) * 1000000L;
-	if (until->tv_nsec >= 1000000000L) {
-		until->tv_sec++;
-		until->tv_nsec -= 1000000000L;
-	}
-}
-
 void pv_wait(void *fs, struct lv_inval **out, size_t *n)
 {
 	struct pjfs *pf = fs;
@@ -344,7 +333,7 @@ void pv_wait(void *fs, struct lv_inval **out, size_t *n)
 		pthread_mutex_lock(&lv->mu);
 		if (lv->state == V_OFF)
 			lv->state = V_ON;
-		next_tick(&until);
+		lv_next_poll(&until);	/* a second, as a single mount */
 		while (lv->state == V_ON &&
 		       pthread_cond_timedwait(&lv->cv, &lv->mu, &until) != ETIMEDOUT)
 			;

@@ -2,7 +2,7 @@
  * pjlive: the projects layer (pjfs.h) followed while mounted, for the
  * notifier thread (fs/notify.h), as live.h follows a single session.
  *
- * Once per PF_RESCAN_MS, from that thread (outside every request):
+ * Once per LV_POLL_MS (a second), from that thread (outside every request):
  *   - the folder is looked at again (the rescan pjfs.c makes, as bounded
  *     there: PF_RESCAN_SHARE); when the set changed, the kernel forgets
  *     this layer's folders and files (the root, projects/, each project,
