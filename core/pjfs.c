@@ -8,8 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pjcont.h"
 #include "pjfs_priv.h"
 #include "pjlive.h"
+#include "pjusage.h"
 #include "projects.h"
 #include "plat.h"
 
@@ -182,14 +184,21 @@ static void evict(struct pjfs *pf)
 	}
 }
 
-static struct tree *open_tree(const struct pj_set *s, const struct pj_session *x)
+/* Opens x's tree; counts its tokens (pjusage.h) and looks for the
+ * session it continues (pjcont.h). */
+static struct tree *open_tree(struct pjfs *pf, const struct pj_set *s,
+			      const struct pj_session *x)
 {
 	char *path = pj_log_path(s, x);
 	struct session *ss;
 	struct tree *t = NULL;
+	struct stat st;
+	int have = path && !lstat(path, &st);
 
-	if (path && !ss_open(path, SS_LIVE, &ss))
-		t = tr_new(ss);
+	if (path && !ss_open(path, SS_LIVE, &ss) && (t = tr_new(ss))) {
+		pu_count(pf->pu, s, x, ss, have ? &st : NULL);
+		pc_look(pf->pc, s, x, ss);
+	}
 	free(path);
 	return t;
 }
@@ -215,7 +224,7 @@ static struct slot *slot_get(struct pjfs *pf, const struct pj_set *s, uint32_t k
 	if (sl && !sl->t) {
 		sl->opening = 1;
 		pthread_mutex_unlock(&pf->mu);
-		t = open_tree(s, x);
+		t = open_tree(pf, s, x);
 		if (t)
 			pv_opened(pf, sl, t);
 		pthread_mutex_lock(&pf->mu);
@@ -290,7 +299,8 @@ int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out)
 	pf->slots = calloc(PJ_KEY_MAX + 1, sizeof(*pf->slots));
 	pf->cur = pset_new(pf, s);
 	pf->live = pv_new();
-	if (!pf->dir || !pf->slots || !pf->cur || !pf->live) {
+	if (!pf->dir || !pf->slots || !pf->cur || !pf->live || pu_new(&pf->pu) ||
+	    pc_new(&pf->pc)) {
 		pf_free(pf);
 		return -ENOMEM;
 	}
@@ -318,6 +328,8 @@ void pf_free(struct pjfs *pf)
 		free(pf->pfolders[i]);
 	free(pf->pfolders);
 	pset_unref(pf->cur);
+	pu_free(pf->pu);
+	pc_free(pf->pc);
 	free(pf->dir);
 	pthread_mutex_destroy(&pf->mu);
 	pthread_cond_destroy(&pf->cv);
@@ -361,7 +373,8 @@ static void readme(const struct pj_set *s, struct sbuf *out)
 		     "  mount of its log shows it (README.md, session.json, branches/, context/,\n"
 		     "  state/, agents/, records/). `<project>` is the project's working\n"
 		     "  directory made a name. A session made by --fork-session has a link\n"
-		     "  `forked-from` to the session it was copied from.\n"
+		     "  `forked-from` to the session it was copied from; one an older\n"
+		     "  Claude Code continued (a summary of its leaf) `continued-from`.\n"
 		     "- `sessions/<YYYY-MM-DDTHHMM>-<title>-<id8>`: a link to every session,\n"
 		     "  named by the time of its first record (UTC), so `ls` lists them in\n"
 		     "  time order.\n"
@@ -369,7 +382,11 @@ static void readme(const struct pj_set *s, struct sbuf *out)
 		     "- `sessions.json`: one object per session and line: sessionId, project,\n"
 		     "  cwd, title, first and last timestamps, messages (user and assistant\n"
 		     "  rows; an estimate unless messagesExact), bytes, version, gitBranch,\n"
-		     "  path (under the folder), folder, link, forkedFrom.\n"
+		     "  path (under the folder), folder, link, forkedFrom; once the session\n"
+		     "  has been read, usage (its token totals) and continuedFrom (the\n"
+		     "  session an older log's summary continues; else null).\n"
+		     "- `usage.json`: the token totals of every session, project and the\n"
+		     "  whole folder (counted when first read, then kept per log).\n"
 		     "- `errors.txt`: what could not be used, and why.\n\n"
 		     "A session is read in full (indexed) only when a path inside it is used.\n\n"
 		     "## Finding things\n\n"
@@ -381,6 +398,7 @@ static void readme(const struct pj_set *s, struct sbuf *out)
 		     "ls sessions/*/branches/current/*-tool_use-Bash.md  # every Bash call\n"
 		     "find projects -maxdepth 3 -name forked-from        # the forks\n"
 		     "cat latest/context/window.md                       # what the model sees now\n"
+		     "grep -h '\"sessionId\"' usage.json | sort -t: -k7 -n  # sessions by tokens\n"
 		     "```\n\n## Projects\n\n");
 	for (i = 0; i < s->nprojects; i++) {
 		const struct pj_project *p = &s->projects[i];
@@ -396,22 +414,86 @@ static void readme(const struct pj_set *s, struct sbuf *out)
 	}
 }
 
-/* File i of the set (rendered once per set), with a reference. */
+/* sessions.json: the set's objects, each with the session's token totals
+ * and the session it continues, once known. */
+static void sessions_json(struct pjfs *pf, const struct pj_set *s, struct sbuf *out)
+{
+	uint32_t i;
+
+	sb_adds(out, "[\n");
+	for (i = 0; i < s->nsessions; i++) {
+		const struct pj_session *x = &s->sessions[i];
+		struct pj_session c = *x;
+
+		c.f.title = (char *)pv_title(pf, x);	/* its index's, once read */
+		sb_addc(out, '{');
+		pj_session_members(s, &c, out);
+		sb_adds(out, ",\"usage\":");
+		pu_session_json(pf->pu, x, out);
+		sb_adds(out, ",\"continuedFrom\":");
+		pc_json(pf->pc, s, x, out);
+		sb_adds(out, i + 1 < s->nsessions ? "},\n" : "}\n");
+	}
+	sb_adds(out, "]\n");
+}
+
+/* usage.json (pjusage.h), rendered once per set outside the lock: it
+ * may read every log. */
+static int usage_file(struct pjfs *pf, struct pset *p, struct blob **out)
+{
+	struct sbuf sb;
+	struct blob *b;
+	int rc;
+
+	pthread_mutex_lock(&pf->mu);
+	if ((b = p->files[3]))
+		blob_ref(b);
+	pthread_mutex_unlock(&pf->mu);
+	if ((*out = b))
+		return 0;
+	sb_init(&sb);
+	rc = pu_usage_json(pf->pu, p->s, &sb);
+	b = rc ? NULL : blob_take(&sb);
+	sb_free(&sb);
+	if (!b)
+		return rc ? rc : -ENOMEM;
+	pthread_mutex_lock(&pf->mu);
+	if (p->files[3]) {
+		blob_unref(b);
+		b = p->files[3];
+	}
+	p->files[3] = b;
+	blob_ref(b);
+	pthread_mutex_unlock(&pf->mu);
+	*out = b;
+	return 0;
+}
+
+/* File i of the set (rendered once per set; sessions.json again when
+ * totals or continuations were found), with a reference. */
 static int own_file(struct pjfs *pf, struct pset *p, int i, struct blob **out)
 {
 	struct sbuf sb;
 	struct blob *b;
+	uint64_t gen = pu_gen(pf->pu) + pc_gen(pf->pc);
 
+	if (i == 3)
+		return usage_file(pf, p, out);
 	pthread_mutex_lock(&pf->mu);
+	if (i == 1 && p->files[i] && p->json_gen != gen) {
+		blob_unref(p->files[i]);
+		p->files[i] = NULL;
+	}
 	if (!p->files[i]) {
 		sb_init(&sb);
 		if (i == 0)
 			readme(p->s, &sb);
 		else if (i == 1)
-			pv_sessions_json(pf, p->s, &sb);
+			sessions_json(pf, p->s, &sb);
 		else
 			pj_errors_text(p->s, &sb);
 		p->files[i] = blob_take(&sb);
+		p->json_gen = i == 1 ? gen : p->json_gen;
 		sb_free(&sb);
 	}
 	b = p->files[i];
@@ -424,7 +506,8 @@ static int own_file(struct pjfs *pf, struct pset *p, int i, struct blob **out)
 
 static int file_index(uint64_t ino)
 {
-	return ino == PI_README ? 0 : ino == PI_SESSIONS_JSON ? 1 : ino == PI_ERRORS ? 2 : -1;
+	return ino == PI_README ? 0 : ino == PI_SESSIONS_JSON ? 1 : ino == PI_ERRORS ? 2 :
+	       ino == PI_USAGE_JSON ? 3 : -1;
 }
 
 /* ---- this layer's nodes ---- */
@@ -454,7 +537,7 @@ static const struct pj_session *origin(const struct pj_set *s, const struct pj_s
 }
 
 /* The target of one of this layer's links; 0 or -ENOENT. */
-static int link_target(const struct pj_set *s, uint64_t ino, char *out)
+static int link_target(struct pjfs *pf, const struct pj_set *s, uint64_t ino, char *out)
 {
 	const struct pj_session *x, *o;
 
@@ -472,7 +555,9 @@ static int link_target(const struct pj_set *s, uint64_t ino, char *out)
 			 x->name);
 		return 0;
 	}
-	if (PF_TYPE(ino) != PT_FORK || !(o = origin(s, x)))
+	o = PF_TYPE(ino) == PT_FORK ? origin(s, x) :
+	    PF_TYPE(ino) == PT_CONT ? pc_target(pf->pc, s, x->key) : NULL;
+	if (!o)
 		return -ENOENT;
 	snprintf(out, NM_MAX + 1, "../../%.115s/%.115s", s->projects[o->project].name, o->name);
 	return 0;
@@ -498,11 +583,11 @@ static void set_dir(struct tr_attr *a)
 	a->keep_ms = PF_RESCAN_MS;
 }
 
-static int set_link(const struct pj_set *s, uint64_t ino, struct tr_attr *a)
+static int set_link(struct pjfs *pf, const struct pj_set *s, uint64_t ino, struct tr_attr *a)
 {
 	char target[NM_MAX + 1];
 
-	if (link_target(s, ino, target))
+	if (link_target(pf, s, ino, target))
 		return -ENOENT;
 	a->st.st_mode = S_IFLNK | 0777;
 	a->st.st_nlink = 1;
@@ -542,14 +627,15 @@ static int own_attr(struct pjfs *pf, struct pset *p, uint64_t ino, struct tr_att
 		return 0;
 	case PT_LINK:
 	case PT_FORK:
-		return set_link(p->s, ino, a);
+	case PT_CONT:
+		return set_link(pf, p->s, ino, a);
 	}
 	if (ino == PI_ROOT || ino == PI_PROJECTS || ino == PI_SESSIONS) {
 		set_dir(a);
 		return 0;
 	}
 	if (ino == PI_LATEST)
-		return set_link(p->s, ino, a);
+		return set_link(pf, p->s, ino, a);
 	if (i < 0 || own_file(pf, p, i, &b))
 		return -ENOENT;
 	a->st.st_mode = S_IFREG | 0444;
@@ -565,7 +651,7 @@ static const struct {
 	uint64_t ino;
 } root_entries[] = {
 	{ "README.md", PI_README }, { "sessions.json", PI_SESSIONS_JSON },
-	{ "errors.txt", PI_ERRORS }, { "projects", PI_PROJECTS },
+	{ "errors.txt", PI_ERRORS }, { "usage.json", PI_USAGE_JSON }, { "projects", PI_PROJECTS },
 	{ "sessions", PI_SESSIONS }, { "latest", PI_LATEST },
 };
 
@@ -608,7 +694,8 @@ static int wants_rescan(uint64_t ino)
 /* ---- the calls ---- */
 
 /* An open folder: one of this layer's (names from its set), or a
- * session's (its tree's listing, forked-from first when there is one). */
+ * session's (its tree's listing, after forked-from and continued-from
+ * when it has them). */
 struct pf_dir {
 	struct pset *p;
 	uint64_t ino;
@@ -618,7 +705,9 @@ struct pf_dir {
 	struct slot *sl;
 	struct tr_dir *td;
 	uint32_t key;
-	int fork;
+	uint32_t nlinks;		/* forked-from, continued-from */
+	uint64_t link_ino[2];
+	const char *link_name[2];
 	uint64_t gen;
 };
 
@@ -662,6 +751,12 @@ static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const cha
 	if (!key) {
 		ino = own_lookup(p, parent, name);
 		return ino ? own_attr(pf, p, ino, a) : -ENOENT;
+	}
+	if (PF_INNER(parent) == TI_ROOT && !strcmp(name, "continued-from")) {
+		if (!(sl = slot_get(pf, p->s, key)))
+			return -ENOENT;
+		slot_put(pf, sl);
+		return pc_target(pf->pc, p->s, key) ? own_attr(pf, p, PF_INO(PT_CONT, key), a) : -ENOENT;
 	}
 	if (PF_INNER(parent) == TI_ROOT && !strcmp(name, "forked-from")) {
 		x = pj_by_key(p->s, key);
@@ -751,7 +846,14 @@ static int session_listing(struct pjfs *pf, struct pf_dir *d)
 	rc = tr_opendir(d->sl->t, PF_INNER(d->ino), &d->td);
 	if (rc)
 		return rc;
-	d->fork = PF_INNER(d->ino) == TI_ROOT && origin(d->p->s, x);
+	if (PF_INNER(d->ino) == TI_ROOT && origin(d->p->s, x)) {
+		d->link_name[d->nlinks] = "forked-from";
+		d->link_ino[d->nlinks++] = PF_INO(PT_FORK, d->key);
+	}
+	if (PF_INNER(d->ino) == TI_ROOT && pc_target(pf->pc, d->p->s, d->key)) {
+		d->link_name[d->nlinks] = "continued-from";
+		d->link_ino[d->nlinks++] = PF_INO(PT_CONT, d->key);
+	}
 	d->gen = tr_dir_gen(d->td) + ((uint64_t)d->sl->opens << 40);
 	return 0;
 }
@@ -806,6 +908,12 @@ static int own_entry(struct pjfs *pf, struct pf_dir *d, uint64_t i, char *name,
 		return 1;
 	}
 	snprintf(name, NM_MAX + 1, "%s", d->names[i - 2]);
+	if (d->inos[i - 2] == PI_USAGE_JSON) {	/* its size would count every log */
+		fill(pf, d->p, PI_USAGE_JSON, a);
+		a->st.st_mode = S_IFREG | 0444;
+		a->lazy = 1;
+		return 1;
+	}
 	return own_attr(pf, d->p, d->inos[i - 2], a) ? -ENOENT : 1;
 }
 
@@ -818,11 +926,11 @@ static int pf_dir_entry(void *fs, struct vf_dir *vd, uint64_t i, char *name,
 
 	if (!d->key)
 		return own_entry(pf, d, i, name, a);
-	if (d->fork && i == 2) {
-		strcpy(name, "forked-from");
-		return own_attr(pf, d->p, PF_INO(PT_FORK, d->key), a) ? -ENOENT : 1;
+	if (i >= 2 && i < 2 + (uint64_t)d->nlinks) {
+		strcpy(name, d->link_name[i - 2]);
+		return own_attr(pf, d->p, d->link_ino[i - 2], a) ? -ENOENT : 1;
 	}
-	rc = tr_dir_entry(d->sl->t, d->td, d->fork && i > 2 ? i - 1 : i, name, a);
+	rc = tr_dir_entry(d->sl->t, d->td, i >= 2 ? i - d->nlinks : i, name, a);
 	if (rc > 0)
 		a->st.st_ino = PF_OUTER(d->key, a->st.st_ino);
 	return rc;
@@ -886,7 +994,7 @@ static int pf_readlink(void *fs, uint64_t ino, char *out)
 	if (PF_KEY(ino))
 		return in_tree(pf, ino, 0, do_readlink, out);
 	p = get_set(pf, 0);
-	rc = link_target(p->s, ino, out);
+	rc = link_target(pf, p->s, ino, out);
 	put_set(pf, p);
 	return rc == -ENOENT && !PF_TYPE(ino) && ino != PI_LATEST ? -EINVAL : rc;
 }

@@ -3,9 +3,13 @@
  * session trees (tree.h), served through the calls of vfs.h.
  *
  *   /README.md  /sessions.json  /errors.txt      the folder (projects.h)
+ *   /usage.json                                   token totals (pjusage.h)
  *   /projects/<project>/<session-id>/             a session's tree, as a
  *                          single mount shows it, plus forked-from -> its
- *                          origin's folder when it is a --fork-session copy
+ *                          origin's folder when it is a --fork-session copy,
+ *                          and continued-from -> the session an older log
+ *                          continues (pjcont.h: looked for when the
+ *                          session is first opened)
  *   /sessions/<time>-<slug>-<id8> -> ../projects/<project>/<session-id>
  *   /latest -> sessions/<…>                       the log written last
  *
@@ -30,6 +34,11 @@
  * a single mount does (live.h); the notifier thread looks at the folder
  * and at the open sessions once a second (pjlive.h), and a session closed
  * and opened again keeps its epochs (live.h: lv_mark()).
+ *
+ * sessions.json adds each session's "usage" once counted (pjusage.h: when
+ * it is opened, or by usage.json) and "continuedFrom" once looked for;
+ * it is made again when either is found. usage.json is made once per scan
+ * of the folder, outside the lock.
  *
  * All calls are thread-safe.
  */

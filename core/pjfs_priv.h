@@ -21,12 +21,12 @@
 #include "tree.h"
 
 /* This layer's own inodes (key 0): a type above 32 bits, an index below. */
-enum pf_type { PT_FIXED = 0, PT_PROJECT = 1, PT_LINK = 2, PT_FORK = 3 };
+enum pf_type { PT_FIXED = 0, PT_PROJECT = 1, PT_LINK = 2, PT_FORK = 3, PT_CONT = 4 };
 enum pf_fixed {
 	PI_ROOT = 1, PI_README, PI_SESSIONS_JSON, PI_ERRORS, PI_PROJECTS, PI_SESSIONS,
-	PI_LATEST,
+	PI_LATEST, PI_USAGE_JSON,
 };
-enum { PF_NFILES = 3 };		/* README.md, sessions.json, errors.txt */
+enum { PF_NFILES = 4 };		/* README.md, sessions.json, errors.txt, usage.json */
 
 #define PF_INO(type, i) (((uint64_t)(type) << 32) | (uint64_t)(i))
 #define PF_TYPE(ino) ((unsigned)((ino) >> 32))
@@ -49,6 +49,7 @@ struct pset {
 	uint64_t gen;
 	uint32_t *pno;			/* per project: its stable number */
 	struct blob *files[PF_NFILES];	/* rendered on first use */
+	uint64_t json_gen;		/* sessions.json's: pu_gen() + pc_gen() */
 	struct timespec time;		/* when it was scanned */
 };
 
@@ -84,6 +85,8 @@ struct pjfs {
 	uint32_t npfolders;
 	uid_t uid;
 	gid_t gid;
+	struct pu_cache *pu;		/* token totals (pjusage.h) */
+	struct pc_table *pc;		/* continuations (pjcont.h) */
 	struct pjlive *live;		/* the notifier's state (pjlive.h) */
 };
 

@@ -54,27 +54,11 @@ void pv_free(struct pjlive *lv)
 
 /* ---- titles ---- */
 
-/* The title sessions.json shows for x (pf->mu held). */
-static const char *shown_title(struct pjfs *pf, const struct pj_session *x)
+const char *pv_title(struct pjfs *pf, const struct pj_session *x)
 {
 	const struct slot *sl = pf->slots[x->key];
 
 	return sl && sl->title && sl->title_end >= x->f.bytes ? sl->title : x->f.title;
-}
-
-void pv_sessions_json(struct pjfs *pf, const struct pj_set *s, struct sbuf *out)
-{
-	struct pj_session c;
-	uint32_t i;
-
-	sb_adds(out, "[\n");
-	for (i = 0; i < s->nsessions; i++) {
-		c = s->sessions[i];
-		c.f.title = (char *)shown_title(pf, &s->sessions[i]);
-		pj_session_json(s, &c, out);
-		sb_adds(out, i + 1 < s->nsessions ? ",\n" : "\n");
-	}
-	sb_adds(out, "]\n");
 }
 
 static int same_str(const char *a, const char *b)
@@ -103,11 +87,11 @@ static void learn_title(struct pjfs *pf, struct slot *sl, struct tree *t)
 		return;
 	pthread_mutex_lock(&pf->mu);
 	x = pj_by_key(pf->cur->s, sl->key);
-	before = x ? shown_title(pf, x) : NULL;
+	before = x ? pv_title(pf, x) : NULL;
 	old = sl->title;
 	sl->title = title;
 	sl->title_end = end;
-	if (x && !same_str(before, shown_title(pf, x))) {
+	if (x && !same_str(before, pv_title(pf, x))) {
 		pf->live->titles = 1;
 		if (pf->cur->files[1]) {	/* sessions.json */
 			blob_unref(pf->cur->files[1]);
@@ -208,6 +192,7 @@ static int session_changes(const struct pset *o, const struct pset *p, struct qu
 			add(q, PF_INO(PT_PROJECT, o->pno[x->project]), 0, x->name);
 		add(q, 0, PF_INO(PT_LINK, x->key), NULL);
 		add(q, 0, PF_INO(PT_FORK, x->key), NULL);
+		add(q, 0, PF_INO(PT_CONT, x->key), NULL);
 		add(q, 0, PF_OUTER(x->key, TI_ROOT), NULL);
 	}
 	return changed;
@@ -219,7 +204,7 @@ static void own_changes(const struct pset *o, const struct pset *p, struct queue
 {
 	static const uint64_t fixed[] = {
 		PI_ROOT, PI_README, PI_SESSIONS_JSON, PI_ERRORS, PI_PROJECTS, PI_SESSIONS,
-		PI_LATEST,
+		PI_LATEST, PI_USAGE_JSON,
 	};
 	uint32_t i;
 	int k, changed = session_changes(o, p, q);

@@ -31,9 +31,8 @@
 			 * every time (the others' when a request asks) */
 
 struct pjfs;
-struct pj_set;
+struct pj_session;
 struct pjlive;
-struct sbuf;
 struct slot;
 struct tree;
 
@@ -43,11 +42,10 @@ void pv_free(struct pjlive *lv);
 /* pjfs.c: tree t was opened for slot sl (no request uses it yet). */
 void pv_opened(struct pjfs *pf, struct slot *sl, struct tree *t);
 
-/* sessions.json of set s (pf->mu held): a session read in full since its
- * log last changed has the title of its index (lh_index_title(): one
- * written in the middle of a long log too), the others the title of their
- * heads and tails. */
-void pv_sessions_json(struct pjfs *pf, const struct pj_set *s, struct sbuf *out);
+/* The title sessions.json shows for x (pf->mu held): a session read in
+ * full since its log last changed, its index's (lh_index_title(): one
+ * written in the middle of a long log too), else its head's and tail's. */
+const char *pv_title(struct pjfs *pf, const struct pj_session *x);
 
 /* The notifier's calls (vfs.h; fs is a struct pjfs): waits until the
  * kernel must forget something (*n is 0 once stopped), stops, and the

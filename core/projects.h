@@ -29,6 +29,8 @@
  * A rescan reads again only the logs whose size, mtime or inode changed.
  *
  * A set is immutable once built: readers may share it from any thread.
+ * The module is three files: projects.c (the scan, the set, look-ups,
+ * JSON), projects_name.c (names and tables), projects_lineage.c (forks).
  */
 #ifndef SESSFS_PROJECTS_H
 #define SESSFS_PROJECTS_H
@@ -121,6 +123,16 @@ int pj_find_fork(struct pj_set *s, struct pj_session *x);
  */
 int pj_fork_of(int dirfd, const char *name, char **sid, char **uuid);
 
+/*
+ * The session a continued one (x) names by a summary's leafUuid that is
+ * not in its own log: the session of x's project whose log holds a record
+ * of that uuid (the newest that started no later than x, else any other),
+ * reading the logs whole (a memmem for the uuid first, lh_has_uuid()).
+ * 0 and its key in *key (0: none found), or -errno.
+ */
+int pj_find_continued(const struct pj_set *s, const struct pj_session *x, const char *leaf,
+		      uint32_t *key);
+
 /* The absolute path of a session's log (a new string), or NULL. */
 char *pj_log_path(const struct pj_set *s, const struct pj_session *x);
 /* The file-history folder beside projects/: DIR/../file-history (a new
@@ -131,6 +143,9 @@ char *pj_file_history(const struct pj_set *s);
 void pj_sessions_json(const struct pj_set *s, struct sbuf *out);
 /* Appends one session's object (no newline). */
 void pj_session_json(const struct pj_set *s, const struct pj_session *x, struct sbuf *out);
+/* The same object's members, without braces (for a caller adding more). */
+void pj_session_members(const struct pj_set *s, const struct pj_session *x,
+			struct sbuf *out);
 /* Appends the facts of the folder as JSON (sessfs --check DIR). */
 void pj_facts_json(const struct pj_set *s, struct sbuf *out);
 /* Appends the errors.txt text. */

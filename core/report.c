@@ -256,24 +256,32 @@ static int tally_log(const char *path, struct us_tally *y)
 	return rc;
 }
 
-int rp_log_totals(const char *path, struct us_total *out, struct sbuf *json)
+int rp_log_tally(const char *path, struct session *s, struct us_tally *y)
 {
-	struct us_tally *y = us_tally_new();
 	struct ag_list *l = NULL;
+	const struct us_set *u = s ? ss_usage(s) : NULL;
 	uint32_t i;
-	int rc = y ? tally_log(path, y) : -ENOMEM;
+	int rc = s ? (u ? us_tally_set(y, u) : -ENOMEM) : tally_log(path, y);
 
 	if (!rc)
 		rc = ag_find(path, NULL, NULL, &l);
 	for (i = 0; !rc && i < ag_count(l); i++)
 		if (tally_log(ag_get(l, i)->log, y) == -ENOMEM)
 			rc = -ENOMEM;
+	ag_free(l);
+	return rc;
+}
+
+int rp_log_totals(const char *path, struct us_total *out, struct sbuf *json)
+{
+	struct us_tally *y = us_tally_new();
+	int rc = y ? rp_log_tally(path, NULL, y) : -ENOMEM;
+
 	if (!rc) {
 		us_tally_total(y, out);
 		if (json)
 			us_tally_json(y, 2, json);
 	}
-	ag_free(l);
 	us_tally_free(y);
 	return rc;
 }

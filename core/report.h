@@ -68,4 +68,9 @@ void rp_window_md(struct session *s, struct sbuf *out);
  */
 int rp_log_totals(const char *path, struct us_total *out, struct sbuf *json);
 
+/* The same count into the caller's tally y: the log at path (through s,
+ * an open session of it, when not NULL: its index serves, no second
+ * reading) and its subagents' logs. 0 or -errno. */
+int rp_log_tally(const char *path, struct session *s, struct us_tally *y);
+
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <uthash.h>
 
@@ -248,7 +249,7 @@ static int add_row(struct us_set *u, const struct us_row *row)
 static int read_rec(struct us_set *u, const struct logf *lf, uint32_t i,
 		    const struct idx_rec *r, struct sbuf *buf)
 {
-	struct us_row row = { .rec = i };
+	struct us_row row = { .rec = i, .ts = r->ts };
 	struct line l = { 0 };
 	int rc;
 
@@ -344,6 +345,7 @@ struct entry {
 	uint64_t key;		/* 0: a row without message.id */
 	struct us_tokens t;
 	uint32_t model;		/* in the tally's models */
+	int64_t ts;
 	double cost;
 	int has_cost;
 };
@@ -406,6 +408,7 @@ static void fill(struct entry *en, const struct us_row *r, uint32_t model)
 	en->key = r->key;
 	en->t = r->t;
 	en->model = model;
+	en->ts = r->ts;
 	en->cost = r->cost;
 	en->has_cost = r->has_cost;
 }
@@ -522,6 +525,75 @@ static uint32_t *model_order(const struct us_tally *y, uint32_t *n)
 	}
 	free(seen);
 	return order;
+}
+
+static int32_t local_ymd(int64_t ms)
+{
+	time_t s = (time_t)(ms / 1000 - (ms % 1000 < 0));
+	struct tm tm;
+
+	if (!localtime_r(&s, &tm))
+		return 0;
+	return (tm.tm_year + 1900) * 10000 + (tm.tm_mon + 1) * 100 + tm.tm_mday;
+}
+
+static int day_cmp(const void *a, const void *b)
+{
+	const struct us_day *x = a, *y = b;
+
+	return (x->ymd > y->ymd) - (x->ymd < y->ymd);
+}
+
+int us_tally_days(const struct us_tally *y, struct us_day **out, uint32_t *n)
+{
+	struct us_day *d = NULL, *p;
+	uint32_t i, k, cap = 0;
+
+	*n = 0;
+	for (i = 0; i < y->n; i++) {
+		int32_t ymd = local_ymd(y->e[i].ts);
+
+		for (k = *n; k > 0 && d[k - 1].ymd != ymd; k--)
+			;
+		if (!k) {
+			if (*n == cap) {
+				cap = cap ? cap * 2 : 8;
+				if (!(p = realloc(d, cap * sizeof(*p)))) {
+					free(d);
+					return -ENOMEM;
+				}
+				d = p;
+			}
+			memset(&d[*n], 0, sizeof(*d));
+			d[(*n)++].ymd = ymd;
+			k = *n;
+		}
+		add_entry(&d[k - 1].t, &y->e[i]);
+	}
+	if (*n)
+		qsort(d, *n, sizeof(*d), day_cmp);
+	*out = d;
+	return 0;
+}
+
+int us_tally_models_used(const struct us_tally *y, const char ***out, uint32_t *n)
+{
+	uint32_t i, k, *order = model_order(y, &k);
+	const char **v = malloc((k + 1) * sizeof(*v));
+
+	*out = NULL;
+	*n = 0;
+	if (!order || !v) {
+		free(order);
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < k; i++)
+		if (strcmp(models_name(&y->models, order[i]), US_SYNTHETIC))
+			v[(*n)++] = models_name(&y->models, order[i]);
+	free(order);
+	*out = v;
+	return 0;
 }
 
 void us_tally_json(const struct us_tally *y, int indent, struct sbuf *out)

@@ -59,6 +59,7 @@ struct us_row {
 	uint32_t rec;		/* its record (idx_rec()) */
 	uint32_t model;		/* us_model() number; 0: none */
 	uint64_t key;		/* hash of (message.id, requestId); 0: no id */
+	int64_t ts;		/* its record's time, ms since the epoch */
 	struct us_tokens t;
 	double cost;		/* costUSD, when has_cost */
 	int has_cost;
@@ -111,6 +112,21 @@ int us_tally_add(struct us_tally *y, const struct us_set *u, const struct us_row
 /* Counts every row of u. 0 or -ENOMEM. */
 int us_tally_set(struct us_tally *y, const struct us_set *u);
 void us_tally_total(const struct us_tally *y, struct us_total *out);
+/* One local day's totals. */
+struct us_day {
+	int32_t ymd;		/* year * 10000 + month * 100 + day */
+	struct us_total t;
+};
+
+/* The totals per day, as ccusage's `daily` groups them: by the local date
+ * (localtime_r(): the TZ of the process) of each counted row's timestamp.
+ * 0 and a new array in *out (free() it), *n days by date, or -ENOMEM. */
+int us_tally_days(const struct us_tally *y, struct us_day **out, uint32_t *n);
+
+/* modelsUsed: the names of the counted rows' models, first counted first,
+ * without US_SYNTHETIC. 0 and a new array in *out (free() it; the names
+ * are borrowed, valid until us_tally_free()) of *n, or -ENOMEM. */
+int us_tally_models_used(const struct us_tally *y, const char ***out, uint32_t *n);
 /*
  * Appends the totals as the members of a JSON object, without braces,
  * each line indented by indent spaces: inputTokens, outputTokens,

@@ -10,7 +10,8 @@
 #   - sessions.json read complete, first read and after a rescan;
 #   - grep -r over sessions/*/branches/current/, cold (right after the
 #     mount), against the same files copied to tmpfs, and the daemon's
-#     memory after it against its cache bound (-o cache_size).
+#     memory after it against its cache bound (-o cache_size);
+#   - usage.json: its first read (every log counted), then after a rescan.
 # Figures, not pass/fail: the machine is shared.
 set -u
 cd "$(dirname "$0")/.."
@@ -114,6 +115,21 @@ printf '  grep -r sessions/*/branches/current/ (%s files): cold %.2f s, tmpfs co
 	"$files" "$cold" "$tmpfs" "$(ratio "$cold" "$tmpfs")"
 printf '  daemon memory after it: RSS %.0f MB (peak %.0f MB), cache bound %s\n' \
 	"$(echo "$rss / 1024" | bc -l)" "$(echo "$hwm / 1024" | bc -l)" "$CACHE"
+fusermount3 -u "$MNT"
+wait "$PID"
+PID=
+
+# usage.json on a fresh mount: the first read counts every log (one pass),
+# the next one after a rescan reads none again (stats only).
+build/sessfs -f "$PJ" "$MNT" 2>"$DIR/pj.err" &
+PID=$!
+for _ in $(seq 1 600); do mountpoint -q "$MNT" && break; sleep 0.1; done
+t0=$(now); cat "$MNT/usage.json" > /dev/null; t1=$(now)
+first=$(echo "$t1 - $t0" | bc -l)
+sleep 1.1
+t0=$(now); cat "$MNT/usage.json" > /dev/null; t1=$(now)
+printf '  usage.json (every session'"'"'s tokens): first read %.2f s (%.0f MB/s), after a rescan %.3f s\n' \
+	"$first" "$(echo "$(du -sm "$PJ" | cut -f1) / $first" | bc -l)" "$(echo "$t1 - $t0" | bc -l)"
 fusermount3 -u "$MNT"
 wait "$PID"
 PID=

@@ -8,8 +8,15 @@ SESSFS=${SESSFS:-build/sessfs}
 CORPUS=${SESSFS_CORPUS:-../shared/corpus}
 BUILD=${SESSFS_BUILD:-build}
 FULL=${SESSFS_FULL:-0}			# 1 under make test-full: walk every file
-SAMPLE=${SESSFS_SAMPLE:-400}		# files a walk takes of one tree under make test
 MOUNT_WAIT=${MOUNT_WAIT:-20}		# seconds to wait for a mount
+# Under ASan, make test takes the heaviest parts lighter (LIGHT=1): fewer
+# growth steps, smaller hostile inputs, every other corpus log where a
+# test exports or walks them all. The plain build runs them whole, and
+# make test-full (FULL=1) runs them whole under ASan too.
+LIGHT=0
+case $SESSFS in *asan*) [ "$FULL" = 1 ] || LIGHT=1 ;; esac
+# Files a walk takes of one tree under make test (150 under LIGHT).
+SAMPLE=${SESSFS_SAMPLE:-$([ "$LIGHT" = 1 ] && echo 150 || echo 400)}
 T=$(mktemp -d "${TMPDIR:-/tmp}/sessfs-mt.XXXXXX")
 passed=0
 failed=0
@@ -86,6 +93,13 @@ finish() {
 corpus_logs() {
 	ls "$CORPUS"/*/projects/*/*.jsonl "$CORPUS"/*/stage*/session.jsonl 2>/dev/null
 }
+
+# light WHOLE LIGHTER: the first, or the second under LIGHT=1.
+light() { if [ "$LIGHT" = 1 ]; then echo "$2"; else echo "$1"; fi; }
+
+# light_logs: the lines of stdin, or every other one under LIGHT=1 (the
+# first, the third, ...).
+light_logs() { if [ "$LIGHT" = 1 ]; then awk 'NR % 2 == 1'; else cat; fi; }
 
 # files_of DIR: the regular files under DIR, NUL-separated, sorted: all
 # of them under make test-full (FULL=1) or when there are at most

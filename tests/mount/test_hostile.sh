@@ -8,7 +8,8 @@
 #   - a 100 MB line (a message) and a 100 MB line of garbage;
 #   - a 2 GB log (records past 2^31; skipped when the disk is short).
 # full: the 2 GB log under ASan too; make test takes it in the plain
-# build only (under ASan it took most of the runner's 600 s).
+# build only (under ASan it took most of the runner's 600 s), and under
+# ASan 200,000 tiny lines and a 25 MB line (lib.sh's LIGHT).
 . "$(dirname "$0")/lib.sh"
 DEMO=mnt-examples/demo.jsonl
 MB=$((1024 * 1024))
@@ -56,8 +57,9 @@ refusals() {
 # A million tiny lines, blank, garbage and almost-records, then a real log:
 # every bad line is one line of errors.txt, the log is all there.
 tiny_lines() {
-	local log="$T/tiny.jsonl" mnt="$T/tiny" bad pid
-	awk 'BEGIN { for (i = 0; i < 1000000; i++) {
+	local log="$T/tiny.jsonl" mnt="$T/tiny" bad pid n
+	n=$(light 1000000 200000)
+	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) {
 		k = i % 5
 		if (k == 0) print ""; else if (k == 1) print "{}"
 		else if (k == 2) print "x"; else if (k == 3) print "[1]"
@@ -66,48 +68,49 @@ tiny_lines() {
 	mount_log "$log" "$mnt" || { bad "mount tiny: $(cat "$mnt.err")"; return; }
 	pid=$PID
 	bad=$(wc -l < "$mnt/errors.txt")
-	[ "$bad" -eq 1000000 ] && grep -q '"badLines": 1000000' "$mnt/session.json" &&
-		ok "a million tiny bad lines: a line each in errors.txt, badLines 1000000" ||
+	[ "$bad" -eq "$n" ] && grep -q "\"badLines\": $n" "$mnt/session.json" &&
+		ok "$n tiny bad lines: a line each in errors.txt, badLines $n" ||
 		bad "tiny lines: errors.txt has $bad lines"
 	mount_log "$DEMO" "$T/tiny-demo" || { bad "mount demo"; return; }
 	diff <(cd "$mnt/branches" && find . | sort) <(cd "$T/tiny-demo/branches" && find . | sort) > /dev/null &&
 		ok "... and every branch and message of the log after them" || bad "tiny lines: branches differ"
 	unmount_log "$T/tiny-demo"
-	ok "daemon peak RSS with a million lines: $(peak_mb "$pid") MB"
+	ok "daemon peak RSS with $n tiny lines: $(peak_mb "$pid") MB"
 	PID=$pid
 	unmount_log "$mnt"
 }
 
 # A row whose text is 100 MB, then a torn 100 MB line of garbage.
 long_line() {
-	local log="$T/long.jsonl" mnt="$T/long" f size peak
+	local log="$T/long.jsonl" mnt="$T/long" f size peak mb
+	mb=$(light 100 25)
 	{
 		printf '{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"hello"},"uuid":"00000001-0000-4000-8000-000000000001","timestamp":"2026-01-01T10:00:00.000Z","sessionId":"s1"}\n'
 		printf '{"parentUuid":"00000001-0000-4000-8000-000000000001","isSidechain":false,"type":"assistant","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"text","text":"'
-		head -c $((100 * MB)) /dev/zero | tr '\0' 'x'
+		head -c $((mb * MB)) /dev/zero | tr '\0' 'x'
 		printf '"}]},"uuid":"00000002-0000-4000-8000-000000000002","timestamp":"2026-01-01T10:00:01.000Z","sessionId":"s1"}\n'
-		head -c $((100 * MB)) /dev/zero | tr '\0' '{'
+		head -c $((mb * MB)) /dev/zero | tr '\0' '{'
 	} > "$log"
 	mount_log "$log" "$mnt" || { bad "mount long: $(cat "$mnt.err")"; return; }
 	f="$mnt/branches/main/000002-assistant.md"
 	size=$(stat -c %s "$f")
-	if [ "$size" -gt $((100 * MB)) ] && [ "$(timeout 120 cat "$f" | wc -c)" = "$size" ] &&
-	   [ "$(timeout 120 tr -cd x < "$f" | wc -c)" -eq $((100 * MB)) ]; then
-		ok "a 100 MB message: read whole ($size bytes), every x of it"
+	if [ "$size" -gt $((mb * MB)) ] && [ "$(timeout 120 cat "$f" | wc -c)" = "$size" ] &&
+	   [ "$(timeout 120 tr -cd x < "$f" | wc -c)" -eq $((mb * MB)) ]; then
+		ok "a $mb MB message: read whole ($size bytes), every x of it"
 	else
-		bad "100 MB message: stat $size"
+		bad "$mb MB message: stat $size"
 	fi
 	timeout 120 cmp -s <(sed -n 2p "$log") "$mnt/records/00000002-0000-4000-8000-000000000002.json" &&
-		ok "... its record is the line, byte for byte" || bad "100 MB record differs"
+		ok "... its record is the line, byte for byte" || bad "$mb MB record differs"
 	grep -q 'wait for a newline' "$mnt/errors.txt" &&
-		ok "a torn 100 MB garbage line waits for its newline, noted in errors.txt" ||
+		ok "a torn $mb MB garbage line waits for its newline, noted in errors.txt" ||
 		bad "torn garbage: $(cat "$mnt/errors.txt")"
 	peak=$(peak_mb "$PID")
 	# The line, its rendering, and the daemon itself; ASan adds its own.
 	case $SESSFS in
-	*asan*) ok "daemon peak RSS with a 100 MB line read: $peak MB (ASan)" ;;
-	*) [ "$peak" -le 350 ] && ok "daemon peak RSS with a 100 MB line read: $peak MB" ||
-		bad "daemon peak RSS with a 100 MB line read: $peak MB, more than 3.5 times the line" ;;
+	*asan*) ok "daemon peak RSS with a $mb MB line read: $peak MB (ASan)" ;;
+	*) [ "$peak" -le 350 ] && ok "daemon peak RSS with a $mb MB line read: $peak MB" ||
+		bad "daemon peak RSS with a $mb MB line read: $peak MB, more than 3.5 times the line" ;;
 	esac
 	unmount_log "$mnt"
 	timeout 120 "$SESSFS" --check "$log" > "$T/long.check"

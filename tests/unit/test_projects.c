@@ -18,6 +18,7 @@
 #include "loghead.h"
 #include "plat.h"
 #include "projects.h"
+#include "testutil.h"
 
 static char root[64];
 
@@ -36,15 +37,7 @@ static void mk(const char *fmt, ...)
 /* Writes text to root/rel (appends when append). */
 static void put(const char *rel, const char *text, int append)
 {
-	char path[512];
-	size_t n = strlen(text);
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	fd = open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, n), (ssize_t)n);
-	close(fd);
+	tu_put(root, rel, text, append);
 }
 
 /* A user row and an assistant reply of session sid at minute min; row n's

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 /* Writes n bytes to a new temporary file; returns its path (free() it). */
@@ -31,6 +32,20 @@ static inline void tu_remove(char *path)
 {
 	unlink(path);
 	free(path);
+}
+
+/* Writes text to dir/rel, or appends it when append. */
+static inline void tu_put(const char *dir, const char *rel, const char *text, int append)
+{
+	char path[1024];
+	size_t n = strlen(text);
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	fd = open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
+	if (fd < 0 || write(fd, text, n) != (ssize_t)n)
+		abort();
+	close(fd);
 }
 
 /* 1 when s[0..n) is valid UTF-8 (utf8_seq_len() of sbuf.h). */
