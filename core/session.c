@@ -1,4 +1,5 @@
 #include "session.h"
+#include "session_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,49 +11,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "projects.h"
 #include "jscan.h"
-#include "sig.h"
 #include "plat.h"
 
-struct session {
-	struct logf *lf;
-	enum ss_mode mode;
-	char *source;		/* absolute path of the log */
-	int dirfd;		/* its folder, opened before anything is mounted */
-	char *base;		/* its name in that folder */
-	uint64_t bytes;		/* size of the log when last indexed */
-	struct stat seen;	/* fstat of the log when last indexed */
-	char tail[SS_TAIL];	/* the bytes just before idx_end() then */
-	size_t ntail;
-	dev_t bad_dev;		/* a file at the path that would not open */
-	ino_t bad_ino;
-	struct sbuf notes;	/* errors.txt notes: what made it start over */
-	struct idx *ix;
-	struct graph *g;
-	struct br_set *br;
-	struct rs_chain *chain;
-	struct sc_set *sc;	/* inline sidechains (none in a part) */
-	struct sm_set *sm;	/* summaries (none in a part) */
-	char *part;		/* a part: the uuid of its sidechain's root */
-	int current;
-	pthread_mutex_t ctx_mu;	/* the context is built on first use */
-	struct ctx *ctx;
-	int ctx_rc;
-	pthread_mutex_t us_mu;	/* and the usage */
-	struct us_set *us;
-	int us_rc;
-	pthread_mutex_t st_mu;	/* so is the state */
-	struct st_state *st;
-	int st_rc;
-	char *fh_dir;		/* -o file_history, or NULL */
-	pthread_mutex_t fork_mu;	/* forkedFrom is looked for on first use */
-	int fork_known;			/* and again once the log has grown */
-	uint64_t fork_bytes;		/* s->bytes then */
-	char *fork_sid, *fork_uuid;
-	pthread_mutex_t sig_mu;	/* the signature of the bytes indexed, */
-	struct sig sig;		/* extended by ss_sign() */
-};
+
+static void drop_was(struct st_was *w)
+{
+	free((void *)w->chain);
+	free((void *)w->path);
+	memset(w, 0, sizeof(*w));
+}
 
 static void drop_built(struct session *s)
 {
@@ -62,6 +30,7 @@ static void drop_built(struct session *s)
 	st_free(s->st);
 	s->st = NULL;
 	s->st_rc = 0;
+	drop_was(&s->st_was);
 	rs_free(s->chain);
 	sc_free(s->sc);
 	sm_free(s->sm);
@@ -96,6 +65,70 @@ static void drop_usage(struct session *s)
 	us_free(s->us);
 	s->us = NULL;
 	s->us_rc = 0;
+}
+
+/* Records what the state is built from, for keep_state(): the chain now
+ * and path (taken: freed here on failure). 0 or -ENOMEM. */
+static int set_was(struct session *s, uint32_t *path, uint32_t n)
+{
+	uint32_t *chain = malloc((s->chain->n ? s->chain->n : 1) * sizeof(*chain));
+
+	drop_was(&s->st_was);
+	if (!chain) {
+		free(path);
+		return -ENOMEM;
+	}
+	if (s->chain->n)
+		memcpy(chain, s->chain->ids, s->chain->n * sizeof(*chain));
+	s->st_was = (struct st_was){ chain, path, s->chain->n, n,
+				     idx_nrecs(s->ix), idx_nids(s->ix) };
+	return 0;
+}
+
+/*
+ * After growth: puts back the state built before (st, was) when it is
+ * still what a build would give (st_still()), with what it is built from
+ * now; else frees it, to be built again when asked for.
+ */
+static void keep_state(struct session *s, struct st_state *st, struct st_was *was)
+{
+	uint32_t *path = NULL, n = 0;
+
+	if (!st || (s->current >= 0 && br_path(s->br, (uint32_t)s->current, &path, &n)))
+		goto drop;
+	if (!st_still(st, s->g, s->chain, path, n, was)) {
+		free(path);
+		goto drop;
+	}
+	if (set_was(s, path, n))	/* takes path */
+		goto drop;
+	s->st = st;
+	drop_was(was);
+	return;
+drop:
+	st_free(st);
+	drop_was(was);
+}
+
+static int build(struct session *s);
+
+/* build() after the log grew: keeps what is still true. */
+static int build_grown(struct session *s)
+{
+	struct st_state *st = s->st;
+	struct st_was was = s->st_was;
+	int rc;
+
+	s->st = NULL;
+	memset(&s->st_was, 0, sizeof(s->st_was));
+	rc = build(s);
+	if (rc) {
+		st_free(st);
+		drop_was(&was);
+		return rc;
+	}
+	keep_state(s, st, &was);
+	return 0;
 }
 
 static int build(struct session *s)
@@ -428,6 +461,9 @@ static int reindex(struct session *s)
 	if (!ix)
 		return -ENOMEM;
 	drop_usage(s);
+	pthread_mutex_lock(&s->fork_mu);
+	s->fork_known = 0;	/* other bytes: look for forkedFrom again */
+	pthread_mutex_unlock(&s->fork_mu);
 	s->ix = ix;
 	pthread_mutex_lock(&s->sig_mu);
 	sig_init(&s->sig);
@@ -525,7 +561,7 @@ int ss_refresh(struct session *s)
 		return rc;
 	if (idx_lines(s->ix) == lines && idx_nerrs(s->ix) == errs)
 		return idx_pending(s->ix) == pending ? SS_SAME : SS_GREW;
-	rc = build(s);
+	rc = build_grown(s);
 	return rc ? rc : SS_GREW;
 }
 
@@ -634,7 +670,10 @@ static int build_state(struct session *s)
 	if (s->current >= 0 && br_path(s->br, (uint32_t)s->current, &path, &n))
 		return -ENOMEM;
 	rc = st_build(s->g, s->chain, path, n, s->lf, &o, &s->st);
-	free(path);
+	if (rc)
+		free(path);
+	else
+		set_was(s, path, n);	/* takes path; without it, no keeping */
 	return rc;
 }
 
@@ -665,391 +704,4 @@ uint64_t ss_unfinished(const struct session *s)
 	if (s->mode == SS_LIVE)
 		return idx_pending(s->ix);
 	return e && e->code == IDX_E_TORN ? idx_end(s->ix) - e->off : 0;
-}
-
-/* ---- facts ---- */
-
-static void add_key(struct sbuf *out, const char *key, int *first)
-{
-	sb_adds(out, *first ? "{\n  " : ",\n  ");
-	*first = 0;
-	sb_add_json_str(out, key, strlen(key));
-	sb_adds(out, ": ");
-}
-
-static void add_str(struct sbuf *out, const char *key, const char *v, int *first)
-{
-	add_key(out, key, first);
-	if (v)
-		sb_add_json_str(out, v, strlen(v));
-	else
-		sb_adds(out, "null");
-}
-
-static void add_num(struct sbuf *out, const char *key, uint64_t v, int *first)
-{
-	add_key(out, key, first);
-	sb_addf(out, "%llu", (unsigned long long)v);
-}
-
-static void add_uuid(struct sbuf *out, const struct idx *ix, const char *key,
-		     uint32_t id, int *first)
-{
-	char buf[IDX_UUID_MAX + 1];
-
-	add_str(out, key, id ? (idx_id_buf(ix, id, buf), buf) : NULL, first);
-}
-
-/* The record whose environment describes the session: the leaf, else the
- * last message, else the last record with a sessionId. */
-static const struct idx_rec *env_record(const struct session *s)
-{
-	uint32_t n, i;
-	const uint32_t *order = gr_nodes(s->g, &n);
-
-	if (s->chain->leaf)
-		return gr_node_rec(s->g, s->chain->leaf);
-	if (n)
-		return gr_node_rec(s->g, order[n - 1]);
-	for (i = idx_nrecs(s->ix); i-- > 0;)
-		if (idx_rec(s->ix, i)->flags & IDX_F_SESSION)
-			return idx_rec(s->ix, i);
-	return NULL;
-}
-
-static void add_env(const struct session *s, struct sbuf *out, int *first)
-{
-	static const char *const keys[] = { "sessionId", "cwd", "gitBranch", "version" };
-	const struct idx_rec *r = env_record(s);
-	cJSON *j = r ? lf_parse(s->lf, r) : NULL;
-	size_t i;
-
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, keys[i]);
-
-		add_str(out, keys[i], cJSON_IsString(v) ? v->valuestring : NULL, first);
-	}
-	cJSON_Delete(j);
-}
-
-static void add_times(const struct session *s, struct sbuf *out, int *first)
-{
-	int64_t lo = IDX_NO_TS, hi = IDX_NO_TS;
-	uint32_t i;
-	char buf[32];
-
-	for (i = 0; i < idx_nrecs(s->ix); i++) {
-		int64_t t = idx_rec(s->ix, i)->ts;
-
-		if (t == IDX_NO_TS)
-			continue;
-		if (lo == IDX_NO_TS || t < lo)
-			lo = t;
-		if (hi == IDX_NO_TS || t > hi)
-			hi = t;
-	}
-	js_time_fmt(lo, buf);
-	add_str(out, "firstTimestamp", lo == IDX_NO_TS ? NULL : buf, first);
-	js_time_fmt(hi, buf);
-	add_str(out, "lastTimestamp", hi == IDX_NO_TS ? NULL : buf, first);
-}
-
-/* forkedFrom: the session a --fork-session copy came from (projects.h),
- * looked for again only when the log has grown since. */
-static void add_fork(struct session *s, struct sbuf *out, int *first)
-{
-	pthread_mutex_lock(&s->fork_mu);
-	if (!s->fork_known || s->fork_bytes != s->bytes) {
-		s->fork_known = 1;
-		s->fork_bytes = s->bytes;
-		free(s->fork_sid);
-		free(s->fork_uuid);
-		pj_fork_of(s->dirfd, s->base, &s->fork_sid, &s->fork_uuid);
-	}
-	pthread_mutex_unlock(&s->fork_mu);
-	add_key(out, "forkedFrom", first);
-	if (!s->fork_uuid) {
-		sb_adds(out, "null");
-		return;
-	}
-	sb_adds(out, "{\"sessionId\": ");
-	if (s->fork_sid)
-		sb_add_json_str(out, s->fork_sid, strlen(s->fork_sid));
-	else
-		sb_adds(out, "null");
-	sb_adds(out, ", \"uuid\": ");
-	sb_add_json_str(out, s->fork_uuid, strlen(s->fork_uuid));
-	sb_addc(out, '}');
-}
-
-static uint32_t count_compactions(const struct session *s)
-{
-	uint32_t n, k, c = 0;
-	const uint32_t *order = gr_nodes(s->g, &n);
-
-	for (k = 0; k < n; k++)
-		c += gr_is_boundary(s->g, order[k]) && gr_main_side(s->g, order[k]);
-	return c;
-}
-
-/* sessionTitle: the session's title by the rule of a projects folder
- * (loghead.h), over the whole log. */
-static void add_session_title(const struct session *s, struct sbuf *out, int *first)
-{
-	enum lh_title_kind kind;
-	char *t = NULL;
-
-	lh_index_title(s->ix, s->lf, &t, &kind);
-	add_str(out, "sessionTitle", t, first);
-	free(t);
-}
-
-/* title, branchTitles (only the titled branches), continuedFrom. */
-static void add_titles(const struct session *s, struct sbuf *out, int *first)
-{
-	uint32_t i, titled = 0;
-
-	add_str(out, "title", ss_title(s), first);
-	add_session_title(s, out, first);
-	add_key(out, "branchTitles", first);
-	for (i = 0; i < br_count(s->br); i++) {
-		const char *t = sm_branch_title(s->sm, i);
-
-		if (!t)
-			continue;
-		sb_adds(out, titled++ ? ", " : "{");
-		sb_add_json_str(out, br_get(s->br, i)->name, strlen(br_get(s->br, i)->name));
-		sb_adds(out, ": ");
-		sb_add_json_str(out, t, strlen(t));
-	}
-	sb_adds(out, titled ? "}" : "{}");
-	add_key(out, "continuedFrom", first);
-	sb_adds(out, sm_ncont(s->sm) ? "[" : "[]");
-	for (i = 0; i < sm_ncont(s->sm); i++) {
-		const struct sm_cont *c = sm_cont(s->sm, i);
-
-		sb_adds(out, i ? ", {\"leafUuid\": " : "{\"leafUuid\": ");
-		sb_add_json_str(out, c->leaf, strlen(c->leaf));
-		sb_adds(out, ", \"summary\": ");
-		sb_add_json_str(out, c->summary, strlen(c->summary));
-		sb_addc(out, '}');
-	}
-	if (sm_ncont(s->sm))
-		sb_addc(out, ']');
-	add_num(out, "inlineSidechains", sc_count(s->sc), first);
-	if (s->part)
-		add_str(out, "sidechainRoot", s->part, first);
-}
-
-/* The last response's own count of its input: what the model last saw. */
-static void add_real(struct session *s, struct sbuf *out, int *first)
-{
-	const struct us_row *r;
-
-	if (ss_last_usage(s, &r) || !r) {
-		add_str(out, "contextTokensReal", NULL, first);
-		add_str(out, "contextTokensRealAt", NULL, first);
-		return;
-	}
-	add_num(out, "contextTokensReal", us_context(&r->t), first);
-	add_uuid(out, s->ix, "contextTokensRealAt", idx_rec(s->ix, r->rec)->uuid, first);
-}
-
-static void add_context(struct session *s, struct sbuf *out, int *first)
-{
-	const struct ctx *x = ss_context(s);
-	const struct ctx_window *w = x ? ctx_window(x) : NULL;
-
-	add_num(out, "contextMessages", x ? ctx_nmessages(x) : 0, first);
-	add_uuid(out, s->ix, "contextStart", w ? w->start : 0, first);
-	add_num(out, "contextStartPosition", w ? w->dpos : 0, first);
-	add_num(out, "contextTokens", x ? ctx_tokens(x) : 0, first);
-	add_real(s, out, first);
-}
-
-static void add_state(struct session *s, struct sbuf *out, int *first)
-{
-	const struct st_state *st = ss_state(s);
-	struct st_counts n = { 0, 0, 0, 0 };
-
-	if (st)
-		st_counts(st, &n);
-	add_num(out, "stateReadCache", n.reads, first);
-	add_num(out, "stateSnapshots", n.snapshots, first);
-	add_num(out, "stateBackups", n.backups, first);
-	add_num(out, "stateMissingBackups", n.missing, first);
-	add_str(out, "fileHistoryFolder", st ? st_fh_dir(st) : NULL, first);
-}
-
-/* deadEnds: the pieces of the graph that are on no branch (branch.h). */
-static void add_dead_ends(struct session *s, struct sbuf *out, int *first)
-{
-	uint32_t i, n = br_ndead(s->br);
-
-	add_key(out, "deadEnds", first);
-	sb_adds(out, n ? "[" : "[]");
-	for (i = 0; i < n; i++) {
-		const struct br_dead *d = br_dead(s->br, i);
-		char buf[IDX_UUID_MAX + 1];
-
-		sb_adds(out, i ? ",\n    {\"first\": " : "\n    {\"first\": ");
-		sb_add_json_str(out, buf, idx_id_buf(s->ix, d->top, buf));
-		sb_adds(out, ", \"last\": ");
-		sb_add_json_str(out, buf, idx_id_buf(s->ix, d->terminal, buf));
-		sb_adds(out, ", \"from\": ");
-		if (d->from)
-			sb_add_json_str(out, buf, idx_id_buf(s->ix, d->from, buf));
-		else
-			sb_adds(out, "null");
-		sb_addf(out, ", \"line\": %u, \"rows\": %u, \"reason\": \"%s\"}",
-			gr_node_rec(s->g, d->top)->line, d->rows,
-			d->why == BR_DEAD_SUMMARISED ? "summarised" : "side");
-	}
-	if (n)
-		sb_adds(out, "\n  ]");
-}
-
-void ss_window_md(struct session *s, struct sbuf *out)
-{
-	const struct ctx *x = ss_context(s);
-	uint32_t i, n = br_ndead(s->br);
-
-	if (x)
-		ctx_window_md(x, s->g, out);
-	if (n)
-		sb_adds(out, "\n## Dead ends (on no branch)\n\n");
-	for (i = 0; i < n; i++) {
-		const struct br_dead *d = br_dead(s->br, i);
-
-		sb_addf(out, "- line %u, ", gr_node_rec(s->g, d->top)->line);
-		idx_id_text(s->ix, d->top, out);
-		sb_addf(out, ", %u row%s", d->rows, d->rows == 1 ? "" : "s");
-		if (d->from) {
-			sb_adds(out, " off ");
-			idx_id_text(s->ix, d->from, out);
-		}
-		sb_addf(out, ": %s\n", br_dead_reason(d->why));
-	}
-}
-
-void ss_facts_json(struct session *s, struct sbuf *out)
-{
-	const struct rs_chain *c = s->chain;
-	const struct ctx *x = ss_context(s);
-	uint32_t nodes;
-	int first = 1;
-
-	gr_nodes(s->g, &nodes);
-	add_env(s, out, &first);
-	add_str(out, "source", s->source, &first);
-	add_num(out, "bytes", s->bytes, &first);
-	add_num(out, "lines", idx_lines(s->ix), &first);
-	add_num(out, "records", s->part ? nodes : idx_nrecs(s->ix), &first);
-	add_num(out, "badLines", ss_bad_lines(s), &first);
-	add_num(out, "unfinishedLastLine", ss_unfinished(s), &first);
-	add_num(out, "messages", nodes, &first);
-	add_num(out, "branches", br_count(s->br), &first);
-	add_dead_ends(s, out, &first);
-	add_str(out, "currentBranch",
-		s->current >= 0 ? br_get(s->br, (uint32_t)s->current)->name : NULL, &first);
-	add_uuid(out, s->ix, "currentLeaf", x ? ctx_attach(x) : c->attach, &first);
-	add_uuid(out, s->ix, "leafMessage", c->leaf, &first);
-	add_num(out, "compactions", count_compactions(s), &first);
-	add_titles(s, out, &first);
-	add_context(s, out, &first);
-	add_state(s, out, &first);
-	add_times(s, out, &first);
-	add_fork(s, out, &first);
-	sb_adds(out, "\n}\n");
-}
-
-/* ---- errors.txt ---- */
-
-static void add_uuid_text(const struct session *s, struct sbuf *out, uint32_t id)
-{
-	idx_id_text(s->ix, id, out);
-}
-
-static void graph_error(const struct session *s, const struct gr_err *e,
-			struct sbuf *out)
-{
-	static const char *const drops[] = {
-		"", "no message object", "content neither string nor list",
-		"blank assistant text", "no content block with a type",
-	};
-
-	sb_addf(out, "line %u: ", e->line);
-	switch (e->code) {
-	case GR_E_DUPLICATE:
-		sb_adds(out, "duplicate uuid ");
-		add_uuid_text(s, out, e->id);
-		sb_addf(out, ": this copy replaces the one at line %u, which keeps its place\n",
-			e->aux);
-		return;
-	case GR_E_DROPPED:
-		sb_addf(out, "record dropped by the loader's repair (%s); its children hang off its parent\n",
-			e->aux < 5 ? drops[e->aux] : "?");
-		return;
-	case GR_E_DANGLING:
-		sb_adds(out, "parent ");
-		add_uuid_text(s, out, e->aux);
-		sb_adds(out, " not found; the record starts a path of its own\n");
-		return;
-	case GR_E_CYCLE:
-		sb_adds(out, "cycle in parentUuid links; cut above this record\n");
-		return;
-	case GR_E_SELF_PARENT:
-		sb_adds(out, "record names itself as parent; treated as a root\n");
-		return;
-	case GR_E_NO_UUID:
-		sb_adds(out, "message record without a uuid; ignored\n");
-		return;
-	case GR_E_LOGICAL_CYCLE:
-		sb_adds(out, "compact boundary's logicalParentUuid ");
-		add_uuid_text(s, out, e->aux);
-		sb_adds(out, " leads back to the boundary (a fork of a compacted session); the boundary starts its own piece\n");
-		return;
-	case GR_E_UNLINKED:
-		sb_adds(out, "compact boundary's logicalParentUuid ");
-		add_uuid_text(s, out, e->aux);
-		sb_adds(out, " not found\n");
-		return;
-	case GR_E_UNCHAINED:
-		sb_addf(out, "no message row names a parent (every parentUuid null or absent): the %u rows are read in file order as one branch\n",
-			e->aux);
-		return;
-	}
-}
-
-void ss_errors_text(const struct session *s, struct sbuf *out)
-{
-	/* A part leaves the log's bad lines to the whole log's errors.txt. */
-	uint32_t i, j = 0, ni = s->part ? 0 : idx_nerrs(s->ix), ng = gr_nerrs(s->g);
-	const struct st_state *st;
-
-	/* Both lists are in line order: merge them. */
-	for (i = 0; i < ni || j < ng;) {
-		const struct idx_err *ie = i < ni ? idx_err(s->ix, i) : NULL;
-		const struct gr_err *ge = j < ng ? gr_err(s->g, j) : NULL;
-
-		if (ie && (!ge || ie->line <= ge->line)) {
-			sb_addf(out, "line %u: %s", ie->line, idx_err_text(ie->code));
-			if (ie->code == IDX_E_NOT_JSON || ie->code == IDX_E_TORN)
-				sb_addf(out, " (at byte %u)", ie->col);
-			sb_addc(out, '\n');
-			i++;
-		} else {
-			graph_error(s, ge, out);
-			j++;
-		}
-	}
-	if (idx_pending(s->ix))
-		sb_addf(out, "note: %llu bytes after line %u wait for a newline (the log is being written)\n",
-			(unsigned long long)idx_pending(s->ix), idx_lines(s->ix));
-	sb_add(out, s->notes.buf, s->notes.len);
-	/* The state is built lazily under its own lock; the session itself
-	 * is never a const object, so this cast only hides the laziness. */
-	st = ss_state((struct session *)s);
-	if (st)
-		st_errors_text(st, out);
 }

@@ -293,7 +293,7 @@ void st_quote(struct sbuf *out, const char *s, size_t n)
 
 /* ---- the leaf's session and its metadata ---- */
 
-static const char *const meta_types[SM_COUNT] = {
+const char *const st_meta_types[SM_COUNT] = {
 	"worktree-state", "agent-setting", "agent-name", "agent-color",
 	"custom-title", "mode", "permission-mode", "cost-state",
 };
@@ -363,7 +363,7 @@ static void find_meta(struct st_state *st)
 	uint32_t i, k, left = 0;
 
 	for (k = 0; k < SM_COUNT; k++) {
-		atoms[k] = idx_atom_find(st->ix, meta_types[k]);
+		atoms[k] = idx_atom_find(st->ix, st_meta_types[k]);
 		st->meta[k] = IDX_NONE;
 		left += atoms[k] != 0;
 	}

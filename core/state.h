@@ -78,6 +78,31 @@ int st_build(const struct graph *g, const struct rs_chain *c,
 	     const struct st_opts *o, struct st_state **out);
 void st_free(struct st_state *st);
 
+/*
+ * What a state was built from (st_build()'s chain and path, and the size
+ * of the index then), for st_still() after the log grew.
+ */
+struct st_was {
+	const uint32_t *chain, *path;	/* path NULL: the chain was read */
+	uint32_t nchain, npath;
+	uint32_t nrecs, nids;	/* idx_nrecs(), idx_nids() then */
+};
+
+/*
+ * Whether st, built as was says, is exactly what st_build() would build
+ * now from g, c and path/npath, the log having only grown since (the
+ * same index, extended): the old chain and path are prefixes of the new
+ * ones, every row they gained is a new record with a new uuid, none of
+ * them is a tool call or result the read cache reads or a user row that
+ * names a permission mode, no new record is of a kind the state reads
+ * (metadata, file history), and the leaf's sessionId and cwd are the
+ * same. 1 yes (keep st), 0 no (build it again). Reads a line per new row
+ * of the chain at most: cost in proportion to the growth.
+ */
+int st_still(const struct st_state *st, const struct graph *g,
+	     const struct rs_chain *c, const uint32_t *path, uint32_t npath,
+	     const struct st_was *was);
+
 /* ---- nodes: 0 is state/ itself; parents come before children ---- */
 
 uint32_t st_count(const struct st_state *st);

@@ -184,6 +184,9 @@ int st_read_render(const struct st_state *st, const struct st_read *r,
 void st_read_index(const struct st_state *st, struct sbuf *out);
 void st_read_free(struct st_state *st);
 
+/* state.c: the type of the record each enum st_meta is read from. */
+extern const char *const st_meta_types[SM_COUNT];
+
 /* state_fh.c */
 int st_fh_build(struct st_state *st, const struct graph *g,
 		const struct rs_chain *c, const struct st_opts *o);

@@ -19,7 +19,9 @@
 #     the context read and the grep -r
 #   - 50 growths of 10 records each (BENCH_GROWTHS): the time until
 #     session.json and context/messages.json show them, against a fresh
-#     mount of the grown log, and the RSS after the first and the last
+#     mount of the grown log, and the RSS after the first and the last;
+#     then the same without a mount (tests/bench/growbench.c): a growth
+#     against a fresh open, and what each stage would cost built anew
 #   - sessfs export of the log (BENCH_EXPORT sizes, default 100M) into a
 #     folder on tmpfs and as a tar stream, against the index time
 # and, for a log whose one record is a 100 MB message (BENCH_BIG=0 skips
@@ -56,6 +58,7 @@ $CC $CFLAGS -o $B/genlog scripts/genlog.c || exit 1
 $CC $CFLAGS -o $B/cjson_baseline scripts/cjson_baseline.c $CJSON || exit 1
 $CC $CFLAGS -o $B/idxbench tests/bench/idxbench.c core/*.c $CJSON || exit 1
 $CC $CFLAGS -o $B/readyprobe tests/bench/readyprobe.c || exit 1
+$CC $CFLAGS -Icore -o $B/growbench tests/bench/growbench.c core/*.c $CJSON -lpthread || exit 1
 
 now() { date +%s.%N; }
 # best TIME_CMD...: the smallest wall time of RUNS runs, in seconds.
@@ -236,6 +239,8 @@ bench_growth() {
 	printf '  daemon RSS after growth 1: %.1f MB, after growth %s: %.1f MB (%+.1f%%)\n' \
 		"$(echo "$rss1 / 1024" | bc -l)" "$n" "$(echo "$rssn / 1024" | bc -l)" \
 		"$(echo "($rssn - $rss1) * 100 / $rss1" | bc -l)"
+	# Where a growth's time goes, without a mount (tests/bench/growbench.c).
+	$B/growbench "$1" "$DIR/growbench.jsonl" 5 | sed -n 's/^\(growth_mean_s\|anew_s\): /  growth without a mount, \1: /p'
 	fusermount3 -u "$MNT"
 	wait "$PID"
 	PID=

@@ -20,21 +20,6 @@
 
 /* ---- building logs ---- */
 
-/* An assistant row with one tool_use block: name, id toolid, input (JSON). */
-static void use(struct tu_log *l, int uuid, int parent, const char *name,
-		const char *toolid, const char *input)
-{
-	struct sbuf x;
-
-	sb_init(&x);
-	sb_addf(&x, "\"message\":{\"id\":\"msg_%d\",\"type\":\"message\",\"role\":\"assistant\","
-		"\"model\":\"claude-opus-5-5\",\"content\":[{\"type\":\"tool_use\",\"id\":\"%s\","
-		"\"name\":\"%s\",\"input\":%s}],\"stop_reason\":\"tool_use\"}", uuid, toolid,
-		name, input);
-	tu_row(l, "assistant", uuid, parent, x.buf);
-	sb_free(&x);
-}
-
 /* The result row of toolid: content (a JSON value), is_error, and the
  * structured toolUseResult (JSON, or NULL for none). */
 static void result(struct tu_log *l, int uuid, int parent, const char *toolid,
@@ -62,7 +47,7 @@ static void read_ok(struct tu_log *l, int uuid, const char *path, const char *te
 	snprintf(input, sizeof(input), "{\"file_path\":%s}", path);
 	snprintf(tur, sizeof(tur), "{\"type\":\"text\",\"file\":{\"filePath\":%s,\"content\":"
 		 "\"%s\",\"numLines\":1,\"startLine\":1,\"totalLines\":1}}", path, text);
-	use(l, uuid, uuid - 1, "Read", id, input);
+	tu_tool_call(l, uuid, uuid - 1, "Read", id, input);
 	result(l, uuid + 1, uuid, id, "\"     1\\tx\"", 0, tur);
 }
 
@@ -290,22 +275,22 @@ static void test_read_write_and_failures(void **state)
 	read_ok(&l, 2, "\"/repo/a.txt\"", "old a\\n");
 	read_ok(&l, 4, "\"/repo/a.txt\"", "new a\\n");
 	/* A failed read later does not replace the good one. */
-	use(&l, 6, 5, "Read", "toolu_6", "{\"file_path\":\"/repo/a.txt\"}");
+	tu_tool_call(&l, 6, 5, "Read", "toolu_6", "{\"file_path\":\"/repo/a.txt\"}");
 	result(&l, 7, 6, "toolu_6", "\"Error: gone\"", 1, "\"Error: gone\"");
 	/* A failed read of a new file adds nothing. */
-	use(&l, 8, 7, "Read", "toolu_8", "{\"file_path\":\"/repo/missing.txt\"}");
+	tu_tool_call(&l, 8, 7, "Read", "toolu_8", "{\"file_path\":\"/repo/missing.txt\"}");
 	result(&l, 9, 8, "toolu_8", "\"Error: File does not exist.\"", 1, NULL);
 	/* Write: its content, with a NUL kept. */
-	use(&l, 10, 9, "Write", "toolu_10",
+	tu_tool_call(&l, 10, 9, "Write", "toolu_10",
 	    "{\"file_path\":\"/repo/w.txt\",\"content\":\"line\\u0000two\\n\"}");
 	result(&l, 11, 10, "toolu_10", "\"File created\"", 0, "{\"type\":\"create\"}");
 	/* A relative path resolves against the row's cwd. */
 	read_ok(&l, 12, "\"rel/b.txt\"", "b");
 	/* No structured result: the tool result's text. */
-	use(&l, 14, 13, "Read", "toolu_14", "{\"file_path\":\"/repo/c.txt\"}");
+	tu_tool_call(&l, 14, 13, "Read", "toolu_14", "{\"file_path\":\"/repo/c.txt\"}");
 	result(&l, 15, 14, "toolu_14", "[{\"type\":\"text\",\"text\":\"     1\\tc\"}]", 0, NULL);
 	/* An Edit of a.txt afterwards is noted. */
-	use(&l, 16, 15, "Edit", "toolu_16", "{\"file_path\":\"/repo/a.txt\",\"old_string\":\"a\","
+	tu_tool_call(&l, 16, 15, "Edit", "toolu_16", "{\"file_path\":\"/repo/a.txt\",\"old_string\":\"a\","
 	    "\"new_string\":\"b\"}");
 	result(&l, 17, 16, "toolu_16", "\"ok\"", 0, NULL);
 	tu_asst(&l, 18, 17, "m18", "done");
@@ -359,18 +344,18 @@ static void test_partial_reads(void **state)
 
 	(void)state;
 	start(&l);
-	use(&l, 2, 1, "Read", "toolu_2", "{\"file_path\":\"/repo/big.c\",\"offset\":10,\"limit\":5}");
+	tu_tool_call(&l, 2, 1, "Read", "toolu_2", "{\"file_path\":\"/repo/big.c\",\"offset\":10,\"limit\":5}");
 	result(&l, 3, 2, "toolu_2", "\"...\"", 0, "{\"type\":\"text\",\"file\":{\"filePath\":"
 	       "\"/repo/big.c\",\"content\":\"l10\\n\",\"numLines\":5,\"startLine\":10,"
 	       "\"totalLines\":900}}");
 	/* Truncated by the tool without an offset or limit: partial too. */
 	read_ok(&l, 4, "\"/repo/whole.c\"", "all");
-	use(&l, 6, 5, "Read", "toolu_6", "{\"file_path\":\"/repo/long.c\"}");
+	tu_tool_call(&l, 6, 5, "Read", "toolu_6", "{\"file_path\":\"/repo/long.c\"}");
 	result(&l, 7, 6, "toolu_6", "\"...\"", 0, "{\"type\":\"text\",\"file\":{\"filePath\":"
 	       "\"/repo/long.c\",\"content\":\"x\",\"numLines\":2000,\"startLine\":1,"
 	       "\"totalLines\":3000}}");
 	/* An image: its bytes, decoded. */
-	use(&l, 8, 7, "Read", "toolu_8", "{\"file_path\":\"/repo/i.png\"}");
+	tu_tool_call(&l, 8, 7, "Read", "toolu_8", "{\"file_path\":\"/repo/i.png\"}");
 	result(&l, 9, 8, "toolu_8", "[{\"type\":\"image\",\"source\":{}}]", 0,
 	       "{\"type\":\"image\",\"file\":{\"base64\":\"iVBORw0KGgo=\",\"type\":\"image/png\"}}");
 	tu_asst(&l, 10, 9, "m10", "done");
@@ -515,7 +500,7 @@ static void test_long_problem_lines_stay_utf8(void **state)
 		sb_adds(&path, "\xc3\xa9");
 	sb_adds(&path, "\"");
 	sb_addf(&input, "{\"file_path\":%s}", path.buf);
-	use(&l, 2, 1, "Read", "toolu_2", input.buf);
+	tu_tool_call(&l, 2, 1, "Read", "toolu_2", input.buf);
 	result(&l, 3, 2, "toolu_2", "\"x\"", 0, NULL);
 	build(&x, &l);
 	s = errors(x.st);
@@ -611,7 +596,7 @@ static void test_numbers_out_of_range(void **state)
 	put(x.dir, "0123456789abcdef@v1", "a v1\n");
 	start(&l);
 	snapshot(&l, 1, 0, "\"a.c\":" BK("0123456789abcdef@v1", 1e999));
-	use(&l, 2, 1, "Read", "toolu_2", "{\"file_path\":\"/repo/big.c\",\"offset\":1e300,"
+	tu_tool_call(&l, 2, 1, "Read", "toolu_2", "{\"file_path\":\"/repo/big.c\",\"offset\":1e300,"
 	    "\"limit\":5}");
 	result(&l, 3, 2, "toolu_2", "\"...\"", 0, "{\"type\":\"text\",\"file\":{\"filePath\":"
 	       "\"/repo/big.c\",\"content\":\"x\",\"numLines\":5,\"startLine\":1e300,"
@@ -647,7 +632,7 @@ static void test_snapshots_updates_deltas(void **state)
 	put(x.dir, "fedcba9876543210@v1", "b v1\n");
 	start(&l);
 	snapshot(&l, 1, 0, "\"a.c\":" BK("0123456789abcdef@v1", 1));
-	use(&l, 2, 1, "Edit", "toolu_2", "{\"file_path\":\"/repo/b.c\"}");
+	tu_tool_call(&l, 2, 1, "Edit", "toolu_2", "{\"file_path\":\"/repo/b.c\"}");
 	delta(&l, 2, 1, "b.c", "\"fedcba9876543210@v1\"");
 	/* A delta naming a snapshot never written: one is synthesised. */
 	delta(&l, 2, 99, "new.c", "null");

@@ -189,6 +189,22 @@ static inline void tu_tool_use(struct tu_log *l, int uuid, int parent, const cha
 	tu_row(l, "assistant", uuid, parent, x);
 }
 
+/* An assistant row (message id "msg_<uuid>") with one tool_use block:
+ * name, id toolid, input (JSON). */
+static inline void tu_tool_call(struct tu_log *l, int uuid, int parent, const char *name,
+				const char *toolid, const char *input)
+{
+	struct sbuf x;
+
+	sb_init(&x);
+	sb_addf(&x, "\"message\":{\"id\":\"msg_%d\",\"type\":\"message\",\"role\":\"assistant\","
+		"\"model\":\"claude-opus-5-5\",\"content\":[{\"type\":\"tool_use\",\"id\":\"%s\","
+		"\"name\":\"%s\",\"input\":%s}],\"stop_reason\":\"tool_use\"}", uuid, toolid,
+		name, input);
+	tu_row(l, "assistant", uuid, parent, x.buf);
+	sb_free(&x);
+}
+
 /* 1 user, 2 reply, 3 user, 4 reply; then 5 edits prompt 3, 6 answers it. */
 static inline void tu_forked_log(struct tu_log *l)
 {

@@ -1,0 +1,60 @@
+/*
+ * session_priv: the session's insides, shared by session.c (opening,
+ * following the log, building) and session_facts.c (session.json,
+ * window.md, errors.txt). Not for other modules: they use session.h.
+ *
+ * Locking as session.h says: the lazily built parts (context, usage,
+ * state, forkedFrom, the signature) have their own mutexes; the rest
+ * changes only in ss_refresh(), which the owner keeps readers out of.
+ */
+#ifndef SESSFS_SESSION_PRIV_H
+#define SESSFS_SESSION_PRIV_H
+
+#include <pthread.h>
+#include <sys/stat.h>
+
+#include "session.h"
+#include "sig.h"
+
+struct session {
+	struct logf *lf;
+	enum ss_mode mode;
+	char *source;		/* absolute path of the log */
+	int dirfd;		/* its folder, opened before anything is mounted */
+	char *base;		/* its name in that folder */
+	uint64_t bytes;		/* size of the log when last indexed */
+	struct stat seen;	/* fstat of the log when last indexed */
+	char tail[SS_TAIL];	/* the bytes just before idx_end() then */
+	size_t ntail;
+	dev_t bad_dev;		/* a file at the path that would not open */
+	ino_t bad_ino;
+	struct sbuf notes;	/* errors.txt notes: what made it start over */
+	struct idx *ix;
+	struct graph *g;
+	struct br_set *br;
+	struct rs_chain *chain;
+	struct sc_set *sc;	/* inline sidechains (none in a part) */
+	struct sm_set *sm;	/* summaries (none in a part) */
+	char *part;		/* a part: the uuid of its sidechain's root */
+	int current;
+	pthread_mutex_t ctx_mu;	/* the context is built on first use */
+	struct ctx *ctx;
+	int ctx_rc;
+	pthread_mutex_t us_mu;	/* and the usage */
+	struct us_set *us;
+	int us_rc;
+	pthread_mutex_t st_mu;	/* so is the state */
+	struct st_state *st;
+	int st_rc;
+	struct st_was st_was;	/* what st was built from (its arrays owned) */
+	char *fh_dir;		/* -o file_history, or NULL */
+	pthread_mutex_t fork_mu;	/* forkedFrom is looked for on first use */
+	int fork_known;			/* and again once the log has grown,
+					   while not found whole */
+	uint64_t fork_bytes;		/* s->bytes then */
+	char *fork_sid, *fork_uuid;
+	pthread_mutex_t sig_mu;	/* the signature of the bytes indexed, */
+	struct sig sig;		/* extended by ss_sign() */
+};
+
+#endif

@@ -1,0 +1,423 @@
+/*
+ * Unit tests of growth: a session that follows a log as it is appended to
+ * (ss_refresh()) shows exactly what a fresh ss_open() of the same bytes
+ * shows: session.json, errors.txt, window.md, the branches and their
+ * paths, the resumed chain, context/messages.json and every file of
+ * state/. Logs of our own making (forks, compactions, tool calls the
+ * state reads, metadata, file history, a torn line completed later) are
+ * cut at every line and grown record by record and in chunks; every log
+ * of the corpus (../shared/corpus, or SESSFS_CORPUS) is cut at a sample
+ * of its lines and grown in a few chunks.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "testutil.h"
+
+/* ---- what a session shows, as one text ---- */
+
+static void add_state(struct session *s, struct sbuf *out)
+{
+	const struct st_state *st = ss_state(s);
+	uint32_t i;
+
+	if (!st) {
+		sb_adds(out, "no state\n");
+		return;
+	}
+	for (i = 0; i < st_count(st); i++) {
+		sb_addf(out, "node %u parent %u dir %d name %s\n", i, st_parent(st, i),
+			st_is_dir(st, i), st_name(st, i));
+		st_listxattr(st, i, out);
+		if (!st_is_dir(st, i))
+			sb_addf(out, "render %d\n", st_render(st, i, out));
+	}
+	st_errors_text(st, out);
+}
+
+static void add_branches(const struct session *s, struct sbuf *out)
+{
+	const struct br_set *b = ss_branches(s);
+	const struct rs_chain *c = ss_chain(s);
+	uint32_t i, k, *ids, n;
+
+	for (i = 0; i < br_count(b); i++) {
+		const struct br_info *r = br_get(b, i);
+
+		sb_addf(out, "branch %s terminal %u first %u key %u:", r->name, r->terminal,
+			r->first_own, r->key);
+		assert_int_equal(br_path(b, i, &ids, &n), 0);
+		for (k = 0; k < n; k++)
+			sb_addf(out, " %u", ids[k]);
+		sb_addc(out, '\n');
+		free(ids);
+	}
+	sb_addf(out, "current %d chain leaf %u attach %u window %u:", ss_current_branch(s),
+		c->leaf, c->attach, c->window);
+	for (k = 0; k < c->n; k++)
+		sb_addf(out, " %u", c->ids[k]);
+	sb_addc(out, '\n');
+}
+
+static void shown(struct session *s, struct sbuf *out)
+{
+	const struct ctx *x;
+
+	ss_facts_json(s, out);
+	ss_errors_text(s, out);
+	ss_window_md(s, out);
+	add_branches(s, out);
+	x = ss_context(s);
+	if (x)
+		ctx_messages_json(x, out);
+	add_state(s, out);
+}
+
+/* ---- growing a log ---- */
+
+static void put(const char *path, const char *data, size_t n, int append)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, n), (ssize_t)n);
+	close(fd);
+}
+
+static uint32_t compared;
+
+/* s, grown to the file's bytes, shows what a fresh session of them does. */
+static void check_same(struct session *s, const char *path, const char *what)
+{
+	struct session *fresh;
+	struct sbuf a, b;
+
+	assert_true(ss_refresh(s) >= 0);
+	assert_int_equal(ss_open(path, SS_LIVE, &fresh), 0);
+	sb_init(&a);
+	sb_init(&b);
+	shown(s, &a);
+	shown(fresh, &b);
+	if (a.len != b.len || memcmp(a.buf, b.buf, a.len)) {
+		size_t i = 0;
+
+		while (i < a.len && i < b.len && a.buf[i] == b.buf[i])
+			i++;
+		fail_msg("%s: grown and fresh differ at byte %zu:\n--- grown\n%.300s\n--- fresh\n%.300s",
+			 what, i, a.buf + (i > 100 ? i - 100 : 0), b.buf + (i > 100 ? i - 100 : 0));
+	}
+	compared++;
+	sb_free(&a);
+	sb_free(&b);
+	ss_close(fresh);
+}
+
+/* Line ends of data (offsets just past each '\n'). */
+static size_t line_ends(const char *data, size_t n, size_t **out)
+{
+	size_t i, k = 0, *ends = malloc((n + 1) * sizeof(*ends));
+
+	assert_non_null(ends);
+	for (i = 0; i < n; i++)
+		if (data[i] == '\n')
+			ends[k++] = i + 1;
+	*out = ends;
+	return k;
+}
+
+/*
+ * Writes data[0..cut) to path, opens it (building everything a reader
+ * asks for), then appends the rest at the offsets steps[] (increasing,
+ * the last one n), checking after each.
+ */
+static void grow(const char *path, const char *data, size_t cut, const size_t *steps,
+		 size_t nsteps, const char *name)
+{
+	struct session *s;
+	struct sbuf scratch;
+	size_t k, at = cut;
+	char what[512];
+
+	put(path, data, cut, 0);
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	sb_init(&scratch);
+	shown(s, &scratch);	/* the context and the state built, as a mount would */
+	sb_free(&scratch);
+	for (k = 0; k < nsteps; k++) {
+		if (steps[k] <= at)
+			continue;
+		put(path, data + at, steps[k] - at, 1);
+		at = steps[k];
+		snprintf(what, sizeof(what), "%s cut at byte %zu grown to %zu", name, cut, at);
+		check_same(s, path, what);
+	}
+	ss_close(s);
+}
+
+/* Cut at every line end (every stride-th), grow a line at a time, then
+ * by the rest at once; and once in about ntorn byte chunks that tear
+ * lines. */
+static void grow_everywhere(const char *data, size_t n, size_t stride, size_t ntorn,
+			    const char *name)
+{
+	char *path = tu_write("", 0);
+	size_t *ends, nl = line_ends(data, n, &ends), i, k;
+
+	for (i = 0; i < nl; i += stride) {
+		size_t steps[4] = { 0, 0, 0, n }, ns = 0;
+
+		for (k = 1; k <= 3 && i + k < nl; k++)
+			steps[ns++] = ends[i + k];
+		steps[ns++] = n;
+		grow(path, data, ends[i], steps, ns, name);
+	}
+	{
+		/* A torn line: half a line now, its end and more later. */
+		size_t steps[64], ns = 0, at;
+
+		for (at = 37; at < n && ns < 63; at += n / ntorn + 37)
+			steps[ns++] = at;
+		steps[ns++] = n;
+		grow(path, data, 0, steps, ns, name);
+	}
+	free(ends);
+	tu_remove(path);
+}
+
+/* Record by record from nothing: the whole history of the log. */
+static void grow_by_record(const char *data, size_t n, const char *name)
+{
+	char *path = tu_write("", 0);
+	size_t *ends, nl = line_ends(data, n, &ends);
+
+	grow(path, data, 0, ends, nl, name);
+	free(ends);
+	tu_remove(path);
+}
+
+static void grow_log(struct tu_log *l, const char *name)
+{
+	grow_by_record(l->sb.buf, l->sb.len, name);
+	grow_everywhere(l->sb.buf, l->sb.len, 1, 20, name);
+	tu_log_free(l);
+}
+
+/* ---- logs of our own ---- */
+
+static void read_result(struct tu_log *l, int uuid, int parent, const char *toolid)
+{
+	char x[1024];
+
+	snprintf(x, sizeof(x), "\"message\":{\"role\":\"user\",\"content\":[{\"tool_use_id\":\"%s\","
+		 "\"type\":\"tool_result\",\"content\":\"     1\\tx\"}]},\"toolUseResult\":"
+		 "{\"type\":\"text\",\"file\":{\"filePath\":\"/repo/a.c\",\"content\":\"x\","
+		 "\"numLines\":1,\"startLine\":1,\"totalLines\":1}}", toolid);
+	tu_row(l, "user", uuid, parent, x);
+}
+
+static void meta(struct tu_log *l, const char *type, const char *member)
+{
+	sb_addf(&l->sb, "{\"type\":\"%s\",%s,\"sessionId\":\"" TU_SID "\"}\n", type, member);
+}
+
+static void snapshot(struct tu_log *l, int msg)
+{
+	char u[37];
+
+	tu_uuid(msg, u);
+	sb_addf(&l->sb, "{\"type\":\"file-history-snapshot\",\"messageId\":\"%s\",\"snapshot\":"
+		"{\"messageId\":\"%s\",\"trackedFileBackups\":{\"a.c\":{\"backupFileName\":"
+		"\"0123456789abcdef@v1\",\"version\":1,\"backupTime\":\"2026-01-01T10:00:00.000Z\"}},"
+		"\"timestamp\":\"2026-01-01T10:00:00.000Z\"},\"isSnapshotUpdate\":false}\n", u, u);
+}
+
+/* A delta naming row (not written yet) and changing a.c of snapshot snap. */
+static void delta(struct tu_log *l, int row, int snap)
+{
+	char u[37], sn[37];
+
+	tu_uuid(row, u);
+	tu_uuid(snap, sn);
+	sb_addf(&l->sb, "{\"type\":\"file-history-delta\",\"messageId\":\"%s\","
+		"\"snapshotMessageId\":\"%s\",\"trackingPath\":\"a.c\",\"backup\":"
+		"{\"backupFileName\":\"fedcba9876543210@v2\",\"version\":2,\"backupTime\":"
+		"\"2026-01-01T10:00:01.000Z\",\"realParentDir\":\"/repo\"},"
+		"\"timestamp\":\"2026-01-01T10:00:01.000Z\"}\n", u, sn);
+}
+
+/* A conversation of plain turns: the state is kept as it grows. */
+static void test_plain_turns(void **state)
+{
+	struct tu_log l;
+	char msg[16];
+	int i;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "hello");
+	for (i = 2; i < 24; i += 2) {
+		snprintf(msg, sizeof(msg), "msg_%d", i);
+		tu_asst(&l, i, i - 1, msg, "an answer");
+		tu_user(&l, i + 1, i, "go on");
+	}
+	grow_log(&l, "plain turns");
+}
+
+/* A rewind: a new prompt under an old row starts a branch. */
+static void test_fork(void **state)
+{
+	struct tu_log l;
+
+	(void)state;
+	tu_forked_log(&l);
+	tu_user(&l, 7, 6, "And a list command.");
+	tu_asst(&l, 8, 7, "msg_4", "Listed.");
+	tu_user(&l, 9, 4, "Back on the first branch.");
+	tu_asst(&l, 10, 9, "msg_5", "Back.");
+	tu_last_prompt(&l, 8, 0);
+	grow_log(&l, "fork");
+}
+
+/* A compaction, then more turns after it. */
+static void test_compaction(void **state)
+{
+	struct tu_log l;
+	int pres[] = { 3, 4 };
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "one");
+	tu_asst(&l, 2, 1, "msg_1", "uno");
+	tu_user(&l, 3, 2, "two");
+	tu_asst(&l, 4, 3, "msg_2", "dos");
+	tu_boundary(&l, 5, 4, 6, pres, 2);
+	tu_summary(&l, 6, 5);
+	tu_user(&l, 7, 6, "three");
+	tu_asst(&l, 8, 7, "msg_3", "tres");
+	tu_boundary(&l, 9, 8, 0, NULL, 0);
+	tu_summary(&l, 10, 9);
+	tu_user(&l, 11, 10, "four");
+	tu_asst(&l, 12, 11, "msg_4", "cuatro");
+	grow_log(&l, "compaction");
+}
+
+/* What the state reads: tool calls, metadata, file history, a permission
+ * mode, another cwd and session id; and tool calls left unanswered, an
+ * attachment, a progress row, a duplicate uuid. */
+static void test_state_records(void **state)
+{
+	struct tu_log l;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "read a.c");
+	snapshot(&l, 1);
+	tu_tool_call(&l, 2, 1, "Read", "toolu_2", "{\"file_path\":\"/repo/a.c\"}");
+	read_result(&l, 3, 2, "toolu_2");
+	tu_asst(&l, 4, 3, "msg_4", "Read it.");
+	meta(&l, "custom-title", "\"customTitle\":\"a title\"");
+	tu_row(&l, "user", 5, 4, "\"message\":{\"role\":\"user\",\"content\":\"plan it\"},"
+	       "\"permissionMode\":\"plan\"");
+	tu_asst(&l, 6, 5, "msg_6", "Planned.");
+	meta(&l, "mode", "\"mode\":\"normal\"");
+	tu_tool_use(&l, 7, 6, "msg_7", "toolu_7");
+	tu_attach(&l, 8, 7, "date_change");
+	tu_progress(&l, 9, 8);
+	tu_result(&l, 10, 7, "toolu_7");
+	tu_asst(&l, 11, 10, "msg_11", "Done.");
+	tu_tool_call(&l, 12, 11, "Write", "toolu_12",
+	    "{\"file_path\":\"/repo/b.c\",\"content\":\"int b;\\n\"}");
+	tu_user(&l, 13, 12, "a prompt that leaves the call unanswered");
+	tu_asst(&l, 14, 13, "msg_14", "Ok.");
+	tu_asst(&l, 14, 13, "msg_14", "Ok, again (a duplicate uuid).");
+	tu_row(&l, "user", 15, 14, "\"message\":{\"role\":\"user\",\"content\":\"elsewhere\"},"
+	       "\"cwd\":\"/somewhere/else\"");
+	tu_asst(&l, 16, 15, "msg_16", "Moved.");
+	sb_adds(&l.sb, "not json at all\n");
+	tu_user(&l, 17, 16, "after a bad line");
+	delta(&l, 19, 1);	/* its row comes two lines later */
+	tu_asst(&l, 18, 17, "msg_18", "Editing.");
+	tu_user(&l, 19, 18, "the row the delta names");
+	tu_asst(&l, 20, 19, "msg_20", "Edited.");
+	grow_log(&l, "state records");
+}
+
+/* ---- the corpus ---- */
+
+static uint32_t corpus_logs;
+
+/* A scenario's session.jsonl, which its projects/ folder holds too. */
+static int is_copy(const char *path)
+{
+	char dir[4096];
+	struct stat st;
+	size_t n = strlen(path);
+
+	if (n < 14 || strcmp(path + n - 14, "/session.jsonl"))
+		return 0;
+	snprintf(dir, sizeof(dir), "%.*s/projects", (int)(n - 14), path);
+	return !stat(dir, &st);
+}
+
+static int corpus_log(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	size_t n = (size_t)st->st_size, stride, nl, *ends;
+	char *data;
+	FILE *f;
+
+	(void)ftw;
+	if (type != FTW_F || strlen(path) < 6 || strcmp(path + strlen(path) - 6, ".jsonl") ||
+	    strstr(path, "resume-appended") || is_copy(path))
+		return 0;
+	data = malloc(n + 1);
+	f = fopen(path, "rb");
+	assert_non_null(data);
+	assert_non_null(f);
+	assert_int_equal(fread(data, 1, n, f), n);
+	fclose(f);
+	nl = line_ends(data, n, &ends);
+	free(ends);
+	/* About three cuts a log, each grown in four steps, and four torn. */
+	stride = nl / 3 + 1;
+	grow_everywhere(data, n, stride, 4, path);
+	free(data);
+	corpus_logs++;
+	return 0;
+}
+
+static void test_corpus(void **state)
+{
+	const char *dir = getenv("SESSFS_CORPUS") ? getenv("SESSFS_CORPUS") : "../shared/corpus";
+	struct stat st;
+
+	(void)state;
+	if (stat(dir, &st)) {
+		if (getenv("CI") && !strcmp(getenv("CI"), "true"))
+			fail_msg("no corpus at %s", dir);
+		print_message("skipped: no corpus at %s\n", dir);
+		return;
+	}
+	assert_int_equal(nftw(dir, corpus_log, 16, FTW_PHYS), 0);
+	assert_true(corpus_logs > 0);
+	print_message("corpus: %u logs, %u growths compared\n", corpus_logs, compared);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plain_turns),
+		cmocka_unit_test(test_fork),
+		cmocka_unit_test(test_compaction),
+		cmocka_unit_test(test_state_records),
+		cmocka_unit_test(test_corpus),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
