@@ -12,7 +12,8 @@
 
 /* ---- the queue ---- */
 
-enum { Q_OFF, Q_ON, Q_STOPPED };
+/* Q_POLLED: no thread of lv_wait(); lv_tick() takes the queue now and then. */
+enum { Q_OFF, Q_ON, Q_STOPPED, Q_POLLED };
 
 void lv_init(struct tree *t)
 {
@@ -57,7 +58,7 @@ static void queue(struct tree *t, uint64_t parent, uint64_t ino, const char *nam
 	struct lv_inval *e;
 
 	pthread_mutex_lock(&t->q_mu);
-	if (t->q_state == Q_ON && t->nq < LV_QUEUE_MAX) {
+	if ((t->q_state == Q_ON || t->q_state == Q_POLLED) && t->nq < LV_QUEUE_MAX) {
 		if (t->nq == t->capq) {
 			size_t cap = t->capq ? t->capq * 2 : 64;
 
@@ -80,8 +81,7 @@ static void queue(struct tree *t, uint64_t parent, uint64_t ino, const char *nam
 
 static void watch(struct tree *t);
 
-/* When the watcher looks next: LV_POLL_MS from now. */
-static void next_poll(struct timespec *until)
+void lv_next_poll(struct timespec *until)
 {
 	clock_gettime(CLOCK_REALTIME, until);
 	until->tv_sec += LV_POLL_MS / 1000;
@@ -99,7 +99,7 @@ void lv_wait(struct tree *t, struct lv_inval **out, size_t *n)
 	pthread_mutex_lock(&t->q_mu);
 	if (t->q_state == Q_OFF)
 		t->q_state = Q_ON;
-	next_poll(&until);
+	lv_next_poll(&until);
 	while (t->q_state == Q_ON && !t->nq) {
 		if (t->scans_asked != t->scans_started) {
 			scan(t);
@@ -107,7 +107,7 @@ void lv_wait(struct tree *t, struct lv_inval **out, size_t *n)
 			pthread_mutex_unlock(&t->q_mu);
 			watch(t);
 			pthread_mutex_lock(&t->q_mu);
-			next_poll(&until);
+			lv_next_poll(&until);
 		}
 	}
 	*out = t->q;
@@ -226,7 +226,10 @@ static void reset_view(struct tree *t, struct view *v)
 	static const char *const folders[] = { "branches", "records", "context", "state" };
 	size_t i;
 
-	v->epoch = (uint8_t)((v->epoch + 1) & TR_EPOCH_MAX);
+	/* One count for the tree, not the view: an epoch is never given twice
+	 * (modulo 16), also across a close and reopen (lv_resume()). */
+	v->epoch = t->epoch_next;
+	t->epoch_next = (uint8_t)((t->epoch_next + 1) & TR_EPOCH_MAX);
 	memset(v->msize, 0, v->nsize * sizeof(*v->msize));
 	memset(v->pushed, 0, v->nsize);
 	cache_prune(t->cache, keep_none);
@@ -326,6 +329,11 @@ static void want_scan(struct tree *t)
 	pthread_mutex_unlock(&t->q_mu);
 }
 
+void lv_scanned(struct tree *t)
+{
+	__atomic_store_n(&t->scanned_ms, now_ms(), __ATOMIC_RELAXED);
+}
+
 void lv_scan_now(struct tree *t)
 {
 	struct timespec until;
@@ -359,4 +367,134 @@ int lv_refresh(struct tree *t, uint64_t ino)
 	rc = refresh_view(t, v);	/* views are never removed */
 	pthread_rwlock_unlock(&t->lock);
 	return rc;
+}
+
+/* ---- without a thread of its own (a layer above polls: pjfs) ---- */
+
+int lv_tick(struct tree *t, int agents, struct lv_inval **out, size_t *n)
+{
+	struct view *v;
+	uint32_t k;
+	int changed, any = 0;
+
+	pthread_mutex_lock(&t->q_mu);
+	if (t->q_state == Q_OFF)
+		t->q_state = Q_POLLED;
+	agents |= t->scans_asked != t->scans_started;
+	t->scans_started = t->scans_asked;
+	pthread_mutex_unlock(&t->q_mu);
+	if (agents && ad_scan(t)) {
+		cache_prune(t->cache, keep_immutable);	/* README, errors.txt */
+		__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
+		any = 1;
+	}
+	for (k = 0;; k++) {
+		pthread_rwlock_rdlock(&t->lock);
+		v = k < t->nviews ? t->views[k] : NULL;
+		changed = v && ss_changed(v->s);
+		pthread_rwlock_unlock(&t->lock);
+		if (!v)
+			break;
+		if (!changed)
+			continue;
+		pthread_rwlock_wrlock(&t->lock);
+		any |= refresh_view(t, v) > 0;
+		pthread_rwlock_unlock(&t->lock);
+	}
+	pthread_mutex_lock(&t->q_mu);
+	*out = t->q;
+	*n = t->nq;
+	t->q = NULL;
+	t->nq = t->capq = 0;
+	pthread_mutex_unlock(&t->q_mu);
+	return any;
+}
+
+/* ---- epochs across a close and reopen ---- */
+
+void lv_mark_free(struct lv_mark *m)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->n; i++)
+		free(m->names[i]);
+	free(m->names);
+	free(m->epochs);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The log's file and the bytes indexed of view 0 (lock held). */
+static void log_id(struct tree *t, dev_t *dev, ino_t *ino, uint64_t *bytes)
+{
+	struct stat st;
+
+	*dev = 0;
+	*ino = 0;
+	if (!lf_stat(ss_logf(t->views[0]->s), &st)) {
+		*dev = st.st_dev;
+		*ino = st.st_ino;
+	}
+	*bytes = idx_end(ss_idx(t->views[0]->s));
+}
+
+int lv_mark(struct tree *t, struct lv_mark *m)
+{
+	uint32_t i;
+	int rc = 0;
+
+	lv_mark_free(m);
+	pthread_rwlock_rdlock(&t->lock);
+	m->next = t->epoch_next;
+	log_id(t, &m->dev, &m->ino, &m->bytes);
+	m->epochs = calloc(t->nviews, sizeof(*m->epochs));
+	m->names = calloc(t->nviews, sizeof(*m->names));
+	for (i = 0; m->epochs && m->names && i < t->nviews; i++) {
+		m->epochs[i] = t->views[i]->epoch;
+		if (!(m->names[i] = strdup(t->views[i]->name)))
+			break;
+		m->n = i + 1;
+	}
+	if (m->n < t->nviews)
+		rc = -ENOMEM;
+	pthread_rwlock_unlock(&t->lock);
+	if (rc) {
+		lv_mark_free(m);	/* reopened as changed */
+		m->next = t->epoch_next;
+	}
+	m->set = 1;
+	return rc;
+}
+
+/* Whether the tree is the one m describes, grown: the same log file, at
+ * least the bytes indexed, and m's views first, in order (lock held). */
+static int same_tree(struct tree *t, const struct lv_mark *m)
+{
+	dev_t dev;
+	ino_t ino;
+	uint64_t bytes;
+	uint32_t i;
+
+	log_id(t, &dev, &ino, &bytes);
+	if (!m->n || dev != m->dev || ino != m->ino || bytes < m->bytes || t->nviews < m->n)
+		return 0;
+	for (i = 1; i < m->n; i++)
+		if (strcmp(t->views[i]->name, m->names[i]))
+			return 0;
+	return 1;
+}
+
+void lv_resume(struct tree *t, const struct lv_mark *m)
+{
+	uint32_t i;
+	int same;
+
+	if (!m->set)
+		return;			/* never marked: the tree's first open */
+	pthread_rwlock_wrlock(&t->lock);
+	same = same_tree(t, m);
+	for (i = 0; i < t->nviews; i++)
+		t->views[i]->epoch = same && i < m->n ? m->epochs[i] : m->next;
+	t->epoch_new = m->next;
+	t->epoch_next = (uint8_t)((m->next + 1) & TR_EPOCH_MAX);
+	pthread_rwlock_unlock(&t->lock);
 }

@@ -53,6 +53,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "names.h"
 
@@ -79,6 +81,10 @@ int lv_refresh(struct tree *t, uint64_t ino);
  */
 void lv_scan_now(struct tree *t);
 
+/* Says agents/ was just looked at (tr_new() does): the next request asks
+ * for no look before LV_SCAN_MS. */
+void lv_scanned(struct tree *t);
+
 /* What the kernel must forget: the attributes and data of ino (when
  * parent is 0), or the entry name in folder parent. */
 struct lv_inval {
@@ -94,8 +100,54 @@ struct lv_inval {
  * a new array in *out (free() it) of *n entries; *n is 0 once stopped.
  */
 void lv_wait(struct tree *t, struct lv_inval **out, size_t *n);
+/* When a watcher looks next: LV_POLL_MS from now (CLOCK_REALTIME, for
+ * pthread_cond_timedwait()). */
+void lv_next_poll(struct timespec *until);
 /* Wakes the waiter for good; later changes are no longer queued. */
 void lv_stop(struct tree *t);
+
+/*
+ * For a layer above that has no thread of lv_wait() per tree (pjfs.h), from
+ * a thread of its own, outside every request, now and then: looks at
+ * agents/ when agents is set or a request asked for a look since (at most
+ * once per LV_SCAN_MS: the walk costs more than the stats), brings every
+ * view whose log changed up to it, and hands over
+ * what was queued since the last call (also by requests; the queue is on
+ * from the first call; lv_scan_now() then never waits). A new array in
+ * *out (free() it) of *n entries, the tree's own inodes. 1 if the tree
+ * changed (agents/, a log), else 0.
+ */
+int lv_tick(struct tree *t, int agents, struct lv_inval **out, size_t *n);
+
+/*
+ * Epochs across a close and reopen of one log (a cache of trees, pjfs.h).
+ * Inodes are computed: a tree opened again gives record n the same inode,
+ * right when the log only grew since, wrong when it was rewritten. So a
+ * tree about to close leaves a mark (its views' epochs and names, the
+ * log's file and the bytes indexed), and the next tree of that log
+ * resumes from it: the same file with at least those bytes and the same
+ * views first, in order: the views keep their epochs (the kernel's inodes
+ * still name what they named); anything else: every view takes an epoch
+ * no tree of the log gave yet (modulo 16), so inodes handed out before are
+ * stale (ESTALE). A rewrite in place that does not shrink the log, between
+ * the close and the reopen, is not told from growth.
+ */
+struct lv_mark {
+	int set;			/* 0: no tree was marked yet */
+	uint8_t next;			/* the first epoch not given yet */
+	uint8_t *epochs;		/* per view */
+	char **names;			/* per view: its folder under agents/ */
+	uint32_t n;
+	dev_t dev;			/* view 0's log */
+	ino_t ino;
+	uint64_t bytes;			/* ... and the bytes indexed of it */
+};
+/* Marks t (m is overwritten). 0, or -ENOMEM (then the next tree starts
+ * with new epochs). */
+int lv_mark(struct tree *t, struct lv_mark *m);
+/* Gives the new tree t (no request uses it yet) the epochs m says. */
+void lv_resume(struct tree *t, const struct lv_mark *m);
+void lv_mark_free(struct lv_mark *m);
 
 /* For tree.c: the queue's set-up and tear-down. */
 void lv_init(struct tree *t);

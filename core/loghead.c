@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "idx.h"
+#include "logf.h"
 #include "jscan.h"
 #include "sbuf.h"
 
@@ -204,6 +205,19 @@ static void take_prompt(struct acc *a, const struct line *l)
 	a->have_prompt = a->prompt.len > 0;
 }
 
+/* The title's parts a line holds: a custom title, a generated one, the
+ * first real prompt. */
+static void take_title(struct acc *a, const struct line *l)
+{
+	if (str_is(&l->type, "custom-title") && l->custom.n)
+		set_str(&a->custom, &l->custom);
+	else if (str_is(&l->type, "ai-title") && l->ai.n)
+		set_str(&a->generated, &l->ai);
+	else if (str_is(&l->type, "summary") && l->summary.n)
+		set_str(&a->generated, &l->summary);
+	take_prompt(a, l);
+}
+
 static void take_time(struct acc *a, const struct line *l, int64_t *ms)
 {
 	struct lh_facts *f = a->f;
@@ -268,13 +282,7 @@ static void take_line(struct acc *a, const char *p, const char *e)
 		replace(&f->version, &l.version);
 	if (l.branch.n)
 		replace(&f->branch, &l.branch);
-	if (str_is(&l.type, "custom-title") && l.custom.n)
-		set_str(&a->custom, &l.custom);
-	else if (str_is(&l.type, "ai-title") && l.ai.n)
-		set_str(&a->generated, &l.ai);
-	else if (str_is(&l.type, "summary") && l.summary.n)
-		set_str(&a->generated, &l.summary);
-	take_prompt(a, &l);
+	take_title(a, &l);
 }
 
 /* Every complete line of buf[0..n); returns the offset of the first byte
@@ -325,21 +333,29 @@ static char *dup_sb(const struct sbuf *b)
 	return b->len ? strdup(b->buf) : NULL;
 }
 
+/* The title by the rule (loghead.h) from what the lines held. */
+static void pick_title(const struct acc *a, char **title, enum lh_title_kind *kind)
+{
+	*title = NULL;
+	*kind = LH_T_NONE;
+	if (a->custom.len) {
+		*title = dup_sb(&a->custom);
+		*kind = LH_T_CUSTOM;
+	} else if (a->generated.len) {
+		*title = dup_sb(&a->generated);
+		*kind = LH_T_GENERATED;
+	} else if (a->have_prompt) {
+		*title = dup_sb(&a->prompt);
+		*kind = LH_T_PROMPT;
+	}
+}
+
 static void finish(struct acc *a)
 {
 	struct lh_facts *f = a->f;
 
 	f->sid = a->own_seen ? strdup(a->stem) : dup_sb(&a->last_sid);
-	if (a->custom.len) {
-		f->title = dup_sb(&a->custom);
-		f->title_kind = LH_T_CUSTOM;
-	} else if (a->generated.len) {
-		f->title = dup_sb(&a->generated);
-		f->title_kind = LH_T_GENERATED;
-	} else if (a->have_prompt) {
-		f->title = dup_sb(&a->prompt);
-		f->title_kind = LH_T_PROMPT;
-	}
+	pick_title(a, &f->title, &f->title_kind);
 	if (!a->chain_seen || !a->copy_uuid.len)
 		return;
 	if (f->sid && a->copy_sid.len && strcmp(a->copy_sid.buf, f->sid)) {
@@ -603,5 +619,49 @@ int lh_has_uuid(int dirfd, const char *name, const char *uuid)
 		return fd;
 	rc = w.n ? walk_lines(fd, 0, UINT64_MAX, uuid_line, &w) : 0;
 	close(fd);
+	return rc;
+}
+
+/* Whether record r may give a part of the title (title records, user rows
+ * before the first real prompt), by what the index says of it. */
+static int title_candidate(const struct idx_rec *r, uint16_t custom, uint16_t ai,
+			   int have_prompt)
+{
+	if (r->type == IDX_T_SUMMARY)
+		return 1;
+	if (r->type == IDX_T_META)
+		return r->type_atom && (r->type_atom == custom || r->type_atom == ai);
+	return r->type == IDX_T_USER && !have_prompt &&
+	       !(r->flags & (IDX_F_META | IDX_F_COMPACT_SUMMARY)) && r->block != IDX_B_TOOL_RESULT;
+}
+
+int lh_index_title(const struct idx *ix, const struct logf *lf, char **title,
+		   enum lh_title_kind *kind)
+{
+	uint16_t custom = idx_atom_find(ix, "custom-title"), ai = idx_atom_find(ix, "ai-title");
+	uint32_t i, n = idx_nrecs(ix);
+	struct lh_facts f;
+	struct sbuf line;
+	struct line l;
+	struct acc a;
+	int rc = 0;
+
+	memset(&f, 0, sizeof(f));
+	acc_init(&a, &f, "");
+	sb_init(&line);
+	for (i = 0; i < n && !rc; i++) {
+		const struct idx_rec *r = idx_rec(ix, i);
+
+		if (!title_candidate(r, custom, ai, a.have_prompt))
+			continue;
+		sb_reset(&line);
+		rc = lf_read(lf, r, &line);
+		if (!rc && line.len && !line_parse(line.buf, line.buf + line.len, &l))
+			take_title(&a, &l);
+	}
+	if (!rc)
+		pick_title(&a, title, kind);
+	sb_free(&line);
+	acc_free(&a);
 	return rc;
 }

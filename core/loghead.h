@@ -64,6 +64,19 @@ int lh_read(int dirfd, const char *name, const char *stem, struct lh_facts *out)
 void lh_free(struct lh_facts *f);
 
 /*
+ * The title by the same rule over the whole log, for a reader that indexed
+ * it (a title written in the middle of a long log, which head and tail do
+ * not show): reads back only the lines that may hold part of it (the
+ * custom-title, ai-title and summary records, and the user rows up to the
+ * first real prompt). 0 and a new string in *title (NULL when the log has
+ * none) and its kind, or -errno.
+ */
+struct idx;
+struct logf;
+int lh_index_title(const struct idx *ix, const struct logf *lf, char **title,
+		   enum lh_title_kind *kind);
+
+/*
  * For a fork: the uuid of the last copied record (the parent of the first
  * record the fork wrote itself, a record newer than the copies), reading
  * the log from its start until it is found. 0 and a new string in *uuid

@@ -9,75 +9,11 @@
 #include <unistd.h>
 
 #include "pjcont.h"
+#include "pjfs_priv.h"
+#include "pjlive.h"
 #include "pjusage.h"
 #include "projects.h"
 #include "plat.h"
-
-/* This layer's own inodes (key 0): a type above 32 bits, an index below. */
-enum pf_type { PT_FIXED = 0, PT_PROJECT = 1, PT_LINK = 2, PT_FORK = 3, PT_CONT = 4 };
-enum pf_fixed {
-	PI_ROOT = 1, PI_README, PI_SESSIONS_JSON, PI_ERRORS, PI_PROJECTS, PI_SESSIONS,
-	PI_LATEST, PI_USAGE_JSON,
-};
-enum { PF_NFILES = 4 };		/* README.md, sessions.json, errors.txt, usage.json */
-
-#define PF_INO(type, i) (((uint64_t)(type) << 32) | (uint64_t)(i))
-#define PF_TYPE(ino) ((unsigned)((ino) >> 32))
-#define PF_IDX(ino) ((uint32_t)(ino))
-/* A session's inodes: its key above TR_SLOT_SHIFT, the tree's inode below
- * with its TR_KEY bits mixed with the key. The kernel hashes an inode number
- * by its low bits only, and sessions share their trees' inode numbers (the
- * n-th message of each): unmixed, every session's n-th message fell in one
- * bucket and a lookup walked them all (most of a grep over 2,000 sessions
- * went to the kernel's find_inode). */
-#define PF_MIX(key) (((uint64_t)(key) * UINT64_C(0x9E3779B1)) & TR_KEY_MASK)
-#define PF_KEY(ino) ((uint32_t)((ino) >> TR_SLOT_SHIFT))
-#define PF_INNER(ino) (((ino) & ((UINT64_C(1) << TR_SLOT_SHIFT) - 1)) ^ PF_MIX(PF_KEY(ino)))
-#define PF_OUTER(key, inner) (((uint64_t)(key) << TR_SLOT_SHIFT) | ((inner) ^ PF_MIX(key)))
-
-/* One scan of the folder, shared by the requests that use it. */
-struct pset {
-	struct pj_set *s;
-	int refs;			/* under pf->mu */
-	uint64_t gen;
-	uint32_t *pno;			/* per project: its stable number */
-	struct blob *files[PF_NFILES];	/* rendered on first use */
-	uint64_t json_gen;		/* sessions.json's: pu_gen() + pc_gen() */
-	struct timespec time;		/* when it was scanned */
-};
-
-/* A session that is, was or may be open. */
-struct slot {
-	uint32_t key;
-	struct tree *t;			/* NULL: not open */
-	int refs;			/* requests and folders using t */
-	int opening;
-	uint32_t opens;			/* times opened (listing generations) */
-	uint64_t base;			/* the index's estimate */
-	uint64_t cost;			/* base and the rendered text kept */
-	struct slot *prev, *next;	/* the LRU list, while open */
-};
-
-struct pjfs {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;		/* a slot finished opening */
-	char *dir;
-	struct pset *cur;
-	int scanning;
-	int64_t scanned_ms;
-	int64_t scan_ms;		/* how long the last scan took */
-	uint64_t gen;
-	struct slot **slots;		/* by key, PJ_KEY_MAX + 1 */
-	struct slot lru;		/* sentinel: next is the newest */
-	uint64_t used, budget;
-	uint32_t nopen;
-	char **pfolders;		/* project numbers: folder names */
-	uint32_t npfolders;
-	uid_t uid;
-	gid_t gid;
-	struct pu_cache *pu;		/* token totals (pjusage.h) */
-	struct pc_table *pc;		/* continuations (pjcont.h) */
-};
 
 static int64_t now_ms(void)
 {
@@ -228,6 +164,7 @@ static void lru_front(struct pjfs *pf, struct slot *sl)
 static void slot_close(struct pjfs *pf, struct slot *sl)
 {
 	lru_unlink(sl);
+	lv_mark(sl->t, &sl->mark);
 	tr_free(sl->t);
 	sl->t = NULL;
 	pf->used -= sl->cost;
@@ -288,6 +225,8 @@ static struct slot *slot_get(struct pjfs *pf, const struct pj_set *s, uint32_t k
 		sl->opening = 1;
 		pthread_mutex_unlock(&pf->mu);
 		t = open_tree(pf, s, x);
+		if (t)
+			pv_opened(pf, sl, t);
 		pthread_mutex_lock(&pf->mu);
 		sl->opening = 0;
 		pthread_cond_broadcast(&pf->cv);
@@ -359,7 +298,8 @@ int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out)
 	pf->dir = strdup(dir);
 	pf->slots = calloc(PJ_KEY_MAX + 1, sizeof(*pf->slots));
 	pf->cur = pset_new(pf, s);
-	if (!pf->dir || !pf->slots || !pf->cur || pu_new(&pf->pu) ||
+	pf->live = pv_new();
+	if (!pf->dir || !pf->slots || !pf->cur || !pf->live || pu_new(&pf->pu) ||
 	    pc_new(&pf->pc)) {
 		pf_free(pf);
 		return -ENOMEM;
@@ -377,7 +317,12 @@ void pf_free(struct pjfs *pf)
 	while (pf->lru.next != &pf->lru)
 		slot_close(pf, pf->lru.next);
 	for (i = 0; pf->slots && i <= PJ_KEY_MAX; i++)
-		free(pf->slots[i]);
+		if (pf->slots[i]) {
+			lv_mark_free(&pf->slots[i]->mark);
+			free(pf->slots[i]->title);
+			free(pf->slots[i]);
+		}
+	pv_free(pf->live);
 	free(pf->slots);
 	for (i = 0; i < pf->npfolders; i++)
 		free(pf->pfolders[i]);
@@ -478,9 +423,11 @@ static void sessions_json(struct pjfs *pf, const struct pj_set *s, struct sbuf *
 	sb_adds(out, "[\n");
 	for (i = 0; i < s->nsessions; i++) {
 		const struct pj_session *x = &s->sessions[i];
+		struct pj_session c = *x;
 
+		c.f.title = (char *)pv_title(pf, x);	/* its index's, once read */
 		sb_addc(out, '{');
-		pj_session_members(s, x, out);
+		pj_session_members(s, &c, out);
 		sb_adds(out, ",\"usage\":");
 		pu_session_json(pf->pu, x, out);
 		sb_adds(out, ",\"continuedFrom\":");
@@ -1097,4 +1044,22 @@ static int pf_claim_push(void *fs, uint64_t ino)
 const struct vf_ops pf_ops = {
 	pf_getattr, pf_lookup, pf_opendir, pf_dir_entry, pf_closedir, pf_dir_gen,
 	pf_content, pf_readlink, pf_getxattr, pf_listxattr, pf_claim_push,
+	pv_wait, pv_stop, pv_own_device,
 };
+
+/* ---- for pjlive.c ---- */
+
+struct pset *pf_set_get(struct pjfs *pf, int rescan)
+{
+	return get_set(pf, rescan);
+}
+
+void pf_set_put(struct pjfs *pf, struct pset *p)
+{
+	put_set(pf, p);
+}
+
+void pf_slot_put(struct pjfs *pf, struct slot *sl)
+{
+	slot_put(pf, sl);
+}

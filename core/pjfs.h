@@ -31,9 +31,9 @@
  * and the rendered text its tree keeps, tr_cached_bytes()); the least
  * recently used one is closed when the cache is over it, unless a request
  * or an open folder still uses it. A session's own tree follows its log as
- * a single mount does (live.h), but with no thread of its own: agents/ is
- * looked at when the session is opened, and the rare invalidations of
- * what the kernel keeps for long are not sent.
+ * a single mount does (live.h); the notifier thread looks at the folder
+ * and at the open sessions once a second (pjlive.h), and a session closed
+ * and opened again keeps its epochs (live.h: lv_mark()).
  *
  * sessions.json adds each session's "usage" once counted (pjusage.h: when
  * it is opened, or by usage.json) and "continuedFrom" once looked for;

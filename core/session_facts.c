@@ -139,12 +139,25 @@ static uint32_t count_compactions(const struct session *s)
 	return c;
 }
 
+/* sessionTitle: the session's title by the rule of a projects folder
+ * (loghead.h), over the whole log. */
+static void add_session_title(const struct session *s, struct sbuf *out, int *first)
+{
+	enum lh_title_kind kind;
+	char *t = NULL;
+
+	lh_index_title(s->ix, s->lf, &t, &kind);
+	add_str(out, "sessionTitle", t, first);
+	free(t);
+}
+
 /* title, branchTitles (only the titled branches), continuedFrom. */
 static void add_titles(const struct session *s, struct sbuf *out, int *first)
 {
 	uint32_t i, titled = 0;
 
 	add_str(out, "title", ss_title(s), first);
+	add_session_title(s, out, first);
 	add_key(out, "branchTitles", first);
 	for (i = 0; i < br_count(s->br); i++) {
 		const char *t = sm_branch_title(s->sm, i);

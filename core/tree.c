@@ -129,6 +129,7 @@ int tr_view_add(struct tree *t, struct view *v)
 	if (!p)
 		return -ENOMEM;
 	t->views = p;
+	v->epoch = t->epoch_new;
 	t->views[t->nviews++] = v;
 	return 0;
 }
@@ -183,6 +184,7 @@ struct tree *tr_new(struct session *s)
 	pthread_rwlock_init(&t->lock, NULL);
 	pthread_mutex_init(&t->mu, NULL);
 	lv_init(t);
+	t->epoch_next = 1;
 	t->uid = getuid();
 	t->gid = getgid();
 	ad_scan(t);

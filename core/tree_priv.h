@@ -71,6 +71,8 @@ struct tree {
 	uint64_t scans_asked;		/* looks at agents/ asked for, */
 	uint64_t scans_started;		/* begun by the notify thread, */
 	uint64_t scans_done;		/* and done (under q_mu) */
+	uint8_t epoch_next;		/* the epoch a reindex gives next */
+	uint8_t epoch_new;		/* the epoch of a view added (write lock) */
 };
 
 /* A new view of s numbered no (takes ownership of s), or NULL (s closed). */

@@ -3,10 +3,29 @@
  * facts). Part of the tree module; see tree_priv.h.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "agents.h"
+#include "loghead.h"
 #include "summary.h"
 #include "tree_priv.h"
+
+/* "- session title: T": the title a projects folder lists the session by
+ * (loghead.h), from the whole log, and where it comes from. */
+static void session_title(const struct view *v, struct sbuf *out)
+{
+	static const char *const from[] = { "", "the first prompt", "generated", "custom-title" };
+	enum lh_title_kind kind = LH_T_NONE;
+	char *t = NULL;
+
+	lh_index_title(ss_idx(v->s), ss_logf(v->s), &t, &kind);
+	if (t) {
+		sb_adds(out, "- session title: ");
+		sb_add_lines(out, t);
+		sb_addf(out, " (%s)\n", from[kind]);
+	}
+	free(t);
+}
 
 void tr_readme(struct tree *t, struct view *v, struct sbuf *out)
 {
@@ -57,6 +76,7 @@ void tr_readme(struct tree *t, struct view *v, struct sbuf *out)
 		     "or Task call also has `user.sessfs.agent` and a header line\n"
 		     "`agent: agents/<name>`: the folder of the agent it ran.\n\n");
 	sb_adds(out, "## This session\n\n");
+	session_title(v, out);
 	sm_branches_text(ss_summaries(s), bs, cur, out);
 	sb_addf(out, "- messages on the current branch: %u\n",
 		cur >= 0 && tr_branch_path(t, v, cur) ? tr_branch_path(t, v, cur)->n : 0);

@@ -7,8 +7,11 @@
 #ifndef SESSFS_VFS_H
 #define SESSFS_VFS_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
+#include "live.h"
 #include "tree.h"
 
 struct vf_dir;			/* a layer's open directory */
@@ -26,6 +29,12 @@ struct vf_ops {
 	int (*getxattr)(void *fs, uint64_t ino, const char *name, struct sbuf *out);
 	int (*listxattr)(void *fs, uint64_t ino, struct sbuf *out);
 	int (*claim_push)(void *fs, uint64_t ino);
+	/* For the notifier thread (fs/notify.h): what the kernel must forget
+	 * (lv_wait(): *n is 0 once stopped), the end of that, and the
+	 * mount's own device. */
+	void (*wait)(void *fs, struct lv_inval **out, size_t *n);
+	void (*stop)(void *fs);
+	void (*own_device)(void *fs, dev_t dev);
 };
 
 /* The session's userdata: a layer and its calls. */

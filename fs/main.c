@@ -372,9 +372,9 @@ static int open_layer(const char *log, const struct sessfs_conf *conf, struct vf
 	return 0;
 }
 
-/* Serves v until unmounted; t: the tree whose changes a thread of its own
- * tells the kernel (NULL: none). */
-static int serve(struct vfs *v, struct tree *t, struct fuse_args *args,
+/* Serves v until unmounted; a thread of its own tells the kernel what v
+ * changed (notify.h). */
+static int serve(struct vfs *v, struct fuse_args *args,
 		 const struct fuse_cmdline_opts *opts)
 {
 	struct fuse_session *se;
@@ -400,8 +400,7 @@ static int serve(struct vfs *v, struct tree *t, struct fuse_args *args,
 		goto out_signals;
 	ops_set_session(se);
 	fuse_daemonize(opts->foreground);
-	if (t)
-		nt = nt_start(se, t, mnt);
+	nt = nt_start(se, v, mnt);
 	if (opts->singlethread) {
 		rc = fuse_session_loop(se);
 	} else {
@@ -479,7 +478,7 @@ static int mount_log(int argc, char **argv)
 	 * buffers, the graph's work arrays) goes back to the system: the
 	 * heap keeps what is freed (main()), which at 1 GB was 40 MB. */
 	pl_trim_heap();
-	rc = serve(&v, t, &args, &opts);
+	rc = serve(&v, &args, &opts);
 out_layer:
 	if (t)
 		tr_free(t);

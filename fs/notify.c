@@ -5,12 +5,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/live.h"
-#include "../core/tree.h"
+#include "../core/vfs.h"
 
 struct notifier {
 	struct fuse_session *se;
-	struct tree *t;
+	struct vfs *v;
 	char *mnt;
 	pthread_t thread;
 };
@@ -32,9 +31,9 @@ static void *run(void *arg)
 
 	/* Served by the loop like any request (this thread is not one). */
 	if (n->mnt && !stat(n->mnt, &st))
-		tr_own_device(n->t, st.st_dev);
+		n->v->ops->own_device(n->v->fs, st.st_dev);
 	for (;;) {
-		lv_wait(n->t, &q, &len);
+		n->v->ops->wait(n->v->fs, &q, &len);
 		if (!len)
 			break;
 		for (i = 0; i < len; i++)
@@ -44,14 +43,14 @@ static void *run(void *arg)
 	return NULL;
 }
 
-struct notifier *nt_start(struct fuse_session *se, struct tree *t, const char *mnt)
+struct notifier *nt_start(struct fuse_session *se, struct vfs *v, const char *mnt)
 {
 	struct notifier *n = calloc(1, sizeof(*n));
 
 	if (!n)
 		return NULL;
 	n->se = se;
-	n->t = t;
+	n->v = v;
 	n->mnt = mnt ? strdup(mnt) : NULL;
 	if (pthread_create(&n->thread, NULL, run, n)) {
 		free(n->mnt);
@@ -65,7 +64,7 @@ void nt_stop(struct notifier *n)
 {
 	if (!n)
 		return;
-	lv_stop(n->t);
+	n->v->ops->stop(n->v->fs);
 	pthread_join(n->thread, NULL);
 	free(n->mnt);
 	free(n);

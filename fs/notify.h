@@ -1,6 +1,8 @@
 /*
  * notify: the thread that tells the kernel what to forget (and looks at
- * agents/ when asked to: live.h).
+ * agents/ when asked to: live.h), for either layer (vfs.h): a session's
+ * tree, or the projects folder (pjlive.h: it looks at the folder and the
+ * open sessions every second).
  *
  * live.c queues invalidations while it brings a view up to its log, under
  * the tree's write lock and often inside a request. They cannot be sent
@@ -15,15 +17,15 @@
 
 #include "sfuse.h"
 
-struct tree;
+struct vfs;
 struct notifier;
 
 /* Starts the thread, for the session se mounted at mnt (an absolute
- * path; after any fork: threads do not survive one). Its first step is a
- * stat of mnt, to tell the tree its own device. Returns a new notifier, or
+ * path; after any fork: threads do not survive one), serving layer v.
+ * Its first step is a stat of mnt, to tell the layer its own device. Returns a new notifier, or
  * NULL when no thread could be started (then nothing is queued: the kernel
  * only misses the rare invalidations of what it keeps for long). */
-struct notifier *nt_start(struct fuse_session *se, struct tree *t, const char *mnt);
+struct notifier *nt_start(struct fuse_session *se, struct vfs *v, const char *mnt);
 /* Stops the thread and frees n; call before the session is unmounted. */
 void nt_stop(struct notifier *n);
 

@@ -195,5 +195,83 @@ wait_for 5 grep -q '"title":"grown up"' "$M/sessions.json" &&
 rm "$L/-p/$NEW.jsonl"
 wait_for 5 sh -c "[ \$(ls '$M/sessions' | wc -l) -eq 1 ] && [ ! -e '$M/projects/$P/$NEW' ]" &&
 	ok "live: a removed session disappears" || bad "live: removal"
+# An open session (in the cache, its folder held) follows without a
+# remount: a message appended, an agent whose log starts after the
+# session was opened (looked for by the notifier: no request asks).
+S7="$C/projects/-home-user-src-todo-app/5e55f500-0000-4000-8000-000000000107"
+A1=$(ls "$S7/subagents/"agent-*.jsonl | head -n 1)
+A2=$(ls "$S7/subagents/"agent-*.jsonl | tail -n 1)
+mkdir -p "$L/-p/${S7##*/}/subagents"
+head -n 10 "$S7.jsonl" > "$L/-p/${S7##*/}.jsonl"
+cp "$A1" "$L/-p/${S7##*/}/subagents/"
+S="$M/projects/$P/${S7##*/}"
+wait_for 5 test -d "$S/branches/current" && ok "live: a third session appears" || bad "live: 107"
+exec 7< "$S/README.md"	# the session stays in use
+n0=$(ls "$S/branches/current/" | wc -l)
+[ "$(ls "$S/agents" | wc -l)" -eq 1 ] &&
+	ok "live: one agent at first" || bad "live: agents at first: $(ls "$S/agents")"
+tail -n +11 "$S7.jsonl" >> "$L/-p/${S7##*/}.jsonl"
+cp "$A2" "$L/-p/${S7##*/}/subagents/"
+sleep 2.5	# the notifier's look, then the kernel's keep time
+[ "$(ls "$S/agents" | wc -l)" -eq 2 ] && ok "live: an agent that started later appears" ||
+	bad "live: new agent: $(ls "$S/agents")"
+[ "$(ls "$S/branches/current/" | wc -l)" -gt "$n0" ] && ok "live: its messages follow" ||
+	bad "live: messages $n0"
+grep -q "\"bytes\":$(stat -c %s "$L/-p/${S7##*/}.jsonl")," "$M/sessions.json" &&
+	ok "live: sessions.json has its new size" || bad "live: sessions.json size"
+exec 7<&-
+unmount_log "$M"
+
+# Epochs across a close and reopen (a cache of one byte closes every
+# session once unused): a file held from before names the same record
+# after its log grew, and nothing else after it was replaced.
+X=5e55f500-0000-4000-8000-000000000101
+uuid_of() { grep '"type":"user"' "$1" | sed -n "${2}p" | grep -o '"uuid":"[^"]*"' | cut -d'"' -f4; }
+mkdir -p "$T/ep/-p"
+cp "$LOG" "$T/ep/-p/$X.jsonl"
+cp "$(ls "$C"/projects/*/*103.jsonl)" "$T/ep/-p/"
+U1=$(uuid_of "$LOG" 1)
+U2=$(uuid_of "$LOG" 2)
+M="$T/mep"
+mount_or_end "$T/ep" "$M" -o cache_size=1
+R="$M/projects/$P/$X/records"
+exec 8< "$R/$U1.json" 9< "$R/$U2.json"
+tail -n 2 "$LOG" >> "$T/ep/-p/$X.jsonl"
+ls "$M"/sessions/*/branches/current/ > /dev/null	# every session opened, then closed
+sleep 1.2
+ls "$M"/sessions/*/branches/current/ > /dev/null
+grep -q "\"uuid\":\"$U1\"" <&8 && ok "epochs: a held file reads the same record after a close, the log grown" ||
+	bad "epochs: grown log"
+sed "s/5e55f500-0000-4000-8000-000000000103/$X/g" "$(ls "$C"/projects/*/*103.jsonl)" > "$T/ep/new.jsonl"
+mv "$T/ep/new.jsonl" "$T/ep/-p/$X.jsonl"
+sleep 1.2
+ls "$M"/sessions/*/branches/current/ > /dev/null
+out=$(cat <&9 2>&1)
+case $out in
+*"\"uuid\":\"$U2\""* | *"Stale file handle"* | "") ok "epochs: after the log was replaced, a held file names no other record" ;;
+*) bad "epochs: replaced log, the held file reads: $(printf '%s' "$out" | head -c 200)" ;;
+esac
+exec 8<&- 9<&-
+unmount_log "$M"
+
+# A title written in the middle of a long log (head and tail do not show
+# it): once the session is read, sessions.json, its session.json and its
+# README.md agree on it; its link keeps the name head and tail gave.
+W=5e55f500-0000-4000-8000-000000000103
+WL=$(ls "$C"/projects/*/"$W.jsonl")
+mkdir -p "$T/mid/-p"
+{ head -n 80 "$WL"; printf '{"type":"custom-title","customTitle":"set in the middle","sessionId":"%s"}\n' "$W"
+  tail -n +81 "$WL"; } > "$T/mid/-p/$W.jsonl"
+M="$T/mmid"
+mount_or_end "$T/mid" "$M"
+link0=$(ls "$M/sessions")
+grep -q '"title":"set in the middle"' "$M/sessions.json" && bad "mid-log title: seen before the session was read"
+grep -q '"sessionTitle": "set in the middle"' "$M/projects/$P/$W/session.json" &&
+	grep -q '^- session title: set in the middle (custom-title)$' "$M/projects/$P/$W/README.md" &&
+	ok "mid-log title: session.json and README.md" || bad "mid-log title: session.json/README.md"
+wait_for 3 grep -q '"title":"set in the middle"' "$M/sessions.json" &&
+	ok "mid-log title: sessions.json takes it once the session was read" || bad "mid-log title: sessions.json"
+[ "$(ls "$M/sessions")" = "$link0" ] && ok "mid-log title: the link keeps its name" ||
+	bad "mid-log title: link $link0 -> $(ls "$M/sessions")"
 unmount_log "$M"
 finish

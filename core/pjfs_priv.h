@@ -1,0 +1,100 @@
+/*
+ * pjfs_priv: the insides of the projects layer, shared by pjfs.c and
+ * pjlive.c (the notifier's look at the folder and the open sessions).
+ *
+ * Locking: pf->mu guards the current set, the slots' fields and the LRU
+ * list; a set is immutable once made (readers hold a reference); a slot's
+ * tree stays open while its refs are above 0.
+ */
+#ifndef SESSFS_PJFS_PRIV_H
+#define SESSFS_PJFS_PRIV_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "cache.h"
+#include "live.h"
+#include "pjfs.h"
+#include "projects.h"
+#include "tree.h"
+
+/* This layer's own inodes (key 0): a type above 32 bits, an index below. */
+enum pf_type { PT_FIXED = 0, PT_PROJECT = 1, PT_LINK = 2, PT_FORK = 3, PT_CONT = 4 };
+enum pf_fixed {
+	PI_ROOT = 1, PI_README, PI_SESSIONS_JSON, PI_ERRORS, PI_PROJECTS, PI_SESSIONS,
+	PI_LATEST, PI_USAGE_JSON,
+};
+enum { PF_NFILES = 4 };		/* README.md, sessions.json, errors.txt, usage.json */
+
+#define PF_INO(type, i) (((uint64_t)(type) << 32) | (uint64_t)(i))
+#define PF_TYPE(ino) ((unsigned)((ino) >> 32))
+#define PF_IDX(ino) ((uint32_t)(ino))
+/* A session's inodes: its key above TR_SLOT_SHIFT, the tree's inode below
+ * with its TR_KEY bits mixed with the key. The kernel hashes an inode number
+ * by its low bits only, and sessions share their trees' inode numbers (the
+ * n-th message of each): unmixed, every session's n-th message fell in one
+ * bucket and a lookup walked them all (most of a grep over 2,000 sessions
+ * went to the kernel's find_inode). */
+#define PF_MIX(key) (((uint64_t)(key) * UINT64_C(0x9E3779B1)) & TR_KEY_MASK)
+#define PF_KEY(ino) ((uint32_t)((ino) >> TR_SLOT_SHIFT))
+#define PF_INNER(ino) (((ino) & ((UINT64_C(1) << TR_SLOT_SHIFT) - 1)) ^ PF_MIX(PF_KEY(ino)))
+#define PF_OUTER(key, inner) (((uint64_t)(key) << TR_SLOT_SHIFT) | ((inner) ^ PF_MIX(key)))
+
+/* One scan of the folder, shared by the requests that use it. */
+struct pset {
+	struct pj_set *s;
+	int refs;			/* under pf->mu */
+	uint64_t gen;
+	uint32_t *pno;			/* per project: its stable number */
+	struct blob *files[PF_NFILES];	/* rendered on first use */
+	uint64_t json_gen;		/* sessions.json's: pu_gen() + pc_gen() */
+	struct timespec time;		/* when it was scanned */
+};
+
+/* A session that is, was or may be open. */
+struct slot {
+	uint32_t key;
+	struct tree *t;			/* NULL: not open */
+	int refs;			/* requests and folders using t */
+	int opening;
+	uint32_t opens;			/* times opened (listing generations) */
+	uint64_t base;			/* the index's estimate */
+	uint64_t cost;			/* base and the rendered text kept */
+	struct slot *prev, *next;	/* the LRU list, while open */
+	struct lv_mark mark;		/* its last tree's epochs (live.h) */
+	char *title;			/* its title from the index (pjlive.h), */
+	uint64_t title_end;		/* ... of the log up to here; NULL: none */
+};
+
+struct pjfs {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;		/* a slot finished opening */
+	char *dir;
+	struct pset *cur;
+	int scanning;
+	int64_t scanned_ms;
+	int64_t scan_ms;		/* how long the last scan took */
+	uint64_t gen;
+	struct slot **slots;		/* by key, PJ_KEY_MAX + 1 */
+	struct slot lru;		/* sentinel: next is the newest */
+	uint64_t used, budget;
+	uint32_t nopen;
+	char **pfolders;		/* project numbers: folder names */
+	uint32_t npfolders;
+	uid_t uid;
+	gid_t gid;
+	struct pu_cache *pu;		/* token totals (pjusage.h) */
+	struct pc_table *pc;		/* continuations (pjcont.h) */
+	struct pjlive *live;		/* the notifier's state (pjlive.h) */
+};
+
+/* The current set with a reference (looked at again first when rescan is
+ * set and it is time); release with pf_set_put(). */
+struct pset *pf_set_get(struct pjfs *pf, int rescan);
+void pf_set_put(struct pjfs *pf, struct pset *p);
+/* Releases a reference to an open slot taken under pf->mu. */
+void pf_slot_put(struct pjfs *pf, struct slot *sl);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * pjlive: the projects layer (pjfs.h) followed while mounted, for the
+ * notifier thread (fs/notify.h), as live.h follows a single session.
+ *
+ * Once per LV_POLL_MS (a second), from that thread (outside every request):
+ *   - the folder is looked at again (the rescan pjfs.c makes, as bounded
+ *     there: PF_RESCAN_SHARE); when the set changed, the kernel forgets
+ *     this layer's folders and files (the root, projects/, each project,
+ *     sessions/, latest, README.md, sessions.json, errors.txt), the names
+ *     of sessions gone or renamed (their links, their folders) and the
+ *     attributes of the sessions that changed;
+ *   - every session open in the cache, and only those, is looked at as the
+ *     thread of a single mount does (lv_tick(): the log grown or
+ *     rewritten; agents/ for the PV_RECENT most recently used, and for
+ *     the others when a request asked), and what its tree queued is told
+ *     under its key.
+ * A session opened again after its tree was closed resumes the epochs it
+ * had (lv_resume()), so inodes handed out before cannot name other files.
+ *
+ * All functions are thread-safe.
+ */
+#ifndef SESSFS_PJLIVE_H
+#define SESSFS_PJLIVE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "live.h"
+
+#define PV_RECENT 16	/* the open sessions whose agents/ is looked at
+			 * every time (the others' when a request asks) */
+
+struct pjfs;
+struct pj_session;
+struct pjlive;
+struct slot;
+struct tree;
+
+struct pjlive *pv_new(void);
+void pv_free(struct pjlive *lv);
+
+/* pjfs.c: tree t was opened for slot sl (no request uses it yet). */
+void pv_opened(struct pjfs *pf, struct slot *sl, struct tree *t);
+
+/* The title sessions.json shows for x (pf->mu held): a session read in
+ * full since its log last changed, its index's (lh_index_title(): one
+ * written in the middle of a long log too), else its head's and tail's. */
+const char *pv_title(struct pjfs *pf, const struct pj_session *x);
+
+/* The notifier's calls (vfs.h; fs is a struct pjfs): waits until the
+ * kernel must forget something (*n is 0 once stopped), stops, and the
+ * mount's own device (never walked into when looking for agents). */
+void pv_wait(void *fs, struct lv_inval **out, size_t *n);
+void pv_stop(void *fs);
+void pv_own_device(void *fs, dev_t dev);
+
+#endif

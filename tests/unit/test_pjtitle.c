@@ -1,0 +1,166 @@
+/*
+ * test_pjtitle: lh_index_title(), a session's title over its whole log (a
+ * title in the middle of a long log, which head and tail do not show), and
+ * the epochs a tree of the same log resumes after a close (lv_mark()).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "jscan.h"
+#include "live.h"
+#include "loghead.h"
+#include "session.h"
+#include "tree_priv.h"
+#include "testutil.h"
+
+/* The index title of the log text; a new string or NULL. */
+static char *title_of(const char *text, enum lh_title_kind *kind)
+{
+	char *path = tu_write_str(text), *t = NULL;
+	struct session *s;
+
+	assert_int_equal(ss_open(path, 0, &s), 0);
+	assert_int_equal(lh_index_title(ss_idx(s), ss_logf(s), &t, kind), 0);
+	ss_close(s);
+	tu_remove(path);
+	return t;
+}
+
+/* n turns of a long log: past head and tail (LH_HEAD, LH_TAIL). */
+static void turns(struct tu_log *l, int from, int n)
+{
+	char pad[2048];
+	int i;
+
+	memset(pad, 'x', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = 0;
+	for (i = from; i < from + n; i++) {
+		tu_user(l, 2 * i + 1, i ? 2 * i : 0, i ? pad : "first prompt\nsecond line");
+		tu_asst(l, 2 * i + 2, 2 * i + 1, "msg", pad);
+	}
+}
+
+static void test_custom_title_mid_log(void **state)
+{
+	struct tu_log l;
+	enum lh_title_kind kind;
+	char *t;
+
+	(void)state;
+	tu_log_init(&l);
+	turns(&l, 0, 40);
+	tu_line(&l, "{\"type\":\"custom-title\",\"customTitle\":\"old name\",\"sessionId\":\"" TU_SID "\"}");
+	tu_line(&l, "{\"type\":\"ai-title\",\"aiTitle\":\"generated\",\"sessionId\":\"" TU_SID "\"}");
+	tu_line(&l, "{\"type\":\"custom-title\",\"customTitle\":\"mid \\\"name\\\"\",\"sessionId\":\"" TU_SID "\"}");
+	turns(&l, 40, 40);
+	assert_true(l.sb.len > 4 * (LH_HEAD + LH_TAIL));
+	t = title_of(l.sb.buf, &kind);
+	assert_string_equal(t, "mid \"name\"");
+	assert_int_equal(kind, LH_T_CUSTOM);
+	free(t);
+	tu_log_free(&l);
+}
+
+static void test_generated_then_prompt(void **state)
+{
+	struct tu_log l;
+	enum lh_title_kind kind;
+	char *t;
+
+	(void)state;
+	tu_log_init(&l);
+	turns(&l, 0, 30);
+	tu_line(&l, "{\"type\":\"ai-title\",\"aiTitle\":\"made up\",\"sessionId\":\"" TU_SID "\"}");
+	turns(&l, 30, 30);
+	t = title_of(l.sb.buf, &kind);
+	assert_string_equal(t, "made up");
+	assert_int_equal(kind, LH_T_GENERATED);
+	free(t);
+	tu_log_free(&l);
+
+	tu_log_init(&l);
+	tu_line(&l, "{\"type\":\"permission-mode\",\"permissionMode\":\"default\",\"sessionId\":\"" TU_SID "\"}");
+	turns(&l, 0, 3);
+	t = title_of(l.sb.buf, &kind);
+	assert_string_equal(t, "first prompt");
+	assert_int_equal(kind, LH_T_PROMPT);
+	free(t);
+	tu_log_free(&l);
+
+	tu_log_init(&l);
+	tu_line(&l, "{\"type\":\"permission-mode\",\"permissionMode\":\"default\",\"sessionId\":\"" TU_SID "\"}");
+	t = title_of(l.sb.buf, &kind);
+	assert_null(t);
+	assert_int_equal(kind, LH_T_NONE);
+	tu_log_free(&l);
+}
+
+/* A new tree of the log at path. */
+static struct tree *tree_at(const char *path)
+{
+	struct session *s;
+
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	return tr_new(s);
+}
+
+static void test_epochs_resume(void **state)
+{
+	struct tu_log l;
+	struct lv_mark m = { 0 };
+	struct tree *t;
+	char *path;
+	FILE *f;
+
+	(void)state;
+	tu_log_init(&l);
+	turns(&l, 0, 3);
+	path = tu_write_str(l.sb.buf);
+	t = tree_at(path);
+	t->views[0]->epoch = 3;
+	t->epoch_next = 4;
+	assert_int_equal(lv_mark(t, &m), 0);
+	tr_free(t);
+
+	/* Grown: the same epochs. */
+	f = fopen(path, "a");
+	fputs("{\"type\":\"ai-title\",\"aiTitle\":\"t\",\"sessionId\":\"" TU_SID "\"}\n", f);
+	fclose(f);
+	t = tree_at(path);
+	lv_resume(t, &m);
+	assert_int_equal(t->views[0]->epoch, 3);
+	assert_int_equal(lv_mark(t, &m), 0);
+	tr_free(t);
+
+	/* Shrunk (rewritten): an epoch no tree gave yet. */
+	f = fopen(path, "w");
+	fputs(l.sb.buf + l.sb.len / 2, f);
+	fclose(f);
+	t = tree_at(path);
+	lv_resume(t, &m);
+	assert_int_equal(t->views[0]->epoch, 5);
+	assert_int_equal(t->epoch_next, 6);
+	tr_free(t);
+
+	lv_mark_free(&m);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_custom_title_mid_log),
+		cmocka_unit_test(test_generated_then_prompt),
+		cmocka_unit_test(test_epochs_resume),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
