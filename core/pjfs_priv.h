@@ -97,4 +97,13 @@ void pf_set_put(struct pjfs *pf, struct pset *p);
 /* Releases a reference to an open slot taken under pf->mu. */
 void pf_slot_put(struct pjfs *pf, struct slot *sl);
 
+/* pjfs_files.c: the layer's own file of index i (0 README.md, 1
+ * sessions.json, 2 errors.txt, 3 usage.json) for set p, rendered once
+ * and returned with a reference (blob_unref() it); 0 or -errno. Takes
+ * pf->mu itself; usage.json is rendered outside it (it may read every
+ * log). */
+int pf_own_file(struct pjfs *pf, struct pset *p, int i, struct blob **out);
+/* The index of inode ino among those files, or -1. */
+int pf_file_index(uint64_t ino);
+
 #endif

@@ -1,0 +1,171 @@
+/*
+ * pjfs_files: the projects layer's own files at the root of the mount:
+ * README.md, sessions.json, errors.txt and usage.json, each rendered once
+ * per set of sessions (sessions.json again when totals or continuations
+ * were found). Part of the pjfs module (pjfs_priv.h); the locking is
+ * pjfs's: pf->mu guards the set's files.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pjcont.h"
+#include "pjfs_priv.h"
+#include "pjlive.h"
+#include "pjusage.h"
+#include "projects.h"
+
+static void readme(const struct pj_set *s, struct sbuf *out)
+{
+	uint32_t i, bad = 0;
+
+	for (i = 0; i < s->errors.len; i++)
+		bad += s->errors.buf[i] == '\n';
+	sb_adds(out, "# Claude Code sessions, mounted by sessfs\n\n");
+	sb_addf(out, "Folder: %s\n\n", s->root);
+	sb_addf(out, "- projects: %u\n- sessions: %u\n- unusable files and folders: %u "
+		     "(see errors.txt)\n", s->nprojects, s->nsessions, bad);
+	if (s->latest >= 0)
+		sb_addf(out, "- latest: sessions/%s\n", s->sessions[s->latest].link);
+	sb_adds(out, "\nThis folder is a read-only view of the logs. Nothing here changes them.\n\n"
+		     "- `projects/<project>/<session-id>/`: one session, laid out as a single\n"
+		     "  mount of its log shows it (README.md, session.json, branches/, context/,\n"
+		     "  state/, agents/, records/). `<project>` is the project's working\n"
+		     "  directory made a name. A session made by --fork-session has a link\n"
+		     "  `forked-from` to the session it was copied from; one an older\n"
+		     "  Claude Code continued (a summary of its leaf) `continued-from`.\n"
+		     "- `sessions/<YYYY-MM-DDTHHMM>-<title>-<id8>`: a link to every session,\n"
+		     "  named by the time of its first record (UTC), so `ls` lists them in\n"
+		     "  time order.\n"
+		     "- `latest`: the session written last (the one you are in).\n"
+		     "- `sessions.json`: one object per session and line: sessionId, project,\n"
+		     "  cwd, title, first and last timestamps, messages (user and assistant\n"
+		     "  rows; an estimate unless messagesExact), bytes, version, gitBranch,\n"
+		     "  path (under the folder), folder, link, forkedFrom; once the session\n"
+		     "  has been read, usage (its token totals) and continuedFrom (the\n"
+		     "  session an older log's summary continues; else null).\n"
+		     "- `usage.json`: the token totals of every session, project and the\n"
+		     "  whole folder (counted when first read, then kept per log).\n"
+		     "- `errors.txt`: what could not be used, and why.\n\n"
+		     "A session is read in full (indexed) only when a path inside it is used.\n\n"
+		     "## Finding things\n\n"
+		     "```sh\n"
+		     "ls sessions/ | tail                                # the newest sessions\n"
+		     "ls projects/                                       # the projects\n"
+		     "grep -i 'deploy' sessions.json                     # sessions by title, cwd, branch\n"
+		     "grep -rl 'TODO_DB' sessions/*/branches/current/    # sessions that said it\n"
+		     "ls sessions/*/branches/current/*-tool_use-Bash.md  # every Bash call\n"
+		     "find projects -maxdepth 3 -name forked-from        # the forks\n"
+		     "cat latest/context/window.md                       # what the model sees now\n"
+		     "grep -h '\"sessionId\"' usage.json | sort -t: -k7 -n  # sessions by tokens\n"
+		     "```\n\n## Projects\n\n");
+	for (i = 0; i < s->nprojects; i++) {
+		const struct pj_project *p = &s->projects[i];
+
+		sb_addf(out, "- projects/%s: %u session%s", p->name, p->nsessions,
+			p->nsessions == 1 ? "" : "s");
+		if (p->cwd) {
+			sb_adds(out, " (");
+			sb_add_lines(out, p->cwd);
+			sb_adds(out, ")");
+		}
+		sb_addc(out, '\n');
+	}
+}
+
+/* sessions.json: the set's objects, each with the session's token totals
+ * and the session it continues, once known. */
+static void sessions_json(struct pjfs *pf, const struct pj_set *s, struct sbuf *out)
+{
+	uint32_t i;
+
+	sb_adds(out, "[\n");
+	for (i = 0; i < s->nsessions; i++) {
+		const struct pj_session *x = &s->sessions[i];
+		struct pj_session c = *x;
+
+		c.f.title = (char *)pv_title(pf, x);	/* its index's, once read */
+		sb_addc(out, '{');
+		pj_session_members(s, &c, out);
+		sb_adds(out, ",\"usage\":");
+		pu_session_json(pf->pu, x, out);
+		sb_adds(out, ",\"continuedFrom\":");
+		pc_json(pf->pc, s, x, out);
+		sb_adds(out, i + 1 < s->nsessions ? "},\n" : "}\n");
+	}
+	sb_adds(out, "]\n");
+}
+
+/* usage.json (pjusage.h), rendered once per set outside the lock: it
+ * may read every log. */
+static int usage_file(struct pjfs *pf, struct pset *p, struct blob **out)
+{
+	struct sbuf sb;
+	struct blob *b;
+	int rc;
+
+	pthread_mutex_lock(&pf->mu);
+	if ((b = p->files[3]))
+		blob_ref(b);
+	pthread_mutex_unlock(&pf->mu);
+	if ((*out = b))
+		return 0;
+	sb_init(&sb);
+	rc = pu_usage_json(pf->pu, p->s, &sb);
+	b = rc ? NULL : blob_take(&sb);
+	sb_free(&sb);
+	if (!b)
+		return rc ? rc : -ENOMEM;
+	pthread_mutex_lock(&pf->mu);
+	if (p->files[3]) {
+		blob_unref(b);
+		b = p->files[3];
+	}
+	p->files[3] = b;
+	blob_ref(b);
+	pthread_mutex_unlock(&pf->mu);
+	*out = b;
+	return 0;
+}
+
+/* File i of the set (rendered once per set; sessions.json again when
+ * totals or continuations were found), with a reference. */
+int pf_own_file(struct pjfs *pf, struct pset *p, int i, struct blob **out)
+{
+	struct sbuf sb;
+	struct blob *b;
+	uint64_t gen = pu_gen(pf->pu) + pc_gen(pf->pc);
+
+	if (i == 3)
+		return usage_file(pf, p, out);
+	pthread_mutex_lock(&pf->mu);
+	if (i == 1 && p->files[i] && p->json_gen != gen) {
+		blob_unref(p->files[i]);
+		p->files[i] = NULL;
+	}
+	if (!p->files[i]) {
+		sb_init(&sb);
+		if (i == 0)
+			readme(p->s, &sb);
+		else if (i == 1)
+			sessions_json(pf, p->s, &sb);
+		else
+			pj_errors_text(p->s, &sb);
+		p->files[i] = blob_take(&sb);
+		p->json_gen = i == 1 ? gen : p->json_gen;
+		sb_free(&sb);
+	}
+	b = p->files[i];
+	if (b)
+		blob_ref(b);
+	pthread_mutex_unlock(&pf->mu);
+	*out = b;
+	return b ? 0 : -ENOMEM;
+}
+
+int pf_file_index(uint64_t ino)
+{
+	return ino == PI_README ? 0 : ino == PI_SESSIONS_JSON ? 1 : ino == PI_ERRORS ? 2 :
+	       ino == PI_USAGE_JSON ? 3 : -1;
+}
