@@ -361,6 +361,7 @@ void ss_close(struct session *s)
 	pthread_mutex_destroy(&s->fork_mu);
 	free(s->fork_sid);
 	free(s->fork_uuid);
+	free(s->fork_facts);
 	pthread_mutex_destroy(&s->sig_mu);
 	pthread_mutex_destroy(&s->us_mu);
 	free(s);

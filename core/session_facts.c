@@ -5,10 +5,13 @@
  */
 #include "session_priv.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jscan.h"
+#include "loghead.h"
 #include "projects.h"
 
 /* ---- facts ---- */
@@ -98,21 +101,61 @@ static void add_times(const struct session *s, struct sbuf *out, int *first)
 	add_str(out, "lastTimestamp", hi == IDX_NO_TS ? NULL : buf, first);
 }
 
-/* forkedFrom: the session a --fork-session copy came from (projects.h),
- * looked for again only when the log has grown since and it was not
- * found whole: a fork point found stays (it is the parent of the first
- * row the fork wrote itself, which appending leaves where it is), and so
- * does the origin found for it. A log indexed anew looks again. */
+/* What decides forkedFrom besides the other logs: the first copied record
+ * and the log's own first time (loghead.h), as one string (NULL when the
+ * log cannot be read). Cheap: a head and a tail. */
+static char *fork_facts(const struct session *s)
+{
+	char stem[NAME_MAX + 1], *key = NULL;
+	size_t n = strlen(s->base);
+	struct lh_facts f;
+
+	snprintf(stem, sizeof(stem), "%.*s", n > 6 ? (int)(n - 6) : 0, s->base);
+	if (lh_read(s->dirfd, s->base, stem, &f))
+		return NULL;
+	if (asprintf(&key, "%s\n%s\n%lld", f.copy_uuid ? f.copy_uuid : "-",
+		     f.copy_sid ? f.copy_sid : "-", (long long)f.first_ms) < 0)
+		key = NULL;
+	lh_free(&f);
+	return key;
+}
+
+/* Whether forkedFrom as found still holds after growth: found whole, from
+ * the same head facts, and its fork point is a row the fork wrote after
+ * (not its last copy, which a first own row appended would change). */
+static int fork_still(const struct session *s, const char *facts)
+{
+	size_t n;
+
+	if (!s->fork_uuid || !s->fork_sid || !facts || !s->fork_facts ||
+	    strcmp(facts, s->fork_facts))
+		return 0;
+	n = strcspn(s->fork_facts, "\n");	/* the first copied record */
+	return strlen(s->fork_uuid) != n || memcmp(s->fork_uuid, s->fork_facts, n);
+}
+
+/* forkedFrom: the session a --fork-session copy came from (projects.h).
+ * After growth it is looked for again unless fork_still() says it holds:
+ * looking for the origin reads other logs (a second at 1 GB), which the
+ * facts of this log's head decide. A log indexed anew looks again. */
 static void add_fork(struct session *s, struct sbuf *out, int *first)
 {
+	char *facts = NULL;
+
 	pthread_mutex_lock(&s->fork_mu);
-	if (!s->fork_known || (s->fork_bytes != s->bytes && !(s->fork_uuid && s->fork_sid))) {
+	if (s->fork_known && s->fork_bytes != s->bytes)
+		facts = fork_facts(s);
+	if (!s->fork_known || (s->fork_bytes != s->bytes && !fork_still(s, facts))) {
 		s->fork_known = 1;
-		s->fork_bytes = s->bytes;
 		free(s->fork_sid);
 		free(s->fork_uuid);
+		free(s->fork_facts);
+		s->fork_facts = facts ? facts : fork_facts(s);
+		facts = NULL;
 		pj_fork_of(s->dirfd, s->base, &s->fork_sid, &s->fork_uuid);
 	}
+	s->fork_bytes = s->bytes;
+	free(facts);
 	pthread_mutex_unlock(&s->fork_mu);
 	add_key(out, "forkedFrom", first);
 	if (!s->fork_uuid) {
