@@ -25,7 +25,9 @@
  *     too), and the names of those folders are dropped from the kernel's
  *     cache. A request on an old inode that comes before the kernel took
  *     that (the very request that noticed the change, often) gets ESTALE,
- *     and the kernel walks its path again, asking for every name.
+ *     and the kernel walks its path again, asking for every name. The
+ *     session and its inline sidechains (sidechain.h) read one log: when
+ *     one of their views is indexed again, so are the others, at once.
  * The kernel asks nothing for what it keeps: a file read again from its
  * page cache, a stat of a message. So the thread of lv_wait() also watches
  * each log every LV_POLL_MS while no invalidation is queued, and brings a

@@ -481,6 +481,14 @@ static int reindex(struct session *s)
 	return SS_RESET;
 }
 
+int ss_reset(struct session *s, const char *why)
+{
+	if (follow_path(s) > 0)		/* noted */
+		return reindex(s);
+	note(s, why);
+	return reindex(s);
+}
+
 int ss_sign(struct session *s, uint64_t max)
 {
 	uint64_t end = idx_end(s->ix);

@@ -92,6 +92,16 @@ int ss_rewritten(const struct session *s);
 int ss_refresh(struct session *s);
 
 /*
+ * Indexes the log again from scratch, as ss_refresh() does when it finds
+ * the indexed bytes changed (following another file at the log's path),
+ * with the note why (a phrase, without "note:") in errors.txt; for an
+ * owner that learnt by other means that the bytes changed (the session
+ * and its parts read one log). SS_RESET, or -errno (the session then
+ * stays as it was).
+ */
+int ss_reset(struct session *s, const char *why);
+
+/*
  * The signature of the bytes indexed (sig.h): extends it over at most max
  * of the bytes indexed and not signed yet. 1 while some are left, 0 once
  * all are signed. Meant for a thread that works when nothing else does:
