@@ -302,12 +302,48 @@ static void reset_shared(struct tree *t, struct view *v)
 				     "the session's log was rewritten; this inline sidechain was indexed again from scratch");
 }
 
+/* Brings view v up to its log now (no lock held). */
+static void refresh_now(struct tree *t, struct view *v)
+{
+	pthread_rwlock_wrlock(&t->lock);
+	refresh_view(t, v, NULL);
+	pthread_rwlock_unlock(&t->lock);
+}
+
+/*
+ * What is left of a look's share re-checks the bytes signed (ss_scrub():
+ * only of a log that moved since its last pass; an inline sidechain's is
+ * the session's). A view found rewritten is brought up to its log now.
+ */
+static void scrub(struct tree *t, uint64_t budget)
+{
+	struct view *v;
+	uint32_t k;
+	int due;
+
+	for (k = 0; budget; k++) {
+		pthread_rwlock_rdlock(&t->lock);
+		v = k < t->nviews ? t->views[k] : NULL;
+		due = 0;
+		if (v && !v->root) {
+			budget -= ss_scrub(v->s, budget);
+			due = ss_rewritten(v->s);
+		}
+		pthread_rwlock_unlock(&t->lock);
+		if (!v)
+			break;
+		if (due)
+			refresh_now(t, v);
+	}
+}
+
 /*
  * The watcher's look (no lock held): each view whose indexed bytes may
  * have changed (ss_rewritten()) is brought up to its log now, so that what
  * the kernel keeps for long is invalidated even when no request comes.
  * Growth waits for a request, as before. Then it signs up to LV_SIGN_STEP
- * bytes of what was indexed (ss_sign()).
+ * bytes of what was indexed (ss_sign()) and, once all is signed, checks
+ * the signed bytes again with what is left of that share (scrub()).
  */
 static void watch(struct tree *t)
 {
@@ -325,12 +361,10 @@ static void watch(struct tree *t)
 		pthread_rwlock_unlock(&t->lock);
 		if (!v)
 			break;
-		if (!due)
-			continue;
-		pthread_rwlock_wrlock(&t->lock);
-		refresh_view(t, v, NULL);
-		pthread_rwlock_unlock(&t->lock);
+		if (due)
+			refresh_now(t, v);
 	}
+	scrub(t, budget);
 }
 
 /* ---- refresh ---- */

@@ -4,9 +4,9 @@
 #     in chunks of random size, lines split across writes, while the mount
 #     is read between the writes; once it stops growing, the mount shows
 #     the same tree as a fresh mount of the final log, byte for byte;
-#   - a log that shrinks, is rewritten in place, or is replaced by another
-#     file at its path is indexed again: the tree is the new log's, and
-#     errors.txt says what happened;
+#   - a log that shrinks, is rewritten in place (also when it grows at
+#     once), or is replaced by another file at its path is indexed again:
+#     the tree is the new log's, and errors.txt says what happened;
 #   - what the kernel keeps for long is invalidated when it does change:
 #     a record replaced by a later duplicate, rows that move in a branch;
 #   - names looked up before the log is rewritten in place (its mtime
@@ -250,6 +250,40 @@ rewrite_in_place() {
 	unmount_log "$m"
 }
 
+# Rewritten in place with the same size and appended to in one write, so
+# that no look can come between: growth alone compares only the bytes
+# before the old end, the watcher's background check of the signed bytes
+# (ss_scrub(), a pass over a small log in one look) finds it within a few
+# seconds, and the log is indexed again.
+rewrite_then_grow() {
+	local dir="$T/ingrow" m f i
+	mkdir -p "$dir"
+	m="$dir/m"
+	f="$m/branches/main/000001-user.md"
+	cp mnt-examples/demo.jsonl "$dir/s.jsonl"
+	mount_log "$dir/s.jsonl" "$m" || { bad "in place, grown: mount: $(cat "$m.err")"; return; }
+	grep -q 'What does this project do?' "$f" || bad "in place, grown: the demo's first prompt: $(cat "$f")"
+	sleep 2		# the watcher signs what was indexed
+	{ sed '2s/What does this project do?/What does this program do?/' mnt-examples/demo.jsonl
+	  row 901 0 user '"appended after a rewrite"'; } > "$dir/new.jsonl"
+	dd if="$dir/new.jsonl" of="$dir/s.jsonl" bs=1M conv=notrunc status=none
+	ls "$m/branches" > /dev/null	# a request indexes the growth first
+	for i in $(seq 1 100); do	# at most 10 s
+		grep -q 'What does this program do?' "$f" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q 'What does this program do?' "$f" &&
+		ok "in place, grown: a same-size rewrite followed by growth shows, unasked" ||
+		bad "in place, grown: the rewrite does not show: $(cat "$f")"
+	grep -q 'found by the background check' "$m/errors.txt" &&
+		ok "in place, grown: errors.txt says the indexed bytes were rewritten" ||
+		bad "in place, grown: errors.txt: $(cat "$m/errors.txt")"
+	grep -rqs 'appended after a rewrite' "$m/branches" &&
+		ok "in place, grown: the appended row shows" ||
+		bad "in place, grown: the appended row does not show"
+	unmount_log "$m"
+}
+
 # ---- what the kernel keeps for long ----
 
 U() { printf '%08d-0000-4000-8000-%012d' "$1" "$1"; }
@@ -389,6 +423,7 @@ own_folder
 stale_names
 stacked
 rewrite_in_place
+rewrite_then_grow
 grow_log mnt-examples/demo.jsonl demo 40
 invalidations
 restarts
