@@ -297,7 +297,7 @@ static void reset_shared(struct tree *t, struct view *v)
 
 	for (k = 0; k < t->nviews; k++)
 		if (one_log(v, t->views[k]))
-			refresh_view(t, t->views[k], v->no ?
+			refresh_view(t, t->views[k], !t->views[k]->no ?
 				     "the log was rewritten (seen first from an inline sidechain's folder); it was indexed again from scratch" :
 				     "the session's log was rewritten; this inline sidechain was indexed again from scratch");
 }

@@ -38,7 +38,11 @@
  * keeps goes wrong when the log grows). Each look also extends the
  * signature of what was indexed (ss_sign(), LV_SIGN_STEP bytes at most: a
  * 1 GB log is signed 16 s after it was mounted, in steps of 10-20 ms),
- * which tells a log rewritten in place from one only touched.
+ * which tells a log rewritten in place from one only touched. Once every
+ * log is signed, what is left of that share re-checks the signed bytes of
+ * the logs that changed since their last check (ss_scrub(): 64 MB a look,
+ * a pass over 1 GB in 16 s): a rewrite in place hidden by growth is found
+ * within two passes and indexed again like any other.
  *
  * agents/ is a walk of folders, not a stat: it is made by the thread of
  * lv_wait(), never inside a request (the walk may lead into this very
