@@ -222,14 +222,20 @@ stacked() {
 # Rewritten in place with the same size and a new mtime (an editor saving
 # over the file): noticed within a few seconds, without a request, and
 # indexed again; only touched: nothing changes.
+# demo_mount DIR LABEL: a copy of the demo at DIR/s.jsonl mounted at DIR/m;
+# sets m and f (the first prompt's file) for the caller. 1 if it failed.
+demo_mount() {
+	mkdir -p "$1"
+	m="$1/m"
+	f="$m/branches/main/000001-user.md"
+	cp mnt-examples/demo.jsonl "$1/s.jsonl"
+	mount_log "$1/s.jsonl" "$m" || { bad "$2: mount: $(cat "$m.err")"; return 1; }
+	grep -q 'What does this project do?' "$f" || bad "$2: the demo's first prompt: $(cat "$f")"
+}
+
 rewrite_in_place() {
 	local dir="$T/inplace" m f ino
-	mkdir -p "$dir"
-	m="$dir/m"
-	f="$m/branches/main/000001-user.md"
-	cp mnt-examples/demo.jsonl "$dir/s.jsonl"
-	mount_log "$dir/s.jsonl" "$m" || { bad "in place: mount: $(cat "$m.err")"; return; }
-	grep -q 'What does this project do?' "$f" || bad "in place: the demo's first prompt: $(cat "$f")"
+	demo_mount "$dir" "in place" || return
 	ino=$(stat -c %i "$f")
 	sleep 2		# the watcher signs what was indexed
 	touch -d '+1 minute' "$dir/s.jsonl"
@@ -257,12 +263,7 @@ rewrite_in_place() {
 # seconds, and the log is indexed again.
 rewrite_then_grow() {
 	local dir="$T/ingrow" m f i
-	mkdir -p "$dir"
-	m="$dir/m"
-	f="$m/branches/main/000001-user.md"
-	cp mnt-examples/demo.jsonl "$dir/s.jsonl"
-	mount_log "$dir/s.jsonl" "$m" || { bad "in place, grown: mount: $(cat "$m.err")"; return; }
-	grep -q 'What does this project do?' "$f" || bad "in place, grown: the demo's first prompt: $(cat "$f")"
+	demo_mount "$dir" "in place, grown" || return
 	sleep 2		# the watcher signs what was indexed
 	{ sed '2s/What does this project do?/What does this program do?/' mnt-examples/demo.jsonl
 	  row 901 0 user '"appended after a rewrite"'; } > "$dir/new.jsonl"

@@ -116,12 +116,7 @@ static void test_a_rewrite_hidden_by_growth_is_found(void **state)
 	const char *a;
 
 	(void)state;
-	tu_log_init(&l);
-	tu_user(&l, 1, 0, "a");
-	tu_asst(&l, 2, 1, "m1", "b");
-	tu_user(&l, 3, 2, "c");
-	tu_asst(&l, 4, 3, "m2", "d");
-	path = tu_write_str(l.sb.buf);
+	path = tu_four_rows(&l);
 	a = strstr(l.sb.buf, "\"a\"");
 	assert_non_null(a);
 	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
