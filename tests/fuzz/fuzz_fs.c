@@ -30,9 +30,10 @@
  * a listing (immutable attributes) must still hold later: the rest it asks
  * for again. Known and let pass: in a projects folder whose cache closed
  * the session in between, a listed name may be stale (a session opened
- * again starts at epoch 0). tests/fuzz/known/ holds inputs of problems
- * found and not fixed yet (build/fuzz/obj/fuzz_fs FILE shows each): not
- * seeds, as the smoke would fail on them.
+ * again starts at epoch 0). tests/fuzz/known/, when there is one, holds
+ * inputs of problems found and not fixed yet (build/fuzz/obj/fuzz_fs FILE
+ * shows each): not seeds, as the smoke would fail on them; once fixed,
+ * they move to tests/fuzz/seeds/ (fs-*.jsonl).
  */
 #include "pjfs.h"
 #include "tree.h"
