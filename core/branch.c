@@ -387,6 +387,16 @@ int br_of_node(const struct br_set *bs, uint32_t id)
 	return (int)bs->mark[descend(bs, id)] - 1;
 }
 
+int br_of_first(const struct br_set *bs, uint32_t id)
+{
+	int b;
+
+	if (!gr_is_node(bs->g, id) || !bs->mark[id])
+		return -1;
+	b = (int)bs->mark[descend(bs, id)] - 1;
+	return b >= 0 && bs->v[b].first_own == id ? b : -1;
+}
+
 int br_path(const struct br_set *bs, uint32_t i, uint32_t **ids, uint32_t *n)
 {
 	const struct graph *g = bs->g;

@@ -80,6 +80,12 @@ int br_find(const struct br_set *bs, const char *name);
  */
 int br_of_node(const struct br_set *bs, uint32_t id);
 /*
+ * The branch whose first own record is id (its key: the node its folder
+ * is named by), or -1. Unlike br_of_node(), also a branch that starts off
+ * the log's own thread (at a sidechain's root).
+ */
+int br_of_first(const struct br_set *bs, uint32_t id);
+/*
  * The records of branch i in display order (blocks expanded). Returns 0
  * and a new array in *ids (free() it), or -ENOMEM.
  */

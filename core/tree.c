@@ -228,21 +228,8 @@ static int root_has(const struct view *v, size_t i)
 int tr_branch_of_key(struct view *v, uint32_t key)
 {
 	const struct br_set *bs = ss_branches(v->s);
-	uint32_t i;
-	int b;
 
-	if (!key)
-		return br_find(bs, "main");
-	b = br_of_node(bs, key);
-	if (b >= 0 && br_get(bs, (uint32_t)b)->first_own == key)
-		return b;
-	/* A branch whose first own record br_of_node() gives to another
-	 * (a root that is not main's, met on a sidechain): its folder,
-	 * current and transcript must still resolve. */
-	for (i = 0; i < br_count(bs); i++)
-		if (br_get(bs, i)->first_own == key)
-			return (int)i;
-	return -1;
+	return key ? br_of_first(bs, key) : br_find(bs, "main");
 }
 
 static uint64_t branch_ino(const struct view *v, const struct br_info *b)
