@@ -889,12 +889,20 @@ uint64_t tr_dir_gen(const struct tr_dir *d)
 
 void tr_closedir(struct tr_dir *d)
 {
+	int big;
+
 	if (!d)
 		return;
+	big = d->n >= TR_TRIM_LISTING;
 	free(d->ids);
 	free(d->names);
 	free(d->inos);
 	free(d);
+	/* A big listing rendered its files one after another, each freed
+	 * once handed to the kernel: pages of the heap that held them are
+	 * free now, and stay resident until given back. */
+	if (big)
+		pl_trim_heap();
 }
 
 /* Name and inode of item i (dots excluded); 0 when it is gone. */

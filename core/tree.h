@@ -104,7 +104,11 @@ enum tr_fixed {
  * big one (a first grep -r over 100 MB: 7,400 faults at 16 MB, 10,500 at
  * 64), and every byte of it is resident (1 GB log: 16 MB were 52 bytes
  * per record). */
-#define TR_CACHE_BYTES (2u << 20)
+#define TR_CACHE_BYTES (1u << 20)
+
+/* Closing a listing of at least this many entries gives the heap's free
+ * pages back (pl_trim_heap()). */
+#define TR_TRIM_LISTING 4096u
 
 struct tree;
 
