@@ -675,6 +675,7 @@ int ctx_build(const struct graph *g, const struct rs_chain *c,
 		measure(x);
 	if (!rc)
 		rc = ctx_publish(&w, 0, NULL, NULL);
+	x->rendered = w.nrows;
 	if (!rc)
 		ctx_base_make(&w, NULL);	/* without one, a growth builds anew */
 	ctx_work_free(&w);

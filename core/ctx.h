@@ -128,6 +128,17 @@ void ctx_free(struct ctx *x);
 int ctx_grow(struct ctx *old, const struct graph *g, const struct rs_chain *c,
 	     const struct logf *lf, struct ctx **out);
 
+/* How a ctx was made: for tests and figures. */
+enum ctx_origin {
+	CTX_BUILT,		/* ctx_build() */
+	CTX_GROWN_WINDOW,	/* ctx_grow(): the old notes kept, the window rendered */
+	CTX_GROWN_CUT,		/* ctx_grow(): only the rows after the cut rendered */
+};
+enum ctx_origin ctx_origin(const struct ctx *x);
+/* Rows of the window read back and rendered to make x (all of them for
+ * a build; those after the cut for a growth at it). */
+uint32_t ctx_rendered(const struct ctx *x);
+
 /* ---- the messages ---- */
 
 /* The messages are kept as the text of messages.json (a fraction of a

@@ -594,8 +594,11 @@ static int try_grow(struct ctx *old, const struct ctx_cut *cut, const struct gra
 	struct ctx_work w = { .g = g, .ix = gr_idx(g), .lf = lf, .c = c, .x = x };
 	int rc = x ? grow_at(old, cut, &w) : -ENOMEM;
 
-	if (!rc)
+	if (!rc) {
 		old->base->repl = NULL;	/* x's base has it */
+		x->origin = cut->row ? CTX_GROWN_CUT : CTX_GROWN_WINDOW;
+		x->rendered = w.nrows;
+	}
 	ctx_work_free(&w);
 	if (rc) {
 		ctx_free(x);
@@ -617,6 +620,10 @@ int ctx_grow(struct ctx *old, const struct graph *g, const struct rs_chain *c,
 			rc = try_grow(old, &no_cut, g, c, lf, out);
 	}
 	ctx_free(old);
-	pl_trim_heap();
+	if (rc || !*out || (*out)->origin != CTX_GROWN_CUT)
+		pl_trim_heap();	/* what rendering the window held */
 	return rc;
 }
+
+enum ctx_origin ctx_origin(const struct ctx *x) { return (enum ctx_origin)x->origin; }
+uint32_t ctx_rendered(const struct ctx *x) { return x->rendered; }

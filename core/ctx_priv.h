@@ -133,6 +133,8 @@ struct ctx {
 	uint32_t *meta_counts;
 	uint32_t nmeta, capmeta;
 	uint8_t phase_now;	/* of the notes being made (enum ctx_phase) */
+	uint8_t origin;		/* enum ctx_origin */
+	uint32_t rendered;	/* rows rendered to make it */
 	struct ctx_base *base;	/* for ctx_grow(); NULL if none */
 };
 
