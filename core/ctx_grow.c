@@ -334,8 +334,10 @@ static int grow_meta(struct ctx_work *w, const struct ctx *old)
 		return -ENOMEM;
 	x->capmeta = old->capmeta + 1;
 	x->nmeta = old->nmeta;
-	memcpy(x->meta_atoms, old->meta_atoms, old->nmeta * sizeof(*x->meta_atoms));
-	memcpy(x->meta_counts, old->meta_counts, old->nmeta * sizeof(*x->meta_counts));
+	if (old->nmeta) {
+		memcpy(x->meta_atoms, old->meta_atoms, old->nmeta * sizeof(*x->meta_atoms));
+		memcpy(x->meta_counts, old->meta_counts, old->nmeta * sizeof(*x->meta_counts));
+	}
 	for (i = b->nrecs; i < n && !rc; i++) {
 		const struct idx_rec *r = idx_rec(w->ix, i);
 
@@ -516,8 +518,10 @@ static int merge_notes(struct ctx *x, const struct ctx *old, const struct ctx_cu
 	for (i = cut->row; i < old->nrows; i++)
 		if (old->rows[i].id)
 			gone[ngone++] = old->rows[i].id;
-	qsort(gone, ngone, sizeof(*gone), cmp_u32);
-	qsort(b, nb, sizeof(*b), cmp_nrec);
+	if (ngone)
+		qsort(gone, ngone, sizeof(*gone), cmp_u32);
+	if (nb)
+		qsort(b, nb, sizeof(*b), cmp_nrec);
 	for (i = 0; i < nb || a < old->nnotes;) {
 		struct ctx_nrec o;
 
@@ -568,7 +572,8 @@ static int grow_at(const struct ctx *old, const struct ctx_cut *cut, struct ctx_
 	w->emitted0 = cut->emitted;
 	w->repl = old->base->repl;
 	sb_init(&x->pool);
-	sb_add(&x->pool, old->pool.buf, old->pool.len);
+	if (old->pool.len)
+		sb_add(&x->pool, old->pool.buf, old->pool.len);
 	x->messages = cJSON_CreateArray();
 	rc = x->messages ? grow_meta(w, old) : -ENOMEM;
 	if (!rc)
