@@ -21,7 +21,8 @@
 #     session.json and context/messages.json show them, against a fresh
 #     mount of the grown log, and the RSS after the first and the last;
 #     then the same without a mount (tests/bench/growbench.c): a growth
-#     against a fresh open, and what each stage would cost built anew
+#     against a fresh open, its stages (the context grown on the one
+#     before: ctx_grow.c), and what each stage would cost built anew
 #   - sessfs export of the log (BENCH_EXPORT sizes, default 100M) into a
 #     folder on tmpfs and as a tar stream, against the index time
 # and, for a log whose one record is a 100 MB message (BENCH_BIG=0 skips
@@ -240,7 +241,8 @@ bench_growth() {
 		"$(echo "$rss1 / 1024" | bc -l)" "$n" "$(echo "$rssn / 1024" | bc -l)" \
 		"$(echo "($rssn - $rss1) * 100 / $rss1" | bc -l)"
 	# Where a growth's time goes, without a mount (tests/bench/growbench.c).
-	$B/growbench "$1" "$DIR/growbench.jsonl" 5 | sed -n 's/^\(growth_mean_s\|anew_s\): /  growth without a mount, \1: /p'
+	$B/growbench "$1" "$DIR/growbench.jsonl" 5 |
+		sed -n 's/^\(growth_mean_s\|growth_stages_s\|anew_s\): /  growth without a mount, \1: /p'
 	fusermount3 -u "$MNT"
 	wait "$PID"
 	PID=

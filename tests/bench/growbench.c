@@ -8,7 +8,8 @@
  * the first session.json + context/messages.json: "fresh". Then appends
  * GROWTHS (5) turns of 10 records each, chained on the leaf as
  * scripts/bench.sh does, and times, after each, ss_refresh(), the
- * context, the state, and session.json + messages.json, against fresh.
+ * context (and how it was made: ctx_origin()), the state, and
+ * session.json + messages.json, against fresh.
  * Last, each stage built anew on the grown log, to show what a growth
  * no longer pays. Prints "key: value" lines; removes COPY.
  */
@@ -101,6 +102,15 @@ static void leaf_of(struct session *s, char uuid[64], char sid[64])
 	cJSON_Delete(j);
 }
 
+/* How the context was made (ctx_origin()). */
+static const char *origin(struct session *s)
+{
+	static const char *const how[] = { "built anew", "window rendered", "grown at the cut" };
+	const struct ctx *x = ss_context(s);
+
+	return x ? how[ctx_origin(x)] : "none";
+}
+
 /* Each stage built anew on s's log: what a growth used to pay. */
 static void stages(struct session *s)
 {
@@ -140,8 +150,8 @@ static void stages(struct session *s)
 int main(int argc, char **argv)
 {
 	struct session *s;
-	double t0, t1, t2, t3, t4, fresh, sum = 0, best = 0;
-	int n = argc > 3 ? atoi(argv[3]) : 5, i;
+	double t0, t1, t2, t3, t4, fresh, sum = 0, best = 0, part[4] = { 0 };
+	int n = argc > 3 ? atoi(argv[3]) : 5, i, grown = 0;
 	char leaf[64], sid[64];
 
 	if (argc < 3 || n < 1) {
@@ -170,14 +180,24 @@ int main(int argc, char **argv)
 		t3 = now();
 		read_both(s);
 		t4 = now();
-		printf("growth_%d_s: %.3f = refresh %.3f + context %.3f + state %.3f + read %.3f\n",
-		       i, t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3);
+		printf("growth_%d_s: %.3f = refresh %.3f + context %.3f + state %.3f + read %.3f"
+		       " (context %s, %u rows rendered)\n",
+		       i, t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3, origin(s),
+		       ss_context(s) ? ctx_rendered(ss_context(s)) : 0);
 		sum += t4 - t0;
+		part[0] += t1 - t0;
+		part[1] += t2 - t1;
+		part[2] += t3 - t2;
+		part[3] += t4 - t3;
+		grown += ss_context(s) && ctx_origin(ss_context(s)) == CTX_GROWN_CUT;
 		if (i == 1 || t4 - t0 < best)
 			best = t4 - t0;
 	}
 	printf("growth_mean_s: %.3f (best %.3f) = %.3f x fresh\n", sum / n, best,
 	       sum / n / fresh);
+	printf("growth_stages_s: refresh %.3f context %.3f state %.3f read %.3f"
+	       " (means; the context grown at the cut %d of %d times)\n",
+	       part[0] / n, part[1] / n, part[2] / n, part[3] / n, grown, n);
 	stages(s);
 	ss_close(s);
 	remove(argv[2]);
