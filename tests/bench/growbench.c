@@ -58,8 +58,9 @@ static void read_both(struct session *s)
 	sb_free(&b);
 }
 
-/* Ten records chained on parent (its uuid updated to the last one's). */
-static int turn(const char *path, const char *sid, int g, char parent[64])
+/* Ten records chained on parent (its uuid updated to the last one's),
+ * with the envelope env (",\"sessionId\":...": the leaf's). */
+static int turn(const char *path, const char *env, int g, char parent[64])
 {
 	FILE *f = fopen(path, "ab");
 	int i;
@@ -71,34 +72,43 @@ static int turn(const char *path, const char *sid, int g, char parent[64])
 
 		snprintf(u, sizeof(u), "b%07d-0000-4000-8000-%012d", g * 10 + i, g * 10 + i);
 		if (i % 2)
-			fprintf(f, "{\"parentUuid\":\"%s\",\"isSidechain\":false,\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"growth-%d prompt %d\"},\"uuid\":\"%s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"sessionId\":\"%s\"}\n",
-				parent, g, i, u, sid);
+			fprintf(f, "{\"parentUuid\":\"%s\",\"isSidechain\":false,\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"growth-%d prompt %d\"},\"uuid\":\"%s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\"%s}\n",
+				parent, g, i, u, env);
 		else
-			fprintf(f, "{\"parentUuid\":\"%s\",\"isSidechain\":false,\"type\":\"assistant\",\"message\":{\"id\":\"msg_%s\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[{\"type\":\"text\",\"text\":\"growth-%d answer %d\"}]},\"uuid\":\"%s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"sessionId\":\"%s\"}\n",
-				parent, u, g, i, u, sid);
+			fprintf(f, "{\"parentUuid\":\"%s\",\"isSidechain\":false,\"type\":\"assistant\",\"message\":{\"id\":\"msg_%s\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[{\"type\":\"text\",\"text\":\"growth-%d answer %d\"}]},\"uuid\":\"%s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\"%s}\n",
+				parent, u, g, i, u, env);
 		snprintf(parent, 64, "%s", u);
 	}
 	return fclose(f);
 }
 
-/* The leaf's uuid and sessionId, to chain the new records on. */
-static void leaf_of(struct session *s, char uuid[64], char sid[64])
+/* The leaf's uuid, to chain the new records on, and its envelope as
+ * Claude Code writes it on every row (sessionId, cwd, gitBranch,
+ * version), to write on them: rows without a cwd would tell the state
+ * the folder changed. */
+static void leaf_of(struct session *s, char uuid[64], struct sbuf *env)
 {
+	static const char *const keys[] = { "sessionId", "cwd", "gitBranch", "version" };
 	const struct rs_chain *c = ss_chain(s);
 	char buf[IDX_UUID_MAX + 1];
 	cJSON *j;
-	const cJSON *v;
+	size_t k;
 
-	uuid[0] = sid[0] = '\0';
+	uuid[0] = '\0';
 	if (!c->leaf)
 		return;
 	if (idx_id_buf(ss_idx(s), c->leaf, buf) >= 64)
 		return;		/* not a uuid the turns can name */
 	memcpy(uuid, buf, strlen(buf) + 1);
 	j = lf_parse(ss_logf(s), gr_node_rec(ss_graph(s), c->leaf));
-	v = cJSON_GetObjectItemCaseSensitive(j, "sessionId");
-	if (cJSON_IsString(v))
-		snprintf(sid, 64, "%s", v->valuestring);
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, keys[k]);
+
+		if (!cJSON_IsString(v))
+			continue;
+		sb_addf(env, ",\"%s\":", keys[k]);
+		sb_add_json_str(env, v->valuestring, strlen(v->valuestring));
+	}
 	cJSON_Delete(j);
 }
 
@@ -152,7 +162,8 @@ int main(int argc, char **argv)
 	struct session *s;
 	double t0, t1, t2, t3, t4, fresh, sum = 0, best = 0, part[4] = { 0 };
 	int n = argc > 3 ? atoi(argv[3]) : 5, i, grown = 0;
-	char leaf[64], sid[64];
+	char leaf[64];
+	struct sbuf env;
 
 	if (argc < 3 || n < 1) {
 		fprintf(stderr, "usage: growbench LOG COPY [GROWTHS]\n");
@@ -167,9 +178,10 @@ int main(int argc, char **argv)
 	read_both(s);
 	fresh = now() - t0;
 	printf("fresh_s: %.3f (open %.3f)\n", fresh, t1 - t0);
-	leaf_of(s, leaf, sid);
+	sb_init(&env);
+	leaf_of(s, leaf, &env);
 	for (i = 1; i <= n; i++) {
-		if (turn(argv[2], sid, i, leaf))
+		if (turn(argv[2], env.buf ? env.buf : "", i, leaf))
 			return 1;
 		t0 = now();
 		ss_refresh(s);
@@ -199,6 +211,7 @@ int main(int argc, char **argv)
 	       " (means; the context grown at the cut %d of %d times)\n",
 	       part[0] / n, part[1] / n, part[2] / n, part[3] / n, grown, n);
 	stages(s);
+	sb_free(&env);
 	ss_close(s);
 	remove(argv[2]);
 	return 0;
