@@ -580,20 +580,20 @@ static void measure(struct ctx *x)
  * read of the messages once built. The array as ctx_json_write() writes
  * it at depth 0: "[", each message on a new line at depth 1, "," between
  * them, and "\n]" (or "[]" when there is none). */
-int ctx_freeze(struct ctx *x, const char *prefix, size_t plen, uint32_t pmsg,
-	       const size_t *pspan)
+int ctx_freeze(struct ctx *x, struct sbuf *text, uint32_t pmsg, const size_t *pspan)
 {
 	const cJSON *m;
-	struct sbuf sb;
+	struct sbuf sb = *text;
 	uint32_t i = pmsg;
 
+	sb_init(text);
 	x->mspan = calloc(2 * (size_t)x->nmessages + 1, sizeof(*x->mspan));
-	if (!x->mspan)
+	if (!x->mspan) {
+		sb_free(&sb);
 		return -ENOMEM;
+	}
 	if (pmsg)
 		memcpy(x->mspan, pspan, 2 * (size_t)pmsg * sizeof(*x->mspan));
-	sb_init(&sb);
-	sb_add(&sb, prefix, plen);
 	for (m = x->messages->child; m && i < x->nmessages; m = m->next, i++) {
 		sb_adds(&sb, i ? ",\n  " : "\n  ");
 		x->mspan[2 * i] = sb.len;
@@ -669,8 +669,13 @@ int ctx_build(const struct graph *g, const struct rs_chain *c,
 		rc = notes_chain(&w);
 	if (!rc)
 		rc = ctx_build_window(&w);
-	if (!rc)
-		rc = ctx_freeze(x, "[", 1, 0, NULL);
+	if (!rc) {
+		struct sbuf text;
+
+		sb_init(&text);
+		sb_addc(&text, '[');
+		rc = ctx_freeze(x, &text, 0, NULL);
+	}
 	if (!rc)
 		measure(x);
 	if (!rc)

@@ -546,13 +546,35 @@ static int merge_notes(struct ctx *x, const struct ctx *old, const struct ctx_cu
 	return 0;
 }
 
-/* The messages: the old text up to the cut, then the new messages. */
-static int grow_text(struct ctx *x, const struct ctx *old, const struct ctx_cut *cut)
+/* The old text up to the cut in text: the old buffer itself when no
+ * reader holds it (old is being dropped and no reader can reach it), so
+ * a growth neither copies nor faults in the window's text again. */
+static void text_before(struct ctx *old, size_t keep, struct sbuf *text)
 {
+	struct blob *b = old->mtext;
+
+	sb_init(text);
+	if (__atomic_load_n(&b->refs, __ATOMIC_ACQUIRE) != 1 || !b->data) {
+		sb_add(text, b->data, keep);
+		return;
+	}
+	text->buf = b->data;
+	text->len = keep;
+	text->cap = b->len + 1;
+	text->buf[keep] = '\0';
+	b->data = NULL;
+	b->len = 0;
+}
+
+/* The messages: the old text up to the cut, then the new messages. */
+static int grow_text(struct ctx *x, struct ctx *old, const struct ctx_cut *cut)
+{
+	struct sbuf text;
 	int rc;
 
 	x->nmessages += cut->nmsg;
-	rc = ctx_freeze(x, old->mtext->data, cut->text_end, cut->nmsg, old->mspan);
+	text_before(old, cut->text_end, &text);
+	rc = ctx_freeze(x, &text, cut->nmsg, old->mspan);
 	if (rc)
 		return rc;
 	x->bytes = cut->bytes + ctx_measure(x->mtext->data + cut->text_end,
@@ -562,7 +584,7 @@ static int grow_text(struct ctx *x, const struct ctx *old, const struct ctx_cut 
 }
 
 /* One try: at the cut (or, with none, the whole window). */
-static int grow_at(const struct ctx *old, const struct ctx_cut *cut, struct ctx_work *w)
+static int grow_at(struct ctx *old, const struct ctx_cut *cut, struct ctx_work *w)
 {
 	struct ctx *x = w->x;
 	int rc;

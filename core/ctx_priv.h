@@ -249,10 +249,9 @@ int ctx_notes_reparent(struct ctx_work *w, uint32_t id);
 int ctx_notes_rs(struct ctx_work *w);
 int ctx_notes_off_chain(struct ctx_work *w, uint32_t id, const uint8_t *keep);
 void ctx_window_info(struct ctx_work *w);
-/* Messages.json from prefix (plen bytes: "[" and pmsg messages whose
- * spans are pspan) and the messages of x->messages after them. */
-int ctx_freeze(struct ctx *x, const char *prefix, size_t plen, uint32_t pmsg,
-	       const size_t *pspan);
+/* Messages.json from text (taken: "[" and pmsg messages whose spans are
+ * pspan) and the messages of x->messages after them. */
+int ctx_freeze(struct ctx *x, struct sbuf *text, uint32_t pmsg, const size_t *pspan);
 /* measure() of text [p, end): bytes of compact JSON. */
 uint64_t ctx_measure(const char *p, const char *end);
 /* Hands out notes (sorted unless sorted is set), repairs and rows: old's
