@@ -68,11 +68,8 @@ int ctx_note_static(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
 	return note_push(x, line, id, kind, 0, text);
 }
 
-int ctx_repair_add(struct ctx *x, const char *fmt, ...)
+int ctx_repair_push(struct ctx *x, uint32_t off)
 {
-	va_list ap;
-	uint32_t off;
-
 	if (x->nrepairs == x->caprepairs) {
 		uint32_t cap = x->caprepairs ? x->caprepairs * 2 : 4;
 		uint32_t *p = realloc(x->repair_off, cap * sizeof(*p));
@@ -82,11 +79,19 @@ int ctx_repair_add(struct ctx *x, const char *fmt, ...)
 		x->repair_off = p;
 		x->caprepairs = cap;
 	}
+	x->repair_off[x->nrepairs++] = off;
+	return 0;
+}
+
+int ctx_repair_add(struct ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+	uint32_t off;
+
 	va_start(ap, fmt);
 	off = pool_vaddf(x, fmt, ap);
 	va_end(ap);
-	x->repair_off[x->nrepairs++] = off;
-	return 0;
+	return ctx_repair_push(x, off);
 }
 
 int ctx_leave_out(struct ctx_work *w, struct ctx_wrow *r, const char *fmt, ...)
@@ -514,13 +519,14 @@ int ctx_publish(struct ctx_work *w, int sorted, const struct ctx *old,
 
 	if (x->nnotes && !sorted)
 		qsort(x->nrec, x->nnotes, sizeof(*x->nrec), cmp_note);
-	x->notes = calloc(x->nnotes + 1, sizeof(*x->notes));
+	if (!x->notes)		/* a growth hands them out already */
+		x->notes = calloc(x->nnotes + 1, sizeof(*x->notes));
 	x->repairs = calloc(x->nrepairs + 1, sizeof(*x->repairs));
 	x->rows = calloc(np + w->nrows + 1, sizeof(*x->rows));
 	x->sent = calloc(np + w->nrows + 1, sizeof(*x->sent));
 	if (!x->notes || !x->repairs || !x->rows || !x->sent)
 		return -ENOMEM;
-	for (i = 0; i < x->nnotes; i++) {
+	for (i = 0; x->nrec && i < x->nnotes; i++) {
 		const struct ctx_nrec *n = &x->nrec[i];
 
 		x->notes[i] = (struct ctx_note){ n->line, n->id, n->kind,
@@ -628,9 +634,20 @@ int ctx_build_window(struct ctx_work *w)
 	return rc;
 }
 
-void ctx_work_free(struct ctx_work *w)
+void ctx_repl_free(struct ctx_repl **set)
 {
 	struct ctx_repl *rp, *t;
+
+	HASH_ITER(hh, *set, rp, t) {
+		HASH_DEL(*set, rp);
+		cJSON_Delete(rp->val);
+		free(rp->key);
+		free(rp);
+	}
+}
+
+void ctx_work_free(struct ctx_work *w)
+{
 	uint32_t i;
 
 	for (i = 0; i < w->nrows; i++) {
@@ -638,12 +655,8 @@ void ctx_work_free(struct ctx_work *w)
 		free(w->rows[i]);
 	}
 	free(w->rows);
-	HASH_ITER(hh, w->repl, rp, t) {
-		HASH_DEL(w->repl, rp);
-		cJSON_Delete(rp->val);
-		free(rp->key);
-		free(rp);
-	}
+	ctx_repl_free(&w->repl);
+	free(w->phase);
 	cJSON_Delete(w->tail_effort);
 	ctx_hset_free(&w->res);
 }

@@ -110,18 +110,6 @@ static void cut_free(struct ctx_cut *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static void repl_free(struct ctx_repl **set)
-{
-	struct ctx_repl *rp, *t;
-
-	HASH_ITER(hh, *set, rp, t) {
-		HASH_DEL(*set, rp);
-		cJSON_Delete(rp->val);
-		free(rp->key);
-		free(rp);
-	}
-}
-
 void ctx_base_free(struct ctx_base *b)
 {
 	if (!b)
@@ -130,7 +118,7 @@ void ctx_base_free(struct ctx_base *b)
 	free(b->errs);
 	free(b->phase);
 	cJSON_Delete(b->tail_effort);
-	repl_free(&b->repl);
+	ctx_repl_free(&b->repl);
 	cut_free(&b->cut);
 	free(b);
 }
@@ -223,14 +211,16 @@ static int make_base(struct ctx_work *w, const struct ctx_cut *prev, struct ctx_
 	b->nrecs = nr;
 	b->nids = idx_nids(w->ix);
 	b->lastline = nr ? idx_rec(w->ix, nr - 1)->line : 0;
+	gr_nodes(w->g, &b->nnodes);
 	b->nclean = w->nclean;
 	b->chain = malloc((c->n + 1) * sizeof(*b->chain));
-	b->phase = malloc(x->nnotes + 1);
+	b->phase = w->phase ? w->phase : malloc(x->nnotes + 1);
+	w->phase = NULL;
 	if (!b->chain || !b->phase || copy_errs(b, w->g))
 		return -ENOMEM;
 	if (c->n)
 		memcpy(b->chain, c->ids, c->n * sizeof(*b->chain));
-	for (i = 0; i < x->nnotes; i++)
+	for (i = 0; x->nrec && i < x->nnotes; i++)
 		b->phase[i] = x->nrec[i].phase;
 	if (make_cut(w, prev ? prev : &no_cut, &b->cut))
 		return -ENOMEM;
@@ -275,6 +265,18 @@ static int same_chain(const struct ctx_base *b, const struct rs_chain *c)
 	return 1;
 }
 
+/* Index in gr_nodes() of the first node of a record after the first
+ * nrecs (nodes are in file order). */
+static uint32_t first_new_node(const struct graph *g, uint32_t nrecs)
+{
+	uint32_t nn;
+	const uint32_t *order = gr_nodes(g, &nn);
+
+	while (nn > 0 && gr_pos(g, order[nn - 1]) >= nrecs)
+		nn--;
+	return nn;
+}
+
 /* The graph's problems on old lines are those of before; none unchains. */
 static int same_errs(const struct ctx_base *b, const struct graph *g)
 {
@@ -314,7 +316,8 @@ static int may_grow(const struct ctx_base *b, const struct graph *g,
 		    const struct rs_chain *c)
 {
 	return b && gr_side_sidechain(g) == b->side && same_chain(b, c) &&
-	       new_records_apart(b, gr_idx(g)) && same_errs(b, g);
+	       new_records_apart(b, gr_idx(g)) && same_errs(b, g) &&
+	       first_new_node(g, b->nrecs) == b->nnodes;
 }
 
 /* ---- the growth ---- */
@@ -375,8 +378,7 @@ static int grow_notes(struct ctx_work *w, const struct ctx_base *b)
 	for (i = 0; i < gr_nerrs(w->g) && !rc; i++)	/* among the new records */
 		if (gr_err(w->g, i)->line > b->lastline)
 			rc = ctx_notes_duplicate(w, gr_err(w->g, i));
-	for (first = nn; first > 0 && gr_pos(w->g, order[first - 1]) >= b->nrecs;)
-		first--;
+	first = b->nnodes;
 	for (i = first; i < nn && !rc; i++)
 		rc = ctx_notes_reparent(w, order[i]);
 	if (!rc)
@@ -415,21 +417,6 @@ static int suffix_apart(const struct ctx_work *w, const struct ctx_cut *cut)
 	return 1;
 }
 
-static int push_repair(struct ctx *x, uint32_t off)
-{
-	if (x->nrepairs == x->caprepairs) {
-		uint32_t cap = x->caprepairs ? x->caprepairs * 2 : 4;
-		uint32_t *p = realloc(x->repair_off, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		x->repair_off = p;
-		x->caprepairs = cap;
-	}
-	x->repair_off[x->nrepairs++] = off;
-	return 0;
-}
-
 static int same_level(const cJSON *a, const cJSON *b)
 {
 	return (!a && !b) || (a && b && cJSON_Compare(a, b, 1));
@@ -451,7 +438,7 @@ static int grow_window(struct ctx_work *w, const struct ctx *old,
 	if (!rc && !suffix_apart(w, cut))
 		return -EAGAIN;
 	for (i = 0; !rc && i < cut->nrrep; i++)	/* phase 4's, before the cut */
-		rc = push_repair(x, (uint32_t)(old->repairs[old->base->nclean + i] -
+		rc = ctx_repair_push(x, (uint32_t)(old->repairs[old->base->nclean + i] -
 					       old->pool.buf));
 	if (rc)
 		return rc;
@@ -482,67 +469,106 @@ static int cmp_u32(const void *a, const void *b)
 
 /* An old note that still holds: not the chain's, and not on a row of the
  * window after the cut (gone: sorted ids of those rows). */
-static int note_kept(const struct ctx *old, uint32_t i, const uint32_t *gone, uint32_t ngone)
+static int note_kept(const struct ctx_note *n, uint8_t ph, const uint32_t *gone,
+		     uint32_t ngone)
 {
-	uint8_t ph = old->base->phase[i];
-	uint32_t id = old->notes[i].id;
-
 	if (ph == CTX_P_CHAIN)
 		return 0;
-	return ph != CTX_P_WINDOW || !bsearch(&id, gone, ngone, sizeof(id), cmp_u32);
+	return ph != CTX_P_WINDOW || !bsearch(&n->id, gone, ngone, sizeof(n->id), cmp_u32);
 }
 
-static struct ctx_nrec old_nrec(const struct ctx *old, uint32_t i)
+/* Keeps the old notes that hold, in place (old's arrays, taken: old is
+ * being dropped), their texts moved from old's pool to x's (a copy at the
+ * same offsets). Returns how many. */
+static uint32_t keep_old_notes(struct ctx *x, struct ctx *old, const uint32_t *gone,
+			       uint32_t ngone)
 {
-	const struct ctx_note *n = &old->notes[i];
+	struct ctx_note *v = old->notes;
+	uint8_t *ph = old->base->phase;
 	const char *pb = old->pool.buf;
-	int in_pool = pb && n->text >= pb && n->text < pb + old->pool.len;
+	uint32_t i, k = 0;
 
-	return (struct ctx_nrec){ n->line, n->id, in_pool ? (uint32_t)(n->text - pb) : 0, 0,
-				  n->kind, old->base->phase[i], in_pool ? NULL : n->text };
+	for (i = 0; i < old->nnotes; i++) {
+		if (!note_kept(&v[i], ph[i], gone, ngone))
+			continue;
+		v[k] = v[i];
+		ph[k] = ph[i];
+		if (pb && v[k].text >= pb && v[k].text < pb + old->pool.len)
+			v[k].text = x->pool.buf + (v[k].text - pb);
+		k++;
+	}
+	return k;
 }
 
-/* The old notes that hold, merged with the new ones, sorted. */
-static int merge_notes(struct ctx *x, const struct ctx *old, const struct ctx_cut *cut)
+/* The rows' ids of old's window after the cut, sorted (*n of them). */
+static uint32_t *gone_rows(const struct ctx *old, const struct ctx_cut *cut, uint32_t *n)
 {
-	uint32_t ngone = 0, i, a = 0, k = 0, nb = x->nnotes;
-	uint32_t *gone = malloc((old->nrows + 1) * sizeof(*gone));
-	struct ctx_nrec *m = malloc(((size_t)old->nnotes + nb + 1) * sizeof(*m));
-	struct ctx_nrec *b = x->nrec;
+	uint32_t *gone = malloc((old->nrows + 1) * sizeof(*gone)), i;
 
-	if (!gone || !m) {
-		free(gone);
-		free(m);
-		return -ENOMEM;
-	}
-	for (i = cut->row; i < old->nrows; i++)
+	*n = 0;
+	for (i = cut->row; gone && i < old->nrows; i++)
 		if (old->rows[i].id)
-			gone[ngone++] = old->rows[i].id;
-	if (ngone)
-		qsort(gone, ngone, sizeof(*gone), cmp_u32);
+			gone[(*n)++] = old->rows[i].id;
+	if (gone && *n)
+		qsort(gone, *n, sizeof(*gone), cmp_u32);
+	return gone;
+}
+
+/* A new note (b) goes after an old one (text, line, phase)? */
+static int new_after(const struct ctx_note *a, uint8_t pha, const struct ctx_nrec *b)
+{
+	return b->line != a->line ? b->line > a->line : b->phase >= pha;
+}
+
+/*
+ * The notes: the old ones that hold, merged with the new ones (x->nrec),
+ * sorted; made in old's arrays (taken), handed out as x->notes, their
+ * phases in w->phase. No new array of a note per record per growth.
+ */
+static int merge_notes(struct ctx_work *w, struct ctx *old, const struct ctx_cut *cut)
+{
+	struct ctx *x = w->x;
+	struct ctx_nrec *b = x->nrec;
+	uint32_t ngone, nb = x->nnotes, k, total, i, j, o;
+	uint32_t *gone = gone_rows(old, cut, &ngone);
+	struct ctx_note *v;
+	uint8_t *ph;
+
+	if (!gone)
+		return -ENOMEM;
+	k = keep_old_notes(x, old, gone, ngone);
+	free(gone);
+	total = k + nb;
+	v = realloc(old->notes, (total + 1) * sizeof(*v));
+	if (v)
+		old->notes = v;
+	ph = v ? realloc(old->base->phase, total + 1) : NULL;
+	if (ph)
+		old->base->phase = ph;
+	if (!v || !ph)
+		return -ENOMEM;
 	if (nb)
 		qsort(b, nb, sizeof(*b), cmp_nrec);
-	for (i = 0; i < nb || a < old->nnotes;) {
-		struct ctx_nrec o;
+	for (i = k, j = nb, o = total; j > 0; o--) {	/* from the back */
+		const struct ctx_nrec *n = &b[j - 1];
 
-		if (a < old->nnotes && !note_kept(old, a, gone, ngone)) {
-			a++;
+		if (i > 0 && !new_after(&v[i - 1], ph[i - 1], n)) {
+			v[o - 1] = v[i - 1];
+			ph[o - 1] = ph[--i];
 			continue;
 		}
-		if (a < old->nnotes) {
-			o = old_nrec(old, a);
-			if (i >= nb || cmp_nrec(&o, &b[i]) <= 0) {
-				m[k++] = o;
-				a++;
-				continue;
-			}
-		}
-		m[k++] = b[i++];
+		v[o - 1] = (struct ctx_note){ n->line, n->id, n->kind,
+					      n->text ? n->text : x->pool.buf + n->off };
+		ph[o - 1] = n->phase;
+		j--;
 	}
-	free(gone);
+	old->notes = NULL;
+	old->base->phase = NULL;
 	free(b);
-	x->nrec = m;
-	x->nnotes = x->capnotes = k;
+	x->nrec = NULL;
+	x->notes = v;
+	x->nnotes = x->capnotes = total;
+	w->phase = ph;
 	return 0;
 }
 
@@ -605,7 +631,7 @@ static int grow_at(struct ctx *old, const struct ctx_cut *cut, struct ctx_work *
 	if (!rc)
 		rc = grow_text(x, old, cut);
 	if (!rc)
-		rc = merge_notes(x, old, cut);
+		rc = merge_notes(w, old, cut);
 	if (!rc)
 		rc = ctx_publish(w, 1, old, cut);
 	if (!rc)

@@ -101,6 +101,7 @@ struct ctx_base {
 	uint32_t window, boundary, deleted;
 	int cleared, relinked, side;
 	uint32_t nrecs, nids, lastline;	/* of the index then */
+	uint32_t nnodes;		/* of the graph then */
 	struct gr_err *errs;		/* the graph's problems then */
 	uint32_t nerrs;
 	uint8_t *phase;			/* of each note, in notes order */
@@ -164,6 +165,7 @@ struct ctx_work {
 	const cJSON *cut_emitted, *cut_beyond;
 	const cJSON *lv0;		/* the effort level of the first message */
 	struct ctx_hset res;		/* tool_use_ids answered, in render order */
+	uint8_t *phase;			/* a growth's notes' phases (owned) */
 };
 
 /* ---- ctx.c ---- */
@@ -174,6 +176,8 @@ int ctx_note_add(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
 /* Adds a note whose text is a static string (not copied). */
 int ctx_note_static(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
 		    const char *text);
+/* Adds a repair whose text is at offset off of the pool. 0 or -ENOMEM. */
+int ctx_repair_push(struct ctx *x, uint32_t off);
 /* Adds a repair. 0 or -ENOMEM. */
 int ctx_repair_add(struct ctx *x, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -254,10 +258,12 @@ void ctx_window_info(struct ctx_work *w);
 int ctx_freeze(struct ctx *x, struct sbuf *text, uint32_t pmsg, const size_t *pspan);
 /* measure() of text [p, end): bytes of compact JSON. */
 uint64_t ctx_measure(const char *p, const char *end);
-/* Hands out notes (sorted unless sorted is set), repairs and rows: old's
- * rows before cut, then w's (old NULL: w's only). */
+/* Hands out notes (sorted unless sorted is set; unless x->notes is set
+ * already), repairs and rows: old's rows before cut, then w's (old NULL:
+ * w's only). */
 int ctx_publish(struct ctx_work *w, int sorted, const struct ctx *old,
 		const struct ctx_cut *cut);
+void ctx_repl_free(struct ctx_repl **set);
 void ctx_work_free(struct ctx_work *w);
 int ctx_build_window(struct ctx_work *w);
 
