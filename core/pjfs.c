@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "idx.h"
 #include "pjcont.h"
 #include "pjfs_priv.h"
 #include "pjlive.h"
@@ -184,10 +185,10 @@ static void evict(struct pjfs *pf)
 	}
 }
 
-/* Opens x's tree; counts its tokens (pjusage.h) and looks for the
- * session it continues (pjcont.h). */
+/* Opens x's tree and estimates its memory into *cost; counts its tokens
+ * (pjusage.h) and looks for the session it continues (pjcont.h). */
 static struct tree *open_tree(struct pjfs *pf, const struct pj_set *s,
-			      const struct pj_session *x)
+			      const struct pj_session *x, uint64_t *cost)
 {
 	char *path = pj_log_path(s, x);
 	struct session *ss;
@@ -196,6 +197,7 @@ static struct tree *open_tree(struct pjfs *pf, const struct pj_set *s,
 	int have = path && !lstat(path, &st);
 
 	if (path && !ss_open(path, SS_LIVE, &ss) && (t = tr_new(ss))) {
+		*cost = PF_COST_FIXED + PF_COST_IDX * idx_mem(ss_idx(ss));
 		pu_count(pf->pu, s, x, ss, have ? &st : NULL);
 		pc_look(pf->pc, s, x, ss);
 	}
@@ -210,6 +212,7 @@ static struct slot *slot_get(struct pjfs *pf, const struct pj_set *s, uint32_t k
 	const struct pj_session *x = pj_by_key(s, key);
 	struct slot *sl;
 	struct tree *t;
+	uint64_t cost = 0;
 
 	if (!x)
 		return NULL;
@@ -224,7 +227,7 @@ static struct slot *slot_get(struct pjfs *pf, const struct pj_set *s, uint32_t k
 	if (sl && !sl->t) {
 		sl->opening = 1;
 		pthread_mutex_unlock(&pf->mu);
-		t = open_tree(pf, s, x);
+		t = open_tree(pf, s, x, &cost);
 		if (t)
 			pv_opened(pf, sl, t);
 		pthread_mutex_lock(&pf->mu);
@@ -233,10 +236,11 @@ static struct slot *slot_get(struct pjfs *pf, const struct pj_set *s, uint32_t k
 		if (t) {
 			sl->t = t;
 			sl->opens++;
-			sl->base = PF_COST_FIXED + x->f.bytes / PF_COST_DIV;
+			sl->base = cost;
 			sl->cost = sl->base;
 			pf->used += sl->cost;
 			pf->nopen++;
+			pf->nopened++;
 		}
 	}
 	if (sl && sl->t) {
@@ -264,11 +268,12 @@ static void slot_put(struct pjfs *pf, struct slot *sl)
 	pthread_mutex_unlock(&pf->mu);
 }
 
-void pf_cache_stats(struct pjfs *pf, uint32_t *open, uint64_t *bytes)
+void pf_cache_stats(struct pjfs *pf, uint32_t *open, uint64_t *bytes, uint64_t *opened)
 {
 	pthread_mutex_lock(&pf->mu);
 	*open = pf->nopen;
 	*bytes = pf->used;
+	*opened = pf->nopened;
 	pthread_mutex_unlock(&pf->mu);
 }
 
@@ -885,10 +890,22 @@ static int pf_claim_push(void *fs, uint64_t ino)
 	return rc > 0;
 }
 
+static int do_pushed(struct tree *t, uint64_t ino, void *arg)
+{
+	(void)arg;
+	tr_pushed(t, ino);
+	return 0;
+}
+
+static void pf_pushed(void *fs, uint64_t ino)
+{
+	in_tree(fs, ino, 0, do_pushed, NULL);
+}
+
 const struct vf_ops pf_ops = {
 	pf_getattr, pf_lookup, pf_opendir, pf_dir_entry, pf_closedir, pf_dir_gen,
 	pf_content, pf_readlink, pf_getxattr, pf_listxattr, pf_claim_push,
-	pv_wait, pv_stop, pv_own_device,
+	pf_pushed, pv_wait, pv_stop, pv_own_device,
 };
 
 /* ---- for pjlive.c ---- */

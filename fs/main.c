@@ -372,6 +372,20 @@ static int open_layer(const char *log, const struct sessfs_conf *conf, struct vf
 	return 0;
 }
 
+/* With SESSFS_STATS set (as for ops.c's request counts): how often a
+ * session of the folder was opened (indexed), and what is open at the end. */
+static void print_cache_stats(struct pjfs *pf)
+{
+	uint64_t bytes, opened;
+	uint32_t open;
+
+	if (!getenv("SESSFS_STATS"))
+		return;
+	pf_cache_stats(pf, &open, &bytes, &opened);
+	fprintf(stderr, "sessfs: sessions opened=%llu open=%u cached=%llu\n",
+		(unsigned long long)opened, open, (unsigned long long)bytes);
+}
+
 /* Serves v until unmounted; a thread of its own tells the kernel what v
  * changed (notify.h). */
 static int serve(struct vfs *v, struct fuse_args *args,
@@ -479,6 +493,8 @@ static int mount_log(int argc, char **argv)
 	 * heap keeps what is freed (main()), which at 1 GB was 40 MB. */
 	pl_trim_heap();
 	rc = serve(&v, &args, &opts);
+	if (!t)
+		print_cache_stats(v.fs);
 out_layer:
 	if (t)
 		tr_free(t);
