@@ -639,6 +639,20 @@ static int pf_getattr(void *fs, uint64_t ino, struct tr_attr *a)
 	return rc;
 }
 
+/*
+ * A session's branches/current, reached by its name: the kernel may keep
+ * it as long as this layer's own links (a path through sessions/ walks it
+ * on every use: a grep -r over every session's current branch looked it up
+ * eight times per session). Its inode is the branch's it names (tree.h),
+ * so what the kernel kept never leads to another branch; a new current
+ * branch shows within PF_RESCAN_MS.
+ */
+static void keep_current(struct tr_attr *a, uint64_t inner)
+{
+	if (TR_KIND(inner) == TK_CURRENT && !a->fixed_name && a->keep_ms < PF_RESCAN_MS)
+		a->keep_ms = PF_RESCAN_MS;
+}
+
 static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const char *name,
 		     struct tr_attr *a)
 {
@@ -666,8 +680,10 @@ static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const cha
 	if (!sl)
 		return -ENOENT;
 	rc = tr_lookup(sl->t, PF_INNER(parent), name, a);
-	if (!rc)
+	if (!rc) {
+		keep_current(a, a->st.st_ino);
 		a->st.st_ino = PF_OUTER(key, a->st.st_ino);
+	}
 	slot_put(pf, sl);
 	return rc;
 }
@@ -831,8 +847,10 @@ static int pf_dir_entry(void *fs, struct vf_dir *vd, uint64_t i, char *name,
 		return own_attr(pf, d->p, d->link_ino[i - 2], a) ? -ENOENT : 1;
 	}
 	rc = tr_dir_entry(d->sl->t, d->td, i >= 2 ? i - d->nlinks : i, name, a);
-	if (rc > 0)
+	if (rc > 0) {
+		keep_current(a, a->st.st_ino);
 		a->st.st_ino = PF_OUTER(d->key, a->st.st_ino);
+	}
 	return rc;
 }
 

@@ -25,7 +25,9 @@
  * PF_RESCAN_MS (or PF_RESCAN_SHARE times the last scan's time, when longer)
  * when one of them is asked for (a log whose size, mtime and inode did not
  * change is not read again); the kernel may keep this layer's folders and
- * links for PF_RESCAN_MS (tr_attr.keep_ms). A session is opened (indexed)
+ * links for PF_RESCAN_MS (tr_attr.keep_ms), and a session's
+ * branches/current as long (its inode is the branch's it names: a new
+ * current branch shows within that time). A session is opened (indexed)
  * when a path inside it is first used. Open sessions are kept in a cache
  * of cache_bytes (each one's memory: an estimate of its index, PF_COST_*,
  * from what the index holds, idx_mem(), with its graph and tree about as
