@@ -120,7 +120,12 @@ static struct pset *get_set(struct pjfs *pf, int rescan)
 		pj_scan(pf->dir, old->s, &s);
 		pthread_mutex_lock(&pf->mu);
 		pset_unref(old);
-		if (s && (p = pset_new(pf, s))) {
+		/* A folder that did not change keeps its set: the same times
+		 * and generation, so what the kernel keeps of this layer stays
+		 * valid (a link's new time would drop its cached target). */
+		if (s && (p = pset_new(pf, s)) && !pv_set_changed(pf->cur, p)) {
+			pset_unref(p);
+		} else if (s && p) {
 			pset_unref(pf->cur);
 			pf->cur = p;
 			drop_gone(pf, s);
