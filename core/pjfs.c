@@ -190,19 +190,20 @@ static void evict(struct pjfs *pf)
 	}
 }
 
-/* Opens x's tree and estimates its memory into *cost; looks for the
- * session it continues (pjcont.h). Its tokens are counted when
- * sessions.json is next made (pf_count_opened()), not on the way of the
- * request that opened it. */
+/* Opens x's tree and estimates its memory into *cost; counts its tokens
+ * (pjusage.h) and looks for the session it continues (pjcont.h). */
 static struct tree *open_tree(struct pjfs *pf, const struct pj_set *s,
 			      const struct pj_session *x, uint64_t *cost)
 {
 	char *path = pj_log_path(s, x);
 	struct session *ss;
 	struct tree *t = NULL;
+	struct stat st;
+	int have = path && !lstat(path, &st);
 
 	if (path && !ss_open(path, SS_LIVE, &ss) && (t = tr_new(ss))) {
 		*cost = PF_COST_FIXED + PF_COST_IDX * idx_mem(ss_idx(ss));
+		pu_count(pf->pu, s, x, ss, have ? &st : NULL);
 		pc_look(pf->pc, s, x, ss);
 	}
 	free(path);
@@ -240,7 +241,6 @@ static struct slot *slot_get(struct pjfs *pf, const struct pj_set *s, uint32_t k
 		if (t) {
 			sl->t = t;
 			sl->opens++;
-			sl->count_due = 1;
 			sl->base = cost;
 			sl->cost = sl->base;
 			pf->used += sl->cost;
@@ -271,57 +271,6 @@ static void slot_put(struct pjfs *pf, struct slot *sl)
 	if (!sl->refs)
 		evict(pf);
 	pthread_mutex_unlock(&pf->mu);
-}
-
-/* Sessions to count, on PU_THREADS threads: thread i takes every
- * PU_THREADS-th key from the i-th. */
-struct counting {
-	struct pjfs *pf;
-	const struct pj_set *s;
-	const uint32_t *keys;
-	uint32_t n, first;
-};
-
-static void *count_some(void *arg)
-{
-	struct counting *c = arg;
-	const struct pj_session *x;
-	uint32_t i;
-
-	for (i = c->first; i < c->n; i += PU_THREADS)
-		if ((x = pj_by_key(c->s, c->keys[i])))
-			pu_count(c->pf->pu, c->s, x, NULL, NULL);
-	return NULL;
-}
-
-void pf_count_opened(struct pjfs *pf, const struct pj_set *s)
-{
-	struct counting c[PU_THREADS];
-	pthread_t th[PU_THREADS];
-	int started[PU_THREADS] = { 0 };
-	uint32_t *keys = NULL, n = 0, i;
-
-	pthread_mutex_lock(&pf->mu);
-	for (i = 0; i <= PJ_KEY_MAX; i++)
-		if (pf->slots[i] && pf->slots[i]->count_due) {
-			if (!keys && !(keys = malloc((PJ_KEY_MAX + 1) * sizeof(*keys))))
-				break;
-			pf->slots[i]->count_due = 0;
-			keys[n++] = i;
-		}
-	pthread_mutex_unlock(&pf->mu);
-	for (i = 0; i < PU_THREADS; i++) {
-		c[i] = (struct counting){ pf, s, keys, n, i };
-		if (i && n > i)
-			started[i] = !pthread_create(&th[i], NULL, count_some, &c[i]);
-	}
-	count_some(&c[0]);
-	for (i = 1; i < PU_THREADS; i++)
-		if (started[i])
-			pthread_join(th[i], NULL);
-		else if (n > i)
-			count_some(&c[i]);
-	free(keys);
 }
 
 void pf_cache_stats(struct pjfs *pf, uint32_t *open, uint64_t *bytes, uint64_t *opened)

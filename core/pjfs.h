@@ -39,9 +39,8 @@
  * and at the open sessions once a second (pjlive.h), and a session closed
  * and opened again keeps its epochs (live.h: lv_mark()).
  *
- * sessions.json adds each session's "usage" once counted (pjusage.h: for a
- * session opened since, when sessions.json is next made, from its log; or
- * by usage.json) and "continuedFrom" once looked for;
+ * sessions.json adds each session's "usage" once counted (pjusage.h: when
+ * it is opened, or by usage.json) and "continuedFrom" once looked for;
  * it is made again when either is found. usage.json is made once per scan
  * of the folder, outside the lock.
  *

@@ -135,13 +135,10 @@ int pf_own_file(struct pjfs *pf, struct pset *p, int i, struct blob **out)
 {
 	struct sbuf sb;
 	struct blob *b;
-	uint64_t gen;
+	uint64_t gen = pu_gen(pf->pu) + pc_gen(pf->pc);
 
 	if (i == 3)
 		return usage_file(pf, p, out);
-	if (i == 1)
-		pf_count_opened(pf, p->s);
-	gen = pu_gen(pf->pu) + pc_gen(pf->pc);
 	pthread_mutex_lock(&pf->mu);
 	if (i == 1 && p->files[i] && p->json_gen != gen) {
 		blob_unref(p->files[i]);

@@ -60,7 +60,6 @@ struct slot {
 	int refs;			/* requests and folders using t */
 	int opening;
 	uint32_t opens;			/* times opened (listing generations) */
-	int count_due;			/* opened, its tokens not counted since */
 	uint64_t base;			/* the index's estimate */
 	uint64_t cost;			/* base and the rendered text kept */
 	struct slot *prev, *next;	/* the LRU list, while open */
@@ -91,10 +90,6 @@ struct pjfs {
 	struct pc_table *pc;		/* continuations (pjcont.h) */
 	struct pjlive *live;		/* the notifier's state (pjlive.h) */
 };
-
-/* Counts the tokens (pjusage.h) of the sessions of s opened since the
- * last call, reading their logs (mu not held). */
-void pf_count_opened(struct pjfs *pf, const struct pj_set *s);
 
 /* The current set with a reference (looked at again first when rescan is
  * set and it is time); release with pf_set_put(). */

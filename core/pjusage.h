@@ -4,8 +4,8 @@
  *
  * A session's totals are its log's and its subagents' logs', each API
  * response once (rp_log_tally(): as ccusage 20.0.24's `session --json`
- * counts one session). They are counted once the session was opened
- * (pu_count(), when sessions.json is next made) or when usage.json
+ * counts one session). They are counted when the session is opened
+ * (pu_count() with its open session: its index serves) or when usage.json
  * is rendered (pu_usage_json(): every log not counted yet, read once), and
  * kept by the session's key with the log's device, inode, size and mtime
  * as stat gave them before the count: a log that grew or was replaced is
