@@ -136,7 +136,7 @@ printf '  grep -r sessions/*/branches/current/ (%s files): cold %.2f s, tmpfs co
 printf '  daemon memory after it: RSS %.0f MB (peak %.0f MB), cache bound %s\n' \
 	"$(echo "$rss / 1024" | bc -l)" "$(echo "$hwm / 1024" | bc -l)" "$CACHE"
 t0=$(now); cat "$MNT/sessions.json" > /dev/null; t1=$(now)
-printf '  sessions.json after it (every session's usage and title now known): %.2f s\n' \
+printf '  sessions.json after it (usage and titles of every session opened): %.2f s\n' \
 	"$(echo "$t1 - $t0" | bc -l)"
 unmount_pj
 # Per file: the requests of the whole mount (sessions.json's reads are a
