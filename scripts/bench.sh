@@ -15,8 +15,8 @@
 #   - on a fresh mount, the time of the first read of usage.json and of
 #     transcripts/current.md (stat, then cat: rendered once), against the
 #     index time, and that mount's peak RSS
-#   - the daemon's peak RSS, and its RSS per record at ready and after
-#     the context read and the grep -r
+#   - the daemon's peak RSS, and its RSS per record at ready, after the
+#     context read, the find and the grep -r, and after the cp -r too
 #   - 50 growths of 10 records each (BENCH_GROWTHS): the time until
 #     session.json and context/messages.json show them, against a fresh
 #     mount of the grown log, and the RSS after the first and the last;
@@ -97,7 +97,7 @@ start_mount() {
 }
 
 bench_mount() {
-	local log=$1 idx_s=$2 idx2_s=$3 recs=$4 t0 t1 cold warm tmpfs raw rss copy i best_ready= rss0 size
+	local log=$1 idx_s=$2 idx2_s=$3 recs=$4 t0 t1 cold warm tmpfs raw rss copy i best_ready= rss0 rss_grep size
 	# Ready is the best of RUNS mounts, like the index time; the last
 	# mount stays for the rest.
 	for i in $(seq 1 "$RUNS"); do
@@ -122,6 +122,7 @@ bench_mount() {
 	t0=$(now); grep -r -c 'NO-SUCH-STRING-xyzzy' "$MNT/branches/current/" > /dev/null; t1=$(now)
 	cold=$(echo "$t1 - $t0" | bc -l)
 	warm=$(best grep -r -c 'NO-SUCH-STRING-xyzzy' "$MNT/branches/current/")
+	rss_grep=$(rss_kb "$PID")
 	copy=$SHM/tree
 	rm -rf "$copy"; cp -r "$MNT/branches/current/" "$copy"
 	tmpfs=$(best grep -r -c 'NO-SUCH-STRING-xyzzy' "$copy")
@@ -132,8 +133,9 @@ bench_mount() {
 		"$(ratio "$warm" "$tmpfs")" "$(ratio "$cold" "$tmpfs")" "$(ratio "$warm" "$raw")"
 	rss=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
 	printf '  daemon peak RSS: %.1f MB\n' "$(echo "$rss / 1024" | bc -l)"
-	printf '  daemon RSS per record: %.0f bytes at ready, %.0f after a context read and the grep -r\n' \
-		"$(echo "$rss0 * 1024 / $recs" | bc -l)" "$(echo "$(rss_kb "$PID") * 1024 / $recs" | bc -l)"
+	printf '  daemon RSS per record: %.0f bytes at ready, %.0f after a context read, a find of state/ and the grep -r, %.0f after a cp -r of the branch too\n' \
+		"$(echo "$rss0 * 1024 / $recs" | bc -l)" "$(echo "$rss_grep * 1024 / $recs" | bc -l)" \
+		"$(echo "$(rss_kb "$PID") * 1024 / $recs" | bc -l)"
 	# A fresh mount: the first read builds the usage rows and the context.
 	fusermount3 -u "$MNT"
 	wait "$PID"
