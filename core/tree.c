@@ -993,6 +993,11 @@ void tr_own_device(struct tree *t, dev_t dev)
 	ad_avoid(t, dev);
 }
 
+void tr_pushed(struct tree *t, uint64_t ino)
+{
+	cache_drop(t->cache, ino);
+}
+
 int tr_claim_push(struct tree *t, uint64_t ino)
 {
 	struct view *v;

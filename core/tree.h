@@ -171,6 +171,9 @@ int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out);
  * kernel holds it now, and a later read the kernel cannot answer renders
  * it again. */
 int tr_claim_push(struct tree *t, uint64_t ino);
+/* The kernel's page cache holds ino's content now: the tree lets go of
+ * its rendered copy (rendered again if the kernel drops it and reads). */
+void tr_pushed(struct tree *t, uint64_t ino);
 
 /* The mount's own device: looking for subagent logs never walks into it
  * (a mount at <log folder>/<log stem> would otherwise ask itself). */
