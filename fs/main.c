@@ -510,21 +510,40 @@ out_args:
 	return rc;
 }
 
+/* The arguments that are not options: how many, and the first. */
+static int plain_args(int argc, char **argv, const char **first)
+{
+	int i, n = 0;
+
+	*first = NULL;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o"))
+			i++;
+		else if (argv[i][0] != '-' && !n++)
+			*first = argv[i];
+	}
+	return n;
+}
+
+/* Whether this command mounts a projects folder (named, or the default
+ * one: `sessfs MNT`), not one log. */
+static int mounts_folder(int argc, char **argv)
+{
+	const char *first;
+	int n = plain_args(argc, argv, &first);
+
+	return n >= 1 && is_projects_dir(first);
+}
+
 /* sessfs MNT [options], MNT a folder: mounts the default projects folder
  * there; anything else as it is. */
 static int mount_default(int argc, char **argv)
 {
-	const char *first = NULL;
+	const char *first;
 	struct stat st;
 	char **av, *dir;
-	int i, n = 0, rc;
+	int n = plain_args(argc, argv, &first), rc;
 
-	for (i = 1; i < argc; i++) {	/* the arguments that are not options */
-		if (!strcmp(argv[i], "-o"))
-			i++;
-		else if (argv[i][0] != '-' && !n++)
-			first = argv[i];
-	}
 	if (n != 1 || stat(first, &st) || !S_ISDIR(st.st_mode))
 		return mount_log(argc, argv);
 	dir = default_projects();
@@ -546,7 +565,7 @@ static int mount_default(int argc, char **argv)
 
 /*
  * The heap in huge pages where the kernel gives them on request (THP
- * "madvise", the default of many distributions): a mount of a folder
+ * "madvise", the default of many distributions), for a folder mount: it
  * keeps the indexes of the sessions it opened, and every 4 KB of them
  * touched for the first time is a page fault (~30 us each on some VMs:
  * 23,000 of them, a tenth of the daemon's time, in a grep -r over 2,000
@@ -607,6 +626,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	huge_heap(argv);
+	if (mounts_folder(argc, argv))
+		huge_heap(argv);
 	return mount_default(argc, argv);
 }
