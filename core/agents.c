@@ -479,11 +479,32 @@ static int is_mine(struct ag_seen *seen, const char *path, off_t size, const cha
 	return other[0] && !strcmp(other, sid);
 }
 
-static int old_layout(struct ag_list *l, const char *dir, const char *sid,
-		      struct ag_seen *seen)
+/* The session's id, read from its log only when first needed: most
+ * folders hold no agent-<id>.jsonl at all. */
+struct lazy_sid {
+	const char *log;	/* the session log */
+	const char *sid;	/* given, or own once read */
+	struct ag_seen *seen;	/* keeps what was read, or NULL */
+	char own[SID_MAX];
+};
+
+static const char *sid_get(struct lazy_sid *ls)
 {
+	if (ls->sid)
+		return ls->sid;
+	if (ls->seen && ls->seen->sid[0])
+		return ls->sid = ls->seen->sid;
+	first_sid(ls->log, ls->own);
+	if (ls->seen)
+		memcpy(ls->seen->sid, ls->own, SID_MAX);
+	return ls->sid = ls->own;
+}
+
+static int old_layout(struct ag_list *l, const char *dir, struct lazy_sid *ls)
+{
+	struct ag_seen *seen = ls->seen;
 	char **names, *path;
-	const char *id;
+	const char *id, *sid;
 	size_t n, i, idn;
 	struct stat st;
 	int rc = read_names(dir, &names, &n);
@@ -491,6 +512,8 @@ static int old_layout(struct ag_list *l, const char *dir, const char *sid,
 	for (i = 0; !rc && i < n; i++) {
 		if (!(id = log_id(names[i], &idn)))
 			continue;
+		if (!*(sid = sid_get(ls)))
+			break;	/* a log without a sessionId has none of these */
 		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
 			rc = -ENOMEM;
 			break;
@@ -535,7 +558,7 @@ int ag_find(const char *path, const char *sid, struct ag_seen *seen,
 {
 	struct ag_list *l = calloc(1, sizeof(*l));
 	const char *slash = strrchr(path, '/');
-	char *dir, *sub = NULL, *base = NULL, own[SID_MAX];
+	char *dir, *sub = NULL, *base = NULL;
 	size_t stem, idn;
 	int rc = -ENOMEM;
 
@@ -562,16 +585,9 @@ int ag_find(const char *path, const char *sid, struct ag_seen *seen,
 	rc = rc < 0 ? rc : base ? walk(l, sub, base, 0) : 0;
 	/* A subagent's own log: the agent logs beside it are its siblings. */
 	if (!rc && !log_id(slash ? slash + 1 : path, &idn)) {
-		if (!sid && seen && seen->sid[0]) {
-			sid = seen->sid;
-		} else if (!sid) {
-			first_sid(path, own);
-			sid = own;
-			if (seen)
-				memcpy(seen->sid, own, SID_MAX);
-		}
-		if (*sid)
-			rc = old_layout(l, dir, sid, seen);
+		struct lazy_sid ls = { path, sid, seen, "" };
+
+		rc = old_layout(l, dir, &ls);
 	}
 out:
 	free(dir);
