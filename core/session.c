@@ -616,25 +616,35 @@ const struct us_set *ss_usage(struct session *s)
 	return s->us;
 }
 
+struct answered {
+	const struct us_set *u;
+	const struct graph *g;
+	const struct us_row *row;
+};
+
+/* A row the API answered (not "<synthetic>"): keeps it in a->row. */
+static int answered(uint32_t id, void *arg)
+{
+	struct answered *a = arg;
+	const struct us_row *r = us_of_rec(a->u, gr_rec(a->g, id));
+
+	if (!r || !strcmp(us_model(a->u, r->model), US_SYNTHETIC))
+		return 0;
+	a->row = r;
+	return 1;
+}
+
+/* Walks the current branch up from its terminal (br_last()): the cost is
+ * the rows after the last answer, not the branch. */
 int ss_last_usage(struct session *s, const struct us_row **out)
 {
-	const struct us_set *u = ss_usage(s);
-	uint32_t *ids, n, i;
-	int rc;
+	struct answered a = { ss_usage(s), s->g, NULL };
 
 	*out = NULL;
-	if (!u || s->current < 0)
-		return u ? 0 : -ENOMEM;
-	rc = br_path(s->br, (uint32_t)s->current, &ids, &n);
-	if (rc)
-		return rc;
-	for (i = n; i-- > 0 && !*out;) {
-		const struct us_row *r = us_of_rec(u, gr_rec(s->g, ids[i]));
-
-		if (r && strcmp(us_model(u, r->model), US_SYNTHETIC))
-			*out = r;
-	}
-	free(ids);
+	if (!a.u || s->current < 0)
+		return a.u ? 0 : -ENOMEM;
+	if (br_last(s->br, (uint32_t)s->current, answered, &a))
+		*out = a.row;
 	return 0;
 }
 

@@ -42,6 +42,43 @@ static void add_state(struct session *s, struct sbuf *out)
 	st_errors_text(st, out);
 }
 
+/* br_last()'s tests: ids that are a multiple of *arg, and one id. */
+static int multiple(uint32_t id, void *arg)
+{
+	return id % *(uint32_t *)arg == 0;
+}
+
+static int equal(uint32_t id, void *arg)
+{
+	return id == *(uint32_t *)arg;
+}
+
+/* The last of ids[0..n) that want() takes, or 0: br_last() by br_path(). */
+static uint32_t last_of(const uint32_t *ids, uint32_t n,
+			int (*want)(uint32_t id, void *arg), void *arg)
+{
+	while (n-- > 0)
+		if (want(ids[n], arg))
+			return ids[n];
+	return 0;
+}
+
+/* br_last() finds what a search of br_path() from its end finds: for a
+ * few divisors, and for each of the last 40 rows and every 50th. */
+static void check_last(const struct br_set *b, uint32_t i, const uint32_t *ids, uint32_t n)
+{
+	uint32_t m, k;
+
+	for (m = 1; m <= 5; m++)
+		assert_int_equal(br_last(b, i, multiple, &m), last_of(ids, n, multiple, &m));
+	for (k = 0; k < n; k++) {
+		if (k + 40 < n && k % 50)
+			continue;
+		m = ids[k];
+		assert_int_equal(br_last(b, i, equal, &m), last_of(ids, n, equal, &m));
+	}
+}
+
 static void add_branches(const struct session *s, struct sbuf *out)
 {
 	const struct br_set *b = ss_branches(s);
@@ -57,6 +94,7 @@ static void add_branches(const struct session *s, struct sbuf *out)
 		for (k = 0; k < n; k++)
 			sb_addf(out, " %u", ids[k]);
 		sb_addc(out, '\n');
+		check_last(b, i, ids, n);
 		free(ids);
 	}
 	sb_addf(out, "current %d chain leaf %u attach %u window %u:", ss_current_branch(s),
