@@ -272,6 +272,8 @@ static int new_session(const char *path, enum ss_mode mode, const char *root,
 	pthread_mutex_init(&s->sig_mu, NULL);
 	sig_init(&s->sig);
 	pthread_mutex_init(&s->us_mu, NULL);
+	pthread_mutex_init(&s->sums_mu, NULL);
+	ss_sums_reset(s);
 	rc = lf_open(path, &s->lf);
 	if (!rc) {
 		s->source = strdup(realpath(path, abs) ? abs : path);
@@ -374,6 +376,7 @@ void ss_close(struct session *s)
 	free(s->fork_facts);
 	pthread_mutex_destroy(&s->sig_mu);
 	pthread_mutex_destroy(&s->us_mu);
+	pthread_mutex_destroy(&s->sums_mu);
 	free(s);
 }
 
@@ -472,6 +475,7 @@ static int reindex(struct session *s)
 	if (!ix)
 		return -ENOMEM;
 	drop_usage(s);
+	ss_sums_reset(s);
 	pthread_mutex_lock(&s->fork_mu);
 	s->fork_known = 0;	/* other bytes: look for forkedFrom again */
 	pthread_mutex_unlock(&s->fork_mu);

@@ -349,6 +349,33 @@ static void test_compaction(void **state)
 	grow_log(&l, "compaction");
 }
 
+/* Boundaries written again: one the same, one as a user row (a copy
+ * keeps its last value at its first place): the compactions counted
+ * before must not count twice, nor the one that is no longer one. */
+static void test_boundary_copies(void **state)
+{
+	struct tu_log l;
+	int pres[] = { 3, 4 };
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "one");
+	tu_asst(&l, 2, 1, "msg_1", "uno");
+	tu_user(&l, 3, 2, "two");
+	tu_asst(&l, 4, 3, "msg_2", "dos");
+	tu_boundary(&l, 5, 4, 6, pres, 2);
+	tu_summary(&l, 6, 5);
+	tu_user(&l, 7, 6, "three");
+	tu_asst(&l, 8, 7, "msg_3", "tres");
+	tu_boundary(&l, 9, 8, 0, NULL, 0);
+	tu_summary(&l, 10, 9);
+	tu_boundary(&l, 5, 4, 6, pres, 2);
+	tu_user(&l, 11, 10, "four");
+	tu_user(&l, 9, 8, "not a boundary now");
+	tu_asst(&l, 12, 11, "msg_4", "cuatro");
+	grow_log(&l, "boundary copies");
+}
+
 /* What the state reads: tool calls, metadata, file history, a permission
  * mode, another cwd and session id; and tool calls left unanswered, an
  * attachment, a progress row, a duplicate uuid. */
@@ -651,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_plain_turns),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_compaction),
+		cmocka_unit_test(test_boundary_copies),
 		cmocka_unit_test(test_state_records),
 		cmocka_unit_test(test_tail_repairs),
 		cmocka_unit_test(test_effort),
