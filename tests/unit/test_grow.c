@@ -326,24 +326,32 @@ static void test_fork(void **state)
 	grow_log(&l, "fork");
 }
 
+/* Two turns, a compaction with a preserved segment, a turn, a second
+ * compaction without one (rows 1 to 10). */
+static void two_compactions(struct tu_log *l)
+{
+	int pres[] = { 3, 4 };
+
+	tu_log_init(l);
+	tu_user(l, 1, 0, "one");
+	tu_asst(l, 2, 1, "msg_1", "uno");
+	tu_user(l, 3, 2, "two");
+	tu_asst(l, 4, 3, "msg_2", "dos");
+	tu_boundary(l, 5, 4, 6, pres, 2);
+	tu_summary(l, 6, 5);
+	tu_user(l, 7, 6, "three");
+	tu_asst(l, 8, 7, "msg_3", "tres");
+	tu_boundary(l, 9, 8, 0, NULL, 0);
+	tu_summary(l, 10, 9);
+}
+
 /* A compaction, then more turns after it. */
 static void test_compaction(void **state)
 {
 	struct tu_log l;
-	int pres[] = { 3, 4 };
 
 	(void)state;
-	tu_log_init(&l);
-	tu_user(&l, 1, 0, "one");
-	tu_asst(&l, 2, 1, "msg_1", "uno");
-	tu_user(&l, 3, 2, "two");
-	tu_asst(&l, 4, 3, "msg_2", "dos");
-	tu_boundary(&l, 5, 4, 6, pres, 2);
-	tu_summary(&l, 6, 5);
-	tu_user(&l, 7, 6, "three");
-	tu_asst(&l, 8, 7, "msg_3", "tres");
-	tu_boundary(&l, 9, 8, 0, NULL, 0);
-	tu_summary(&l, 10, 9);
+	two_compactions(&l);
 	tu_user(&l, 11, 10, "four");
 	tu_asst(&l, 12, 11, "msg_4", "cuatro");
 	grow_log(&l, "compaction");
@@ -358,17 +366,7 @@ static void test_boundary_copies(void **state)
 	int pres[] = { 3, 4 };
 
 	(void)state;
-	tu_log_init(&l);
-	tu_user(&l, 1, 0, "one");
-	tu_asst(&l, 2, 1, "msg_1", "uno");
-	tu_user(&l, 3, 2, "two");
-	tu_asst(&l, 4, 3, "msg_2", "dos");
-	tu_boundary(&l, 5, 4, 6, pres, 2);
-	tu_summary(&l, 6, 5);
-	tu_user(&l, 7, 6, "three");
-	tu_asst(&l, 8, 7, "msg_3", "tres");
-	tu_boundary(&l, 9, 8, 0, NULL, 0);
-	tu_summary(&l, 10, 9);
+	two_compactions(&l);
 	tu_boundary(&l, 5, 4, 6, pres, 2);
 	tu_user(&l, 11, 10, "four");
 	tu_user(&l, 9, 8, "not a boundary now");
