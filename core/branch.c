@@ -443,3 +443,33 @@ int br_path(const struct br_set *bs, uint32_t i, uint32_t **ids, uint32_t *n)
 	*n = out;
 	return 0;
 }
+
+/* The last member of block b that want() takes, or 0. */
+static uint32_t block_last(const struct graph *g, uint32_t b,
+			   int (*want)(uint32_t id, void *arg), void *arg)
+{
+	uint32_t m, found = 0;
+
+	for (m = gr_block_first(g, b); m; m = gr_block_next(g, m))
+		if (want(m, arg))
+			found = m;
+	return found;
+}
+
+/* br_path() backwards: each run of rows of one block stands for the
+ * block's members, as there (a run is met at its last row here). */
+uint32_t br_last(const struct br_set *bs, uint32_t i,
+		 int (*want)(uint32_t id, void *arg), void *arg)
+{
+	const struct graph *g = bs->g;
+	uint32_t id, b = 0, prev = 0, found = 0;
+
+	for (id = bs->v[i].terminal; id && !found; id = gr_vparent(g, id), prev = b) {
+		b = gr_block(g, id);
+		if (!b)
+			found = want(id, arg) ? id : 0;
+		else if (b != prev)
+			found = block_last(g, b, want, arg);
+	}
+	return found;
+}

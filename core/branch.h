@@ -90,5 +90,12 @@ int br_of_first(const struct br_set *bs, uint32_t id);
  * and a new array in *ids (free() it), or -ENOMEM.
  */
 int br_path(const struct br_set *bs, uint32_t i, uint32_t **ids, uint32_t *n);
+/*
+ * The last record of br_path(bs, i) for which want(id, arg) is true, or
+ * 0: the path walked from its terminal up, so it costs the rows after the
+ * one found, not the branch.
+ */
+uint32_t br_last(const struct br_set *bs, uint32_t i,
+		 int (*want)(uint32_t id, void *arg), void *arg);
 
 #endif

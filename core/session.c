@@ -272,6 +272,8 @@ static int new_session(const char *path, enum ss_mode mode, const char *root,
 	pthread_mutex_init(&s->sig_mu, NULL);
 	sig_init(&s->sig);
 	pthread_mutex_init(&s->us_mu, NULL);
+	pthread_mutex_init(&s->sums_mu, NULL);
+	ss_sums_reset(s);
 	rc = lf_open(path, &s->lf);
 	if (!rc) {
 		s->source = strdup(realpath(path, abs) ? abs : path);
@@ -374,6 +376,7 @@ void ss_close(struct session *s)
 	free(s->fork_facts);
 	pthread_mutex_destroy(&s->sig_mu);
 	pthread_mutex_destroy(&s->us_mu);
+	pthread_mutex_destroy(&s->sums_mu);
 	free(s);
 }
 
@@ -472,6 +475,7 @@ static int reindex(struct session *s)
 	if (!ix)
 		return -ENOMEM;
 	drop_usage(s);
+	ss_sums_reset(s);
 	pthread_mutex_lock(&s->fork_mu);
 	s->fork_known = 0;	/* other bytes: look for forkedFrom again */
 	pthread_mutex_unlock(&s->fork_mu);
@@ -616,25 +620,35 @@ const struct us_set *ss_usage(struct session *s)
 	return s->us;
 }
 
+struct answered {
+	const struct us_set *u;
+	const struct graph *g;
+	const struct us_row *row;
+};
+
+/* A row the API answered (not "<synthetic>"): keeps it in a->row. */
+static int answered(uint32_t id, void *arg)
+{
+	struct answered *a = arg;
+	const struct us_row *r = us_of_rec(a->u, gr_rec(a->g, id));
+
+	if (!r || !strcmp(us_model(a->u, r->model), US_SYNTHETIC))
+		return 0;
+	a->row = r;
+	return 1;
+}
+
+/* Walks the current branch up from its terminal (br_last()): the cost is
+ * the rows after the last answer, not the branch. */
 int ss_last_usage(struct session *s, const struct us_row **out)
 {
-	const struct us_set *u = ss_usage(s);
-	uint32_t *ids, n, i;
-	int rc;
+	struct answered a = { ss_usage(s), s->g, NULL };
 
 	*out = NULL;
-	if (!u || s->current < 0)
-		return u ? 0 : -ENOMEM;
-	rc = br_path(s->br, (uint32_t)s->current, &ids, &n);
-	if (rc)
-		return rc;
-	for (i = n; i-- > 0 && !*out;) {
-		const struct us_row *r = us_of_rec(u, gr_rec(s->g, ids[i]));
-
-		if (r && strcmp(us_model(u, r->model), US_SYNTHETIC))
-			*out = r;
-	}
-	free(ids);
+	if (!a.u || s->current < 0)
+		return a.u ? 0 : -ENOMEM;
+	if (br_last(s->br, (uint32_t)s->current, answered, &a))
+		*out = a.row;
 	return 0;
 }
 

@@ -79,26 +79,66 @@ static void add_env(const struct session *s, struct sbuf *out, int *first)
 	cJSON_Delete(j);
 }
 
-static void add_times(const struct session *s, struct sbuf *out, int *first)
+void ss_sums_reset(struct session *s)
 {
-	int64_t lo = IDX_NO_TS, hi = IDX_NO_TS;
+	s->sums = (struct ss_sums){ 0, 0, IDX_NO_TS, IDX_NO_TS, { 0, 0 } };
+}
+
+/* Whether the records from the sums' end on may change what they hold:
+ * one of them has a uuid met before (a copy of an older node, or a
+ * parent named before written: either may be a node summed already). */
+static int sums_stale(const struct session *s)
+{
 	uint32_t i;
+
+	for (i = s->sums.nrecs; i < idx_nrecs(s->ix); i++) {
+		uint32_t id = idx_rec(s->ix, i)->uuid;
+
+		if (id && id <= s->sums.nids)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Extends the sums over the records appended since (from the first when
+ * sums_stale()): each node is counted at the record that holds its value
+ * (gr_rec()), so a copy further on moves it, not doubles it. A part sums
+ * afresh each time (its graph keeps only some records).
+ */
+static void sums_extend(struct session *s, struct ss_sums *out)
+{
+	uint32_t i, id, n = idx_nrecs(s->ix);
+	struct ss_sums *m = &s->sums;
+
+	pthread_mutex_lock(&s->sums_mu);
+	if (s->part || sums_stale(s))
+		ss_sums_reset(s);
+	for (i = m->nrecs; i < n; i++) {
+		const struct idx_rec *r = idx_rec(s->ix, i);
+
+		if (r->ts != IDX_NO_TS && (m->lo == IDX_NO_TS || r->ts < m->lo))
+			m->lo = r->ts;
+		if (r->ts != IDX_NO_TS && (m->hi == IDX_NO_TS || r->ts > m->hi))
+			m->hi = r->ts;
+		id = r->uuid;
+		if (id && gr_is_node(s->g, id) && gr_rec(s->g, id) == i && gr_is_boundary(s->g, id))
+			m->bounds[!!(r->flags & IDX_F_SIDECHAIN)]++;
+	}
+	m->nrecs = n;
+	m->nids = idx_nids(s->ix);
+	*out = *m;
+	pthread_mutex_unlock(&s->sums_mu);
+}
+
+static void add_times(const struct ss_sums *m, struct sbuf *out, int *first)
+{
 	char buf[32];
 
-	for (i = 0; i < idx_nrecs(s->ix); i++) {
-		int64_t t = idx_rec(s->ix, i)->ts;
-
-		if (t == IDX_NO_TS)
-			continue;
-		if (lo == IDX_NO_TS || t < lo)
-			lo = t;
-		if (hi == IDX_NO_TS || t > hi)
-			hi = t;
-	}
-	js_time_fmt(lo, buf);
-	add_str(out, "firstTimestamp", lo == IDX_NO_TS ? NULL : buf, first);
-	js_time_fmt(hi, buf);
-	add_str(out, "lastTimestamp", hi == IDX_NO_TS ? NULL : buf, first);
+	js_time_fmt(m->lo, buf);
+	add_str(out, "firstTimestamp", m->lo == IDX_NO_TS ? NULL : buf, first);
+	js_time_fmt(m->hi, buf);
+	add_str(out, "lastTimestamp", m->hi == IDX_NO_TS ? NULL : buf, first);
 }
 
 /* What decides forkedFrom besides the other logs: the first copied record
@@ -172,14 +212,10 @@ static void add_fork(struct session *s, struct sbuf *out, int *first)
 	sb_addc(out, '}');
 }
 
-static uint32_t count_compactions(const struct session *s)
+/* Compaction boundaries on the log's own thread (gr_main_side()). */
+static uint32_t count_compactions(const struct session *s, const struct ss_sums *m)
 {
-	uint32_t n, k, c = 0;
-	const uint32_t *order = gr_nodes(s->g, &n);
-
-	for (k = 0; k < n; k++)
-		c += gr_is_boundary(s->g, order[k]) && gr_main_side(s->g, order[k]);
-	return c;
+	return m->bounds[gr_side_sidechain(s->g)];
 }
 
 /* sessionTitle: the session's title by the rule of a projects folder
@@ -326,10 +362,12 @@ void ss_facts_json(struct session *s, struct sbuf *out)
 {
 	const struct rs_chain *c = s->chain;
 	const struct ctx *x = ss_context(s);
+	struct ss_sums sums;
 	uint32_t nodes;
 	int first = 1;
 
 	gr_nodes(s->g, &nodes);
+	sums_extend(s, &sums);
 	add_env(s, out, &first);
 	add_str(out, "source", s->source, &first);
 	add_num(out, "bytes", s->bytes, &first);
@@ -344,11 +382,11 @@ void ss_facts_json(struct session *s, struct sbuf *out)
 		s->current >= 0 ? br_get(s->br, (uint32_t)s->current)->name : NULL, &first);
 	add_uuid(out, s->ix, "currentLeaf", x ? ctx_attach(x) : c->attach, &first);
 	add_uuid(out, s->ix, "leafMessage", c->leaf, &first);
-	add_num(out, "compactions", count_compactions(s), &first);
+	add_num(out, "compactions", count_compactions(s, &sums), &first);
 	add_titles(s, out, &first);
 	add_context(s, out, &first);
 	add_state(s, out, &first);
-	add_times(s, out, &first);
+	add_times(&sums, out, &first);
 	add_fork(s, out, &first);
 	sb_adds(out, "\n}\n");
 }

@@ -16,6 +16,15 @@
 #include "session.h"
 #include "sig.h"
 
+/* What session.json sums over the whole log, kept across growth and
+ * extended over the records appended since (session_facts.c). */
+struct ss_sums {
+	uint32_t nrecs;		/* records summed: 0 .. nrecs - 1 */
+	uint32_t nids;		/* idx_nids() then */
+	int64_t lo, hi;		/* first and last timestamp (IDX_NO_TS: none) */
+	uint32_t bounds[2];	/* boundary nodes off / on a sidechain */
+};
+
 struct session {
 	struct logf *lf;
 	enum ss_mode mode;
@@ -57,6 +66,11 @@ struct session {
 	char *fork_facts;		/* the head facts it was found from */
 	pthread_mutex_t sig_mu;	/* the signature of the bytes indexed, */
 	struct sig sig;		/* extended by ss_sign() */
+	pthread_mutex_t sums_mu;	/* session.json's sums, extended on use; */
+	struct ss_sums sums;		/* emptied when indexed anew */
 };
+
+/* Forgets the sums (the records are indexed anew). */
+void ss_sums_reset(struct session *s);
 
 #endif

@@ -42,6 +42,43 @@ static void add_state(struct session *s, struct sbuf *out)
 	st_errors_text(st, out);
 }
 
+/* br_last()'s tests: ids that are a multiple of *arg, and one id. */
+static int multiple(uint32_t id, void *arg)
+{
+	return id % *(uint32_t *)arg == 0;
+}
+
+static int equal(uint32_t id, void *arg)
+{
+	return id == *(uint32_t *)arg;
+}
+
+/* The last of ids[0..n) that want() takes, or 0: br_last() by br_path(). */
+static uint32_t last_of(const uint32_t *ids, uint32_t n,
+			int (*want)(uint32_t id, void *arg), void *arg)
+{
+	while (n-- > 0)
+		if (want(ids[n], arg))
+			return ids[n];
+	return 0;
+}
+
+/* br_last() finds what a search of br_path() from its end finds: for a
+ * few divisors, and for each of the last 40 rows and every 50th. */
+static void check_last(const struct br_set *b, uint32_t i, const uint32_t *ids, uint32_t n)
+{
+	uint32_t m, k;
+
+	for (m = 1; m <= 5; m++)
+		assert_int_equal(br_last(b, i, multiple, &m), last_of(ids, n, multiple, &m));
+	for (k = 0; k < n; k++) {
+		if (k + 40 < n && k % 50)
+			continue;
+		m = ids[k];
+		assert_int_equal(br_last(b, i, equal, &m), last_of(ids, n, equal, &m));
+	}
+}
+
 static void add_branches(const struct session *s, struct sbuf *out)
 {
 	const struct br_set *b = ss_branches(s);
@@ -57,6 +94,7 @@ static void add_branches(const struct session *s, struct sbuf *out)
 		for (k = 0; k < n; k++)
 			sb_addf(out, " %u", ids[k]);
 		sb_addc(out, '\n');
+		check_last(b, i, ids, n);
 		free(ids);
 	}
 	sb_addf(out, "current %d chain leaf %u attach %u window %u:", ss_current_branch(s),
@@ -288,27 +326,52 @@ static void test_fork(void **state)
 	grow_log(&l, "fork");
 }
 
+/* Two turns, a compaction with a preserved segment, a turn, a second
+ * compaction without one (rows 1 to 10). */
+static void two_compactions(struct tu_log *l)
+{
+	int pres[] = { 3, 4 };
+
+	tu_log_init(l);
+	tu_user(l, 1, 0, "one");
+	tu_asst(l, 2, 1, "msg_1", "uno");
+	tu_user(l, 3, 2, "two");
+	tu_asst(l, 4, 3, "msg_2", "dos");
+	tu_boundary(l, 5, 4, 6, pres, 2);
+	tu_summary(l, 6, 5);
+	tu_user(l, 7, 6, "three");
+	tu_asst(l, 8, 7, "msg_3", "tres");
+	tu_boundary(l, 9, 8, 0, NULL, 0);
+	tu_summary(l, 10, 9);
+}
+
 /* A compaction, then more turns after it. */
 static void test_compaction(void **state)
+{
+	struct tu_log l;
+
+	(void)state;
+	two_compactions(&l);
+	tu_user(&l, 11, 10, "four");
+	tu_asst(&l, 12, 11, "msg_4", "cuatro");
+	grow_log(&l, "compaction");
+}
+
+/* Boundaries written again: one the same, one as a user row (a copy
+ * keeps its last value at its first place): the compactions counted
+ * before must not count twice, nor the one that is no longer one. */
+static void test_boundary_copies(void **state)
 {
 	struct tu_log l;
 	int pres[] = { 3, 4 };
 
 	(void)state;
-	tu_log_init(&l);
-	tu_user(&l, 1, 0, "one");
-	tu_asst(&l, 2, 1, "msg_1", "uno");
-	tu_user(&l, 3, 2, "two");
-	tu_asst(&l, 4, 3, "msg_2", "dos");
+	two_compactions(&l);
 	tu_boundary(&l, 5, 4, 6, pres, 2);
-	tu_summary(&l, 6, 5);
-	tu_user(&l, 7, 6, "three");
-	tu_asst(&l, 8, 7, "msg_3", "tres");
-	tu_boundary(&l, 9, 8, 0, NULL, 0);
-	tu_summary(&l, 10, 9);
 	tu_user(&l, 11, 10, "four");
+	tu_user(&l, 9, 8, "not a boundary now");
 	tu_asst(&l, 12, 11, "msg_4", "cuatro");
-	grow_log(&l, "compaction");
+	grow_log(&l, "boundary copies");
 }
 
 /* What the state reads: tool calls, metadata, file history, a permission
@@ -613,6 +676,7 @@ int main(void)
 		cmocka_unit_test(test_plain_turns),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_compaction),
+		cmocka_unit_test(test_boundary_copies),
 		cmocka_unit_test(test_state_records),
 		cmocka_unit_test(test_tail_repairs),
 		cmocka_unit_test(test_effort),
