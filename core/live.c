@@ -238,8 +238,11 @@ static void reset_view(struct tree *t, struct view *v)
 			queue(t, tr_vino(v, TI_ROOT), 0, folders[i]);
 }
 
-/* Brings view v up to its log (write lock held): 1 if it changed. */
-static int refresh_view(struct tree *t, struct view *v)
+static void reset_shared(struct tree *t, struct view *v);
+
+/* Brings view v up to its log (write lock held): 1 if it changed. With
+ * why set, v's log is known to be rewritten: v is indexed again. */
+static int refresh_view(struct tree *t, struct view *v, const char *why)
 {
 	uint32_t lines = idx_lines(ss_idx(v->s)), nold = v->npaths;
 	struct tpath *old = v->paths;
@@ -247,7 +250,7 @@ static int refresh_view(struct tree *t, struct view *v)
 
 	v->paths = NULL;
 	v->npaths = 0;
-	rc = ss_refresh(v->s);
+	rc = why ? ss_reset(v->s, why) : ss_refresh(v->s);
 	if (rc <= 0) {
 		v->paths = old;		/* still the paths of this graph */
 		v->npaths = nold;
@@ -258,6 +261,8 @@ static int refresh_view(struct tree *t, struct view *v)
 	cache_prune(t->cache, keep_immutable);
 	if (rc == SS_RESET) {
 		reset_view(t, v);
+		if (!why)
+			reset_shared(t, v);
 	} else {
 		replaced_records(t, v, lines);
 		moved_names(t, v, old, nold);
@@ -271,12 +276,74 @@ static int refresh_view(struct tree *t, struct view *v)
 	return 1;
 }
 
+/* Whether views a and b read one log: the session's (view 0) and its
+ * inline sidechains' (parts of it). */
+static int one_log(const struct view *a, const struct view *b)
+{
+	return a != b && (!a->no || a->root) && (!b->no || b->root);
+}
+
+/*
+ * The session and its inline sidechains read one log. When one of them
+ * was indexed again (its bytes changed), so are the others now: their own
+ * look may come only after more was appended, which growth alone does not
+ * tell (ss_refresh() compares the last SS_TAIL bytes), and the cache of
+ * their files was dropped (reset_view()) while their bytes were not read
+ * again. Write lock held.
+ */
+static void reset_shared(struct tree *t, struct view *v)
+{
+	uint32_t k;
+
+	for (k = 0; k < t->nviews; k++)
+		if (one_log(v, t->views[k]))
+			refresh_view(t, t->views[k], !t->views[k]->no ?
+				     "the log was rewritten (seen first from an inline sidechain's folder); it was indexed again from scratch" :
+				     "the session's log was rewritten; this inline sidechain was indexed again from scratch");
+}
+
+/* Brings view v up to its log now (no lock held). */
+static void refresh_now(struct tree *t, struct view *v)
+{
+	pthread_rwlock_wrlock(&t->lock);
+	refresh_view(t, v, NULL);
+	pthread_rwlock_unlock(&t->lock);
+}
+
+/*
+ * What is left of a look's share re-checks the bytes signed (ss_scrub():
+ * only of a log that moved since its last pass; an inline sidechain's is
+ * the session's). A view found rewritten is brought up to its log now.
+ */
+static void scrub(struct tree *t, uint64_t budget)
+{
+	struct view *v;
+	uint32_t k;
+	int due;
+
+	for (k = 0; budget; k++) {
+		pthread_rwlock_rdlock(&t->lock);
+		v = k < t->nviews ? t->views[k] : NULL;
+		due = 0;
+		if (v && !v->root) {
+			budget -= ss_scrub(v->s, budget);
+			due = ss_rewritten(v->s);
+		}
+		pthread_rwlock_unlock(&t->lock);
+		if (!v)
+			break;
+		if (due)
+			refresh_now(t, v);
+	}
+}
+
 /*
  * The watcher's look (no lock held): each view whose indexed bytes may
  * have changed (ss_rewritten()) is brought up to its log now, so that what
  * the kernel keeps for long is invalidated even when no request comes.
  * Growth waits for a request, as before. Then it signs up to LV_SIGN_STEP
- * bytes of what was indexed (ss_sign()).
+ * bytes of what was indexed (ss_sign()) and, once all is signed, checks
+ * the signed bytes again with what is left of that share (scrub()).
  */
 static void watch(struct tree *t)
 {
@@ -294,12 +361,10 @@ static void watch(struct tree *t)
 		pthread_rwlock_unlock(&t->lock);
 		if (!v)
 			break;
-		if (!due)
-			continue;
-		pthread_rwlock_wrlock(&t->lock);
-		refresh_view(t, v);
-		pthread_rwlock_unlock(&t->lock);
+		if (due)
+			refresh_now(t, v);
 	}
+	scrub(t, budget);
 }
 
 /* ---- refresh ---- */
@@ -364,7 +429,7 @@ int lv_refresh(struct tree *t, uint64_t ino)
 	if (!changed)
 		return 0;
 	pthread_rwlock_wrlock(&t->lock);
-	rc = refresh_view(t, v);	/* views are never removed */
+	rc = refresh_view(t, v, NULL);	/* views are never removed */
 	pthread_rwlock_unlock(&t->lock);
 	return rc;
 }
@@ -398,7 +463,7 @@ int lv_tick(struct tree *t, int agents, struct lv_inval **out, size_t *n)
 		if (!changed)
 			continue;
 		pthread_rwlock_wrlock(&t->lock);
-		any |= refresh_view(t, v) > 0;
+		any |= refresh_view(t, v, NULL) > 0;
 		pthread_rwlock_unlock(&t->lock);
 	}
 	pthread_mutex_lock(&t->q_mu);

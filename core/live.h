@@ -25,7 +25,9 @@
  *     too), and the names of those folders are dropped from the kernel's
  *     cache. A request on an old inode that comes before the kernel took
  *     that (the very request that noticed the change, often) gets ESTALE,
- *     and the kernel walks its path again, asking for every name.
+ *     and the kernel walks its path again, asking for every name. The
+ *     session and its inline sidechains (sidechain.h) read one log: when
+ *     one of their views is indexed again, so are the others, at once.
  * The kernel asks nothing for what it keeps: a file read again from its
  * page cache, a stat of a message. So the thread of lv_wait() also watches
  * each log every LV_POLL_MS while no invalidation is queued, and brings a
@@ -36,7 +38,11 @@
  * keeps goes wrong when the log grows). Each look also extends the
  * signature of what was indexed (ss_sign(), LV_SIGN_STEP bytes at most: a
  * 1 GB log is signed 16 s after it was mounted, in steps of 10-20 ms),
- * which tells a log rewritten in place from one only touched.
+ * which tells a log rewritten in place from one only touched. Once every
+ * log is signed, what is left of that share re-checks the signed bytes of
+ * the logs that changed since their last check (ss_scrub(): 64 MB a look,
+ * a pass over 1 GB in 16 s): a rewrite in place hidden by growth is found
+ * within two passes and indexed again like any other.
  *
  * agents/ is a walk of folders, not a stat: it is made by the thread of
  * lv_wait(), never inside a request (the walk may lead into this very

@@ -261,6 +261,7 @@ static int new_session(const char *path, enum ss_mode mode, const char *root,
 	pthread_mutex_init(&s->fork_mu, NULL);
 	pthread_mutex_init(&s->sig_mu, NULL);
 	sig_init(&s->sig);
+	scr_init(&s->scrub);
 	pthread_mutex_init(&s->us_mu, NULL);
 	rc = lf_open(path, &s->lf);
 	if (!rc) {
@@ -286,6 +287,7 @@ int ss_open(const char *path, enum ss_mode mode, struct session **out)
 	if (rc)
 		return rc;
 	rc = (s->ix = idx_new()) ? index_all(s) : -ENOMEM;
+	s->scrub_st = s->seen;
 	if (!rc && !has_session_record(s->ix) && !may_become_log(s))
 		rc = -ENOMSG;
 	if (!rc)
@@ -330,6 +332,7 @@ int ss_open_part(const struct session *whole, const char *root, struct session *
 	if (!rc) {
 		s->bytes = whole->bytes;
 		s->seen = whole->seen;
+		s->scrub_st = s->seen;
 		keep_tail(s);
 		rc = build(s);
 	}
@@ -378,6 +381,12 @@ static int same_times(const struct stat *a, const struct stat *b)
 	return same_time(&PL_MTIM(*a), &PL_MTIM(*b)) && same_time(&PL_CTIM(*a), &PL_CTIM(*b));
 }
 
+/* A scrub found indexed bytes changed (ss_scrub()). */
+static int scrub_bad(const struct session *s)
+{
+	return __atomic_load_n(&s->scrub_bad, __ATOMIC_ACQUIRE);
+}
+
 /*
  * Another file (one not refused before) is at the log's path now. The
  * path is looked up from the folder opened at ss_open(): a mount over that
@@ -401,7 +410,7 @@ int ss_changed(const struct session *s)
 	if (lf_stat(s->lf, &st))
 		return 0;
 	return st.st_size != s->seen.st_size || !same_times(&st, &s->seen) ||
-	       path_moved(s, &st, &pst);
+	       path_moved(s, &st, &pst) || scrub_bad(s);
 }
 
 int ss_rewritten(const struct session *s)
@@ -412,7 +421,7 @@ int ss_rewritten(const struct session *s)
 		return 0;
 	return st.st_size < s->seen.st_size ||
 	       (st.st_size == s->seen.st_size && !same_times(&st, &s->seen)) ||
-	       path_moved(s, &st, &pst);
+	       path_moved(s, &st, &pst) || scrub_bad(s);
 }
 
 static void note(struct session *s, const char *what)
@@ -453,6 +462,18 @@ static int follow_path(struct session *s)
 	return 1;
 }
 
+/* A new signature, and no scrub under way, for bytes indexed anew: a
+ * pass begins once the log moves on from what was just indexed. */
+static void sign_anew(struct session *s)
+{
+	pthread_mutex_lock(&s->sig_mu);
+	sig_init(&s->sig);
+	scr_init(&s->scrub);
+	s->scrub_st = s->seen;
+	__atomic_store_n(&s->scrub_bad, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&s->sig_mu);
+}
+
 /* Indexes the log again from its first byte. */
 static int reindex(struct session *s)
 {
@@ -466,10 +487,8 @@ static int reindex(struct session *s)
 	s->fork_known = 0;	/* other bytes: look for forkedFrom again */
 	pthread_mutex_unlock(&s->fork_mu);
 	s->ix = ix;
-	pthread_mutex_lock(&s->sig_mu);
-	sig_init(&s->sig);
-	pthread_mutex_unlock(&s->sig_mu);
 	rc = index_all(s);
+	sign_anew(s);
 	if (!rc)
 		rc = build(s);
 	if (rc) {
@@ -480,6 +499,14 @@ static int reindex(struct session *s)
 	}
 	idx_free(old);
 	return SS_RESET;
+}
+
+int ss_reset(struct session *s, const char *why)
+{
+	if (follow_path(s) > 0)		/* noted */
+		return reindex(s);
+	note(s, why);
+	return reindex(s);
 }
 
 int ss_sign(struct session *s, uint64_t max)
@@ -493,6 +520,25 @@ int ss_sign(struct session *s, uint64_t max)
 	more = s->sig.len < end;
 	pthread_mutex_unlock(&s->sig_mu);
 	return more;
+}
+
+uint64_t ss_scrub(struct session *s, uint64_t max)
+{
+	struct stat st;
+	uint64_t used = 0;
+
+	if (lf_stat(s->lf, &st))
+		return 0;
+	pthread_mutex_lock(&s->sig_mu);
+	if (!s->scrub.on && s->sig.len && s->sig.len == idx_end(s->ix) &&
+	    (st.st_size != s->scrub_st.st_size || !same_times(&st, &s->scrub_st))) {
+		scr_begin(&s->scrub, &s->sig);
+		s->scrub_st = st;
+	}
+	if (scr_step(&s->scrub, lf_fd(s->lf), max, &used) == SCR_CHANGED)
+		__atomic_store_n(&s->scrub_bad, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&s->sig_mu);
+	return used;
 }
 
 /*
@@ -540,6 +586,10 @@ int ss_refresh(struct session *s)
 
 	if (moved > 0)
 		return reindex(s);
+	if (scrub_bad(s)) {
+		note(s, "bytes of the log already indexed were rewritten (found by the background check of their signature); it was indexed again from scratch");
+		return reindex(s);
+	}
 	if ((rc = lf_stat(s->lf, &st)))
 		return rc;
 	if (st.st_size == s->seen.st_size && same_times(&st, &s->seen))

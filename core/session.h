@@ -92,6 +92,16 @@ int ss_rewritten(const struct session *s);
 int ss_refresh(struct session *s);
 
 /*
+ * Indexes the log again from scratch, as ss_refresh() does when it finds
+ * the indexed bytes changed (following another file at the log's path),
+ * with the note why (a phrase, without "note:") in errors.txt; for an
+ * owner that learnt by other means that the bytes changed (the session
+ * and its parts read one log). SS_RESET, or -errno (the session then
+ * stays as it was).
+ */
+int ss_reset(struct session *s, const char *why);
+
+/*
  * The signature of the bytes indexed (sig.h): extends it over at most max
  * of the bytes indexed and not signed yet. 1 while some are left, 0 once
  * all are signed. Meant for a thread that works when nothing else does:
@@ -104,9 +114,25 @@ int ss_refresh(struct session *s);
  * nothing changes. Different: rewritten in place; and when not all bytes
  * were signed yet, it cannot tell: both are indexed again from scratch,
  * with a note in errors.txt. Appending never costs this. A rewrite while
- * the log also grows is seen where the old end was (SS_TAIL bytes).
+ * the log also grows is seen where the old end was (SS_TAIL bytes), and
+ * elsewhere by ss_scrub().
  */
 int ss_sign(struct session *s, uint64_t max);
+
+/*
+ * The background check of the bytes signed (scrub.h): hashes at most max
+ * of them again and compares, once all the bytes indexed are signed and
+ * only when the log's size or times moved since the last pass began (a
+ * log nobody writes costs nothing). Returns the bytes read. When a pass
+ * finds them changed (a same-size rewrite in place followed by growth,
+ * which the SS_TAIL bytes compared at growth miss), ss_changed() and
+ * ss_rewritten() say so, and ss_refresh() indexes the log again from
+ * scratch with a note in errors.txt. A rewrite is found by the pass that
+ * begins after it, at the latest: within two passes (2 * indexed bytes /
+ * max calls). Readers may call it under a shared lock (it takes the
+ * signature's lock), as ss_sign().
+ */
+uint64_t ss_scrub(struct session *s, uint64_t max);
 
 /* Borrowed; valid until the next ss_refresh() or ss_close(). */
 const struct idx *ss_idx(const struct session *s);

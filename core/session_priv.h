@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "session.h"
+#include "scrub.h"
 #include "sig.h"
 
 struct session {
@@ -56,6 +57,9 @@ struct session {
 	char *fork_facts;		/* the head facts it was found from */
 	pthread_mutex_t sig_mu;	/* the signature of the bytes indexed, */
 	struct sig sig;		/* extended by ss_sign() */
+	struct scrub scrub;	/* and checked again by ss_scrub(): */
+	struct stat scrub_st;	/* the log when the last pass began */
+	int scrub_bad;		/* atomic: a pass found the bytes changed */
 };
 
 #endif

@@ -176,6 +176,18 @@ static inline void tu_asst(struct tu_log *l, int uuid, int parent, const char *m
 	sb_free(&x);
 }
 
+/* A log of four rows in one chain (texts "a" .. "d"), written to a new
+ * temporary file: its path (free with tu_remove()). */
+static inline char *tu_four_rows(struct tu_log *l)
+{
+	tu_log_init(l);
+	tu_user(l, 1, 0, "a");
+	tu_asst(l, 2, 1, "m1", "b");
+	tu_user(l, 3, 2, "c");
+	tu_asst(l, 4, 3, "m2", "d");
+	return tu_write_str(l->sb.buf);
+}
+
 /* One tool_use row of the response msgid, calling Bash with id toolid. */
 static inline void tu_tool_use(struct tu_log *l, int uuid, int parent, const char *msgid,
 			       const char *toolid)

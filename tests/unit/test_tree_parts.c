@@ -1,0 +1,163 @@
+/*
+ * test_tree_parts: the tree's views of an inline sidechain (a 1.0.x
+ * subagent written into the session's own log, agents/<name>/: a part of
+ * the log, session.h) follow the session when its log is rewritten: a
+ * message file's size (getattr) and its bytes (a read) come from the same
+ * indexing, also when the rewrite was seen by the session's view and more
+ * was appended before the part's view looked.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+
+#include "testutil.h"
+#include "session.h"
+#include "tree_priv.h"
+
+/* One 1.0.x row (session-format.md §10), a second after the last. */
+static void row(struct sbuf *sb, int uuid, int parent, int side, const char *type,
+		const char *message)
+{
+	static int sec;
+	char u[37], p[37];
+
+	tu_uuid(uuid, u);
+	tu_uuid(parent, p);
+	if (parent)
+		sb_addf(sb, "{\"parentUuid\":\"%s\"", p);
+	else
+		sb_adds(sb, "{\"parentUuid\":null");
+	sb_addf(sb, ",\"isSidechain\":%s,\"userType\":\"external\",\"cwd\":\"/home/u/p\","
+		"\"sessionId\":\"" TU_SID "\",\"version\":\"1.0.98\",\"type\":\"%s\","
+		"\"message\":%s,\"uuid\":\"%s\",\"timestamp\":\"2025-08-01T10:%02d:%02d.000Z\"}\n",
+		side ? "true" : "false", type, message, u, sec / 60 % 60, sec % 60);
+	sec++;
+}
+
+static void text(struct sbuf *sb, int uuid, int parent, int side, const char *t)
+{
+	char m[512];
+
+	snprintf(m, sizeof(m), "{\"id\":\"msg_%d\",\"type\":\"message\",\"role\":\"assistant\","
+		 "\"model\":\"claude-sonnet-4-20250514\",\"content\":[{\"type\":\"text\","
+		 "\"text\":\"%s\"}],\"stop_reason\":\"end_turn\"}", uuid, t);
+	row(sb, uuid, parent, side, "assistant", m);
+}
+
+/* A main thread that sends a Task "P", and the sidechain that answers. */
+static void write_log(struct sbuf *sb)
+{
+	row(sb, 1, 0, 0, "user", "{\"role\":\"user\",\"content\":\"look into it\"}");
+	row(sb, 2, 1, 0, "assistant", "{\"id\":\"msg_T\",\"type\":\"message\",\"role\":"
+	    "\"assistant\",\"model\":\"claude-sonnet-4-20250514\",\"content\":[{\"type\":"
+	    "\"tool_use\",\"id\":\"toolu_P\",\"name\":\"Task\",\"input\":{\"description\":"
+	    "\"d\",\"prompt\":\"P\"}}],\"stop_reason\":\"tool_use\"}");
+	row(sb, 10, 0, 1, "user", "{\"role\":\"user\",\"content\":\"P\"}");
+	text(sb, 11, 10, 1, "first P done");
+	row(sb, 5, 2, 0, "user", "{\"role\":\"user\",\"content\":[{\"tool_use_id\":"
+	    "\"toolu_P\",\"type\":\"tool_result\",\"content\":\"done\"}]}");
+	text(sb, 8, 5, 0, "all done");
+}
+
+static struct view *part_view(struct tree *t)
+{
+	uint32_t k;
+
+	for (k = 1; k < t->nviews; k++)
+		if (t->views[k]->root)
+			return t->views[k];
+	fail_msg("no view of the inline sidechain");
+	return NULL;
+}
+
+/* The message file of row uuid in v: its getattr size and its bytes
+ * agree; the bytes in *out (a new string). */
+static void read_msg(struct tree *t, struct view *v, int uuid, char **out)
+{
+	char u[37];
+	uint32_t id;
+	uint64_t ino;
+	struct tr_attr a;
+	struct blob *b;
+
+	tu_uuid(uuid, u);
+	id = idx_id_find(ss_idx(v->s), u, strlen(u));
+	assert_true(gr_is_node(ss_graph(v->s), id));
+	ino = tr_vino(v, TR_INO(TK_MSG, id));
+	assert_int_equal(tr_getattr(t, ino, &a), 0);
+	assert_int_equal(tr_content(t, ino, &b), 0);
+	assert_int_equal((long long)a.st.st_size, (long long)b->len);
+	*out = strdup(b->data);
+	blob_unref(b);
+}
+
+static void look(struct tree *t, struct view *v)
+{
+	struct tr_attr a;
+
+	assert_int_equal(tr_getattr(t, tr_vino(v, TI_ROOT), &a), 0);
+}
+
+static void test_a_part_is_indexed_again_with_its_session(void **state)
+{
+	static const char from[] = "first P done", to[] = "a\",\"b\":\"cdef";
+	struct sbuf sb, more;
+	struct session *s;
+	struct tree *t;
+	struct view *v;
+	struct blob *errs;
+	char *path, *before, *after, *at;
+	int fd;
+
+	(void)state;
+	sb_init(&sb);
+	sb_init(&more);
+	write_log(&sb);
+	path = tu_write_str(sb.buf);
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	assert_non_null(t = tr_new(s));
+	v = part_view(t);
+	read_msg(t, v, 11, &before);		/* its size is known now */
+	assert_non_null(strstr(before, from));
+
+	/* The row rewritten in place (the same size, other text), seen by
+	 * the session's view; then more is appended before the part's view
+	 * looks: growth alone would not tell it. */
+	at = strstr(sb.buf, from);
+	fd = open(path, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, to, strlen(to), at - sb.buf), (ssize_t)strlen(to));
+	close(fd);
+	look(t, t->views[0]);
+	text(&more, 9, 8, 0, "main goes on");
+	fd = open(path, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, more.buf, more.len), (ssize_t)more.len);
+	close(fd);
+	look(t, v);
+
+	read_msg(t, v, 11, &after);
+	assert_null(strstr(after, from));
+	assert_int_equal(tr_content(t, tr_vino(v, TI_ERRORS), &errs), 0);
+	assert_non_null(strstr(errs->data, "indexed again"));
+	blob_unref(errs);
+	free(before);
+	free(after);
+	tr_free(t);
+	tu_remove(path);
+	sb_free(&more);
+	sb_free(&sb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_a_part_is_indexed_again_with_its_session),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
