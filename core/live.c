@@ -214,22 +214,30 @@ static void moved_names(struct tree *t, struct view *v, const struct tpath *old,
 	}
 }
 
+/* An epoch no view of the tree was given yet (modulo 16): one count for
+ * the tree, not the view, also across a close and reopen (lv_resume()). */
+static uint8_t new_epoch(struct tree *t)
+{
+	uint8_t e = t->epoch_next;
+
+	t->epoch_next = (uint8_t)((e + 1) & TR_EPOCH_MAX);
+	return e;
+}
+
 /*
- * Everything of the view is new: its inodes, the folders under its root
- * among them (tree.h), whose names the kernel must forget: it then drops
- * all it holds below them, and a walk of a path it knew asks again. (A
- * folder of the same inode would not do: the kernel would revive the old
- * entry, with the names it held below it, when the folder is looked up.)
+ * Everything of the view is new: its inodes (epoch), the folders under
+ * its root among them (tree.h), whose names the kernel must forget: it
+ * then drops all it holds below them, and a walk of a path it knew asks
+ * again. (A folder of the same inode would not do: the kernel would
+ * revive the old entry, with the names it held below it, when the folder
+ * is looked up.)
  */
-static void reset_view(struct tree *t, struct view *v)
+static void reset_view(struct tree *t, struct view *v, uint8_t epoch)
 {
 	static const char *const folders[] = { "branches", "records", "context", "state" };
 	size_t i;
 
-	/* One count for the tree, not the view: an epoch is never given twice
-	 * (modulo 16), also across a close and reopen (lv_resume()). */
-	v->epoch = t->epoch_next;
-	t->epoch_next = (uint8_t)((t->epoch_next + 1) & TR_EPOCH_MAX);
+	v->epoch = epoch;
 	memset(v->msize, 0, v->nsize * sizeof(*v->msize));
 	memset(v->pushed, 0, v->nsize);
 	cache_prune(t->cache, keep_none);
@@ -238,75 +246,112 @@ static void reset_view(struct tree *t, struct view *v)
 			queue(t, tr_vino(v, TI_ROOT), 0, folders[i]);
 }
 
-static void reset_shared(struct tree *t, struct view *v);
+/* What v held before its session was brought up to its log. */
+struct was {
+	uint32_t lines;
+	struct tpath *paths;
+	uint32_t npaths;
+};
 
-/* Brings view v up to its log (write lock held): 1 if it changed. With
- * why set, v's log is known to be rewritten: v is indexed again. */
-static int refresh_view(struct tree *t, struct view *v, const char *why)
+static struct was take_was(struct view *v)
 {
-	uint32_t lines = idx_lines(ss_idx(v->s)), nold = v->npaths;
-	struct tpath *old = v->paths;
-	int rc;
+	struct was w = { idx_lines(ss_idx(v->s)), v->paths, v->npaths };
 
 	v->paths = NULL;
 	v->npaths = 0;
-	rc = why ? ss_reset(v->s, why) : ss_refresh(v->s);
+	return w;
+}
+
+/*
+ * The tree follows what v's session found (rc: enum ss_change or -errno;
+ * write lock held): 1 if v changed. A reset gives v the epoch epoch, a
+ * new one when it is -1.
+ */
+static int settle(struct tree *t, struct view *v, int rc, struct was *w, int epoch)
+{
 	if (rc <= 0) {
-		v->paths = old;		/* still the paths of this graph */
-		v->npaths = nold;
+		v->paths = w->paths;	/* still the paths of this graph */
+		v->npaths = w->npaths;
 		return rc;
 	}
 	tr_size_table(v);
 	bump_mtime(v);
 	cache_prune(t->cache, keep_immutable);
 	if (rc == SS_RESET) {
-		reset_view(t, v);
-		if (!why)
-			reset_shared(t, v);
+		reset_view(t, v, epoch < 0 ? new_epoch(t) : (uint8_t)epoch);
 	} else {
-		replaced_records(t, v, lines);
-		moved_names(t, v, old, nold);
+		replaced_records(t, v, w->lines);
+		moved_names(t, v, w->paths, w->npaths);
 	}
-	tr_free_paths(old, nold);
+	tr_free_paths(w->paths, w->npaths);
 	__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
-	/* What the old graph, branches, context and state held, and the
-	 * rebuild's work arrays, go back to the system (the heap would keep
-	 * them, main.c): RSS stays where it was after the first growth. */
-	pl_trim_heap();
 	return 1;
 }
 
-/* Whether views a and b read one log: the session's (view 0) and its
- * inline sidechains' (parts of it). */
-static int one_log(const struct view *a, const struct view *b)
+/* Brings the inline sidechain's view v (a part of the session's log) up
+ * to the session's view, as far as it is (write lock held). */
+static int follow_part(struct tree *t, struct view *v, int epoch)
 {
-	return a != b && (!a->no || a->root) && (!b->no || b->root);
+	struct was w = take_was(v);
+
+	return settle(t, v, ss_part_follow(v->s, t->views[0]->s), &w, epoch);
+}
+
+/* Brings view v, not a part, up to its log (write lock held): 1 if it
+ * changed. The session's inline sidechains read its log: when it was
+ * indexed again, so are they, at once and as one (the same new epoch);
+ * growth they take when next asked (follow_part()). */
+static int refresh_log(struct tree *t, struct view *v)
+{
+	struct was w = take_was(v);
+	int rc = ss_refresh(v->s), epoch = rc == SS_RESET ? new_epoch(t) : -1;
+	uint32_t k;
+
+	rc = settle(t, v, rc, &w, epoch);
+	for (k = 1; epoch >= 0 && !v->no && k < t->nviews; k++)
+		if (t->views[k]->root)
+			follow_part(t, t->views[k], epoch);
+	return rc;
 }
 
 /*
- * The session and its inline sidechains read one log. When one of them
- * was indexed again (its bytes changed), so are the others now: their own
- * look may come only after more was appended, which growth alone does not
- * tell (ss_refresh() compares the last SS_TAIL bytes), and the cache of
- * their files was dropped (reset_view()) while their bytes were not read
- * again. Write lock held.
+ * Brings view v up to its log (write lock held): 1 if it changed. An
+ * inline sidechain's view never looks at the log itself: the session's
+ * view does, and the part follows it (session.h), so that no view of the
+ * log re-indexes another that has seen the same bytes.
  */
-static void reset_shared(struct tree *t, struct view *v)
+static int refresh_view(struct tree *t, struct view *v)
 {
-	uint32_t k;
+	int rc = 0;
 
-	for (k = 0; k < t->nviews; k++)
-		if (one_log(v, t->views[k]))
-			refresh_view(t, t->views[k], !t->views[k]->no ?
-				     "the log was rewritten (seen first from an inline sidechain's folder); it was indexed again from scratch" :
-				     "the session's log was rewritten; this inline sidechain was indexed again from scratch");
+	if (v->root && ss_changed(t->views[0]->s))
+		rc = refresh_log(t, t->views[0]) > 0;
+	if (v->root)
+		rc |= follow_part(t, v, -1) > 0;
+	else
+		rc = refresh_log(t, v);
+	/* What the old graph, branches, context and state held, and the
+	 * rebuild's work arrays, go back to the system (the heap would keep
+	 * them, main.c): RSS stays where it was after the first growth. */
+	if (rc > 0)
+		pl_trim_heap();
+	return rc;
+}
+
+/* Whether view v may be behind its log (read lock held): for an inline
+ * sidechain's, the session's log changed or the session's view is ahead. */
+static int behind(struct tree *t, struct view *v)
+{
+	if (!v->root)
+		return ss_changed(v->s);
+	return ss_changed(t->views[0]->s) || ss_part_behind(v->s, t->views[0]->s);
 }
 
 /* Brings view v up to its log now (no lock held). */
 static void refresh_now(struct tree *t, struct view *v)
 {
 	pthread_rwlock_wrlock(&t->lock);
-	refresh_view(t, v, NULL);
+	refresh_view(t, v);
 	pthread_rwlock_unlock(&t->lock);
 }
 
@@ -424,12 +469,12 @@ int lv_refresh(struct tree *t, uint64_t ino)
 	want_scan(t);
 	pthread_rwlock_rdlock(&t->lock);
 	v = k < t->nviews ? t->views[k] : NULL;
-	changed = v && ss_changed(v->s);
+	changed = v && behind(t, v);
 	pthread_rwlock_unlock(&t->lock);
 	if (!changed)
 		return 0;
 	pthread_rwlock_wrlock(&t->lock);
-	rc = refresh_view(t, v, NULL);	/* views are never removed */
+	rc = refresh_view(t, v);	/* views are never removed */
 	pthread_rwlock_unlock(&t->lock);
 	return rc;
 }
@@ -456,14 +501,14 @@ int lv_tick(struct tree *t, int agents, struct lv_inval **out, size_t *n)
 	for (k = 0;; k++) {
 		pthread_rwlock_rdlock(&t->lock);
 		v = k < t->nviews ? t->views[k] : NULL;
-		changed = v && ss_changed(v->s);
+		changed = v && behind(t, v);
 		pthread_rwlock_unlock(&t->lock);
 		if (!v)
 			break;
 		if (!changed)
 			continue;
 		pthread_rwlock_wrlock(&t->lock);
-		any |= refresh_view(t, v, NULL) > 0;
+		any |= refresh_view(t, v) > 0;
 		pthread_rwlock_unlock(&t->lock);
 	}
 	pthread_mutex_lock(&t->q_mu);

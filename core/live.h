@@ -25,9 +25,16 @@
  *     too), and the names of those folders are dropped from the kernel's
  *     cache. A request on an old inode that comes before the kernel took
  *     that (the very request that noticed the change, often) gets ESTALE,
- *     and the kernel walks its path again, asking for every name. The
- *     session and its inline sidechains (sidechain.h) read one log: when
- *     one of their views is indexed again, so are the others, at once.
+ *     and the kernel walks its path again, asking for every name.
+ * The session and its inline sidechains (sidechain.h) are views of one
+ * log. Only the session's view looks at the log (its size, times, path,
+ * signature); a sidechain's view follows the session's (ss_part_follow()):
+ * asked for, it first brings the session's view up to the log when the
+ * log changed, then takes what the session's index holds. So they hold the
+ * same bytes of the log, and a reset is one event for all of them: the
+ * session's view and every sidechain's are indexed again together, under
+ * one write lock, and take one new epoch. No view of the log ever
+ * re-indexes another that already saw the same bytes.
  * The kernel asks nothing for what it keeps: a file read again from its
  * page cache, a stat of a message. So the thread of lv_wait() also watches
  * each log every LV_POLL_MS while no invalidation is queued, and brings a

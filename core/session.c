@@ -241,9 +241,10 @@ static int open_folder(struct session *s, const char *path)
 	return 0;		/* without it, the file open is all there is */
 }
 
-/* A session not opened yet, for a log at path (a part when root is set). */
-static int new_session(const char *path, enum ss_mode mode, const char *root,
-		       struct session **out)
+/* A session not opened yet, for a log at path (a part when root is set:
+ * then it reads the file lf has open). */
+int ss_new_session(const char *path, const struct logf *lf, enum ss_mode mode,
+		   const char *root, struct session **out)
 {
 	struct session *s = calloc(1, sizeof(*s));
 	char abs[PATH_MAX];
@@ -263,7 +264,7 @@ static int new_session(const char *path, enum ss_mode mode, const char *root,
 	sig_init(&s->sig);
 	scr_init(&s->scrub);
 	pthread_mutex_init(&s->us_mu, NULL);
-	rc = lf_open(path, &s->lf);
+	rc = lf ? lf_dup(lf, &s->lf) : lf_open(path, &s->lf);
 	if (!rc) {
 		s->source = strdup(realpath(path, abs) ? abs : path);
 		s->part = root ? strdup(root) : NULL;
@@ -281,7 +282,7 @@ static int new_session(const char *path, enum ss_mode mode, const char *root,
 int ss_open(const char *path, enum ss_mode mode, struct session **out)
 {
 	struct session *s;
-	int rc = new_session(path, mode, NULL, &s);
+	int rc = ss_new_session(path, NULL, mode, NULL, &s);
 
 	*out = NULL;
 	if (rc)
@@ -292,50 +293,6 @@ int ss_open(const char *path, enum ss_mode mode, struct session **out)
 		rc = -ENOMSG;
 	if (!rc)
 		rc = build(s);
-	if (rc) {
-		ss_close(s);
-		return rc;
-	}
-	*out = s;
-	return 0;
-}
-
-/* The records a part of whole starts with: its conversation's rows, and
- * the rows that may bridge (progress rows, rows the repair drops). */
-static int part_rows(const struct session *whole, const char *root, uint8_t **keep)
-{
-	uint32_t i, n = idx_nrecs(whole->ix);
-	int rc = sc_keep(whole->g, idx_id_find(whole->ix, root, strlen(root)), keep);
-
-	for (i = 0; !rc && i < n; i++) {
-		const struct idx_rec *r = idx_rec(whole->ix, i);
-
-		if (r->type == IDX_T_PROGRESS || r->drop)
-			(*keep)[i] = 1;
-	}
-	return rc;
-}
-
-int ss_open_part(const struct session *whole, const char *root, struct session **out)
-{
-	struct session *s;
-	uint8_t *keep = NULL;
-	int rc = new_session(whole->source, whole->mode, root, &s);
-
-	*out = NULL;
-	if (rc)
-		return rc;
-	rc = part_rows(whole, root, &keep);
-	if (!rc)
-		rc = idx_copy_some(whole->ix, keep, &s->ix);
-	free(keep);
-	if (!rc) {
-		s->bytes = whole->bytes;
-		s->seen = whole->seen;
-		s->scrub_st = s->seen;
-		keep_tail(s);
-		rc = build(s);
-	}
 	if (rc) {
 		ss_close(s);
 		return rc;
@@ -407,7 +364,7 @@ int ss_changed(const struct session *s)
 {
 	struct stat st, pst;
 
-	if (lf_stat(s->lf, &st))
+	if (s->part || lf_stat(s->lf, &st))
 		return 0;
 	return st.st_size != s->seen.st_size || !same_times(&st, &s->seen) ||
 	       path_moved(s, &st, &pst) || scrub_bad(s);
@@ -417,7 +374,7 @@ int ss_rewritten(const struct session *s)
 {
 	struct stat st, pst;
 
-	if (lf_stat(s->lf, &st))
+	if (s->part || lf_stat(s->lf, &st))
 		return 0;
 	return st.st_size < s->seen.st_size ||
 	       (st.st_size == s->seen.st_size && !same_times(&st, &s->seen)) ||
@@ -498,15 +455,8 @@ static int reindex(struct session *s)
 		return rc;
 	}
 	idx_free(old);
+	s->resets++;
 	return SS_RESET;
-}
-
-int ss_reset(struct session *s, const char *why)
-{
-	if (follow_path(s) > 0)		/* noted */
-		return reindex(s);
-	note(s, why);
-	return reindex(s);
 }
 
 int ss_sign(struct session *s, uint64_t max)
@@ -514,6 +464,8 @@ int ss_sign(struct session *s, uint64_t max)
 	uint64_t end = idx_end(s->ix);
 	int more;
 
+	if (s->part)
+		return 0;		/* its whole signs the log */
 	pthread_mutex_lock(&s->sig_mu);
 	if (s->sig.len < end && sig_file(&s->sig, lf_fd(s->lf), end, max))
 		sig_init(&s->sig);	/* shorter than indexed: ss_refresh() sees it */
@@ -527,7 +479,7 @@ uint64_t ss_scrub(struct session *s, uint64_t max)
 	struct stat st;
 	uint64_t used = 0;
 
-	if (lf_stat(s->lf, &st))
+	if (s->part || lf_stat(s->lf, &st))
 		return 0;
 	pthread_mutex_lock(&s->sig_mu);
 	if (!s->scrub.on && s->sig.len && s->sig.len == idx_end(s->ix) &&
@@ -582,9 +534,11 @@ int ss_refresh(struct session *s)
 	uint32_t lines = idx_lines(s->ix), errs = idx_nerrs(s->ix);
 	uint64_t pending = idx_pending(s->ix), had = idx_end(s->ix) + pending;
 	struct stat st;
-	int rc, moved = follow_path(s);
+	int rc, moved;
 
-	if (moved > 0)
+	if (s->part)
+		return -EINVAL;		/* it follows its whole: ss_part_follow() */
+	if ((moved = follow_path(s)) > 0)
 		return reindex(s);
 	if (scrub_bad(s)) {
 		note(s, "bytes of the log already indexed were rewritten (found by the background check of their signature); it was indexed again from scratch");
@@ -755,4 +709,22 @@ uint64_t ss_unfinished(const struct session *s)
 	if (s->mode == SS_LIVE)
 		return idx_pending(s->ix);
 	return e && e->code == IDX_E_TORN ? idx_end(s->ix) - e->off : 0;
+}
+
+/* ---- for session_part.c (session_priv.h) ---- */
+
+int ss_build_anew(struct session *s)
+{
+	drop_usage(s);
+	return build(s);
+}
+
+int ss_build_grown(struct session *s)
+{
+	return build_grown(s);
+}
+
+void ss_note(struct session *s, const char *what)
+{
+	note(s, what);
 }

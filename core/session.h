@@ -48,14 +48,33 @@ void ss_close(struct session *s);
  * the uuid root (sidechain.h) as a session of its own: a "part". Its
  * graph, branches, chain and context hold only that conversation's rows;
  * the rest of the log is left out (its errors too: they are the whole
- * log's errors.txt). Its index starts as a copy of whole's records of the
+ * log's errors.txt). Its index is a copy of whole's records of the
  * conversation (idx_copy_some(): no second reading of the log, memory
- * for its own rows only); from then on it follows the log like any
- * session, in whole's mode. whole is only read (hold the lock that keeps
- * ss_refresh() out). Returns 0 and a new session in *out (free with
- * ss_close()), or -errno; a root the log does not hold gives an empty part.
+ * for its own rows only), and it reads the file whole has open. whole is
+ * only read (hold the lock that keeps ss_refresh() out). Returns 0 and a
+ * new session in *out (free with ss_close(); whole may be closed first),
+ * or -errno; a root the log does not hold gives an empty part.
+ *
+ * A part never looks at the log itself: ss_changed(), ss_rewritten(),
+ * ss_sign() and ss_scrub() are 0 for it, ss_refresh() -EINVAL. It follows
+ * its whole (ss_part_follow()), which does, so that the session and its
+ * inline sidechains, views of one log, hold the same bytes of it and are
+ * indexed again as one, when the whole is.
  */
 int ss_open_part(const struct session *whole, const char *root, struct session **out);
+/*
+ * Brings part up to whole (the session it was opened from, which
+ * ss_refresh() brought up to the log): SS_RESET when whole was indexed
+ * again from scratch since (the part copies its rows anew, reads the file
+ * whole reads now, and its errors.txt gets a note), SS_GREW when whole
+ * indexed more (the part takes its new rows: its ids keep their meaning),
+ * SS_SAME when whole is where the part is; -errno on error (the part
+ * stays as it was). Hold what keeps readers of both out of ss_refresh().
+ */
+int ss_part_follow(struct session *part, const struct session *whole);
+/* Whether ss_part_follow() has anything to do (cheap: readers may ask
+ * under a shared lock). 0 for a session that is not a part. */
+int ss_part_behind(const struct session *part, const struct session *whole);
 
 #define SS_TAIL 32		/* bytes before the indexed end kept to notice a rewrite */
 
@@ -90,16 +109,6 @@ int ss_rewritten(const struct session *s);
  * SS_RESET. SS_SAME when nothing changed; -errno on error.
  */
 int ss_refresh(struct session *s);
-
-/*
- * Indexes the log again from scratch, as ss_refresh() does when it finds
- * the indexed bytes changed (following another file at the log's path),
- * with the note why (a phrase, without "note:") in errors.txt; for an
- * owner that learnt by other means that the bytes changed (the session
- * and its parts read one log). SS_RESET, or -errno (the session then
- * stays as it was).
- */
-int ss_reset(struct session *s, const char *why);
 
 /*
  * The signature of the bytes indexed (sig.h): extends it over at most max

@@ -47,7 +47,6 @@
 #define FZ_POOL 256		/* inodes remembered */
 #define FZ_WALK 24		/* folders a walk lists at most */
 #define FZ_SEP "\n#ops\n"
-#define FZ_VIEWS 16		/* views a look looks at, at most */
 
 static int trace = -1;	/* FUZZ_FS_TRACE=1: each operation on stderr */
 
@@ -321,18 +320,11 @@ static void look_view(struct fz *f, uint32_t view)
 	vf_getattr(&f->v, TR_IN_VIEW((uint64_t)TI_ROOT, view, 0), &a);
 }
 
-/* Every view, as the watcher looks at each: the session's inline
- * sidechains read its log, and one of them may see the rewrite when the
- * session's view took the log for grown (it had not looked since more was
- * appended); then all of them are indexed again (live.c). */
+/* The watcher's look: the session's view (an inline sidechain's view
+ * never looks at the log itself: it follows the session's, live.h). */
 static void look(struct fz *f)
 {
-	struct tr_attr a;
-	uint32_t k;
-
-	for (k = 0; k < FZ_VIEWS; k++)
-		if (vf_getattr(&f->v, TR_IN_VIEW((uint64_t)TI_ROOT, k, 0), &a) && k)
-			break;
+	look_view(f, 0);
 }
 
 /* One change of the log, as the program says. */

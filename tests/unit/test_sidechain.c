@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <fcntl.h>
 
 #include "testutil.h"
@@ -312,7 +313,8 @@ static void test_a_part_holds_its_conversation_only(void **state)
 	sb_free(&l.sb);
 }
 
-/* A part follows the log: rows appended to its conversation show up. */
+/* A part follows its whole as the log grows: rows appended to its
+ * conversation show up. */
 static void test_a_part_grows_with_the_log(void **state)
 {
 	struct v1 l, more = { .sec = 50 };
@@ -329,7 +331,9 @@ static void test_a_part_grows_with_the_log(void **state)
 	assert_int_equal(idx_nrecs(ss_idx(part)), 2);
 	assert_int_equal(idx_end(ss_idx(part)), idx_end(ss_idx(whole)));
 	assert_int_equal(ss_chain(part)->n, 2);
-	assert_int_equal(ss_refresh(part), SS_SAME);
+	assert_int_equal(ss_part_follow(part, whole), SS_SAME);
+	/* A part never looks at the log itself: its whole does. */
+	assert_int_equal(ss_refresh(part), -EINVAL);
 	sb_init(&more.sb);
 	v1_user(&more, 42, 41, 1, "and then?");
 	v1_text(&more, 43, 42, 1, "then this");
@@ -338,8 +342,15 @@ static void test_a_part_grows_with_the_log(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, more.sb.buf, more.sb.len), (ssize_t)more.sb.len);
 	close(fd);
-	assert_int_equal(ss_refresh(part), SS_GREW);
+	assert_false(ss_changed(part));
+	assert_false(ss_part_behind(part, whole));
+	assert_int_equal(ss_refresh(whole), SS_GREW);
+	assert_true(ss_part_behind(part, whole));
+	assert_int_equal(ss_part_follow(part, whole), SS_GREW);
+	assert_false(ss_part_behind(part, whole));
 	assert_int_equal(ss_chain(part)->n, 4);
+	/* It took its own new rows, not the main thread's. */
+	assert_int_equal(idx_nrecs(ss_idx(part)), 4);
 	assert_int_equal(gr_node_rec(ss_graph(part), ss_chain(part)->leaf)->type,
 			 IDX_T_ASSISTANT);
 	assert_int_equal(br_count(ss_branches(part)), 1);
@@ -347,6 +358,50 @@ static void test_a_part_grows_with_the_log(void **state)
 	ss_close(whole);
 	tu_remove(path);
 	sb_free(&more.sb);
+	sb_free(&l.sb);
+}
+
+/* A part is indexed again when its whole is, and only then: it reads the
+ * file the whole reads, even once another took the log's path. */
+static void test_a_part_is_indexed_again_with_its_whole(void **state)
+{
+	struct v1 l, other;
+	struct session *whole, *part;
+	const char *root = "00000030-0000-4000-8000-000000000030";
+	char *path, *errs, *tmp;
+
+	(void)state;
+	write_log(&l);
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_LIVE, &whole), 0);
+	assert_int_equal(ss_open_part(whole, root, &part), 0);
+	assert_int_equal(ss_chain(part)->n, 2);
+	/* Another file renamed over the log: the part keeps what it has
+	 * until its whole has seen it. */
+	write_log(&other);
+	v1_user(&other, 32, 31, 1, "and more");
+	tmp = tu_write_str(other.sb.buf);
+	assert_int_equal(rename(tmp, path), 0);
+	assert_false(ss_changed(part));
+	assert_false(ss_part_behind(part, whole));
+	assert_int_equal(ss_chain(part)->n, 2);
+	assert_int_equal(ss_refresh(whole), SS_RESET);
+	assert_true(ss_part_behind(part, whole));
+	assert_int_equal(ss_part_follow(part, whole), SS_RESET);
+	assert_int_equal(ss_part_follow(part, whole), SS_SAME);
+	assert_int_equal(ss_chain(part)->n, 3);
+	errs = errors_of(part);
+	assert_non_null(strstr(errs, "this inline sidechain with it"));
+	free(errs);
+	/* The part outlives its whole, and reads the new file. */
+	ss_close(whole);
+	assert_non_null(ss_context(part));
+	/* its three rows, and the reply a resume adds to the last prompt */
+	assert_int_equal(ctx_nmessages(ss_context(part)), 4);
+	ss_close(part);
+	free(tmp);
+	tu_remove(path);
+	sb_free(&other.sb);
 	sb_free(&l.sb);
 }
 
@@ -358,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_logs_without_inline_sidechains_have_none),
 		cmocka_unit_test(test_keep_marks_one_conversation),
 		cmocka_unit_test(test_a_part_holds_its_conversation_only),
+		cmocka_unit_test(test_a_part_is_indexed_again_with_its_whole),
 		cmocka_unit_test(test_a_part_grows_with_the_log),
 	};
 
