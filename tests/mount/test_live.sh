@@ -10,8 +10,9 @@
 #   - what the kernel keeps for long is invalidated when it does change:
 #     a record replaced by a later duplicate, rows that move in a branch;
 #   - names looked up before the log is rewritten in place (its mtime
-#     kept), truncated, replaced or deleted and written again read as the
-#     new log's after it;
+#     kept; or followed at once by growth), truncated, replaced or deleted
+#     and written again read as the new log's after it, and errors.txt
+#     says so;
 #   - a second sessfs over the mount of a growing log, and over it dead,
 #     is refused;
 #   - eight readers at once while the log grows: no error, no deadlock.
@@ -198,7 +199,9 @@ stale_names() {
 	fi
 	head -n 20 "$STALE_A" > "$T/first20.jsonl"
 	sed '2s/e/E/g' "$STALE_A" > "$T/inplace.jsonl"	# the same size, other bytes
+	{ cat "$T/inplace.jsonl"; tail -n 3 "$b"; } > "$T/grown.jsonl"	# and more
 	change_case inplace inplace "$STALE_A" "$T/inplace.jsonl"
+	change_case rewrite-grow rewrite-grow "$STALE_A" "$T/grown.jsonl"
 	change_case truncate truncate "$STALE_A" "$T/first20.jsonl"
 	change_case replace replace "$STALE_A" "$b"
 	change_case recreate recreate "$STALE_A" "$b"

@@ -4,7 +4,9 @@
  * the log, session.h) follow the session when its log is rewritten: a
  * message file's size (getattr) and its bytes (a read) come from the same
  * indexing, also when the rewrite was seen by the session's view and more
- * was appended before the part's view looked.
+ * was appended before the part's view looked. A reset is one event for
+ * the session and its parts (one new epoch for all), and a part asked for
+ * later never indexes the session's view again: it follows it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,6 +113,7 @@ static void test_a_part_is_indexed_again_with_its_session(void **state)
 	struct view *v;
 	struct blob *errs;
 	char *path, *before, *after, *at;
+	uint8_t epoch;
 	int fd;
 
 	(void)state;
@@ -133,12 +136,20 @@ static void test_a_part_is_indexed_again_with_its_session(void **state)
 	assert_int_equal(pwrite(fd, to, strlen(to), at - sb.buf), (ssize_t)strlen(to));
 	close(fd);
 	look(t, t->views[0]);
+	epoch = t->views[0]->epoch;
+	assert_int_not_equal(epoch, 0);		/* indexed again */
+	assert_int_equal(v->epoch, epoch);	/* and the part with it, at once */
 	text(&more, 9, 8, 0, "main goes on");
 	fd = open(path, O_WRONLY | O_APPEND);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, more.buf, more.len), (ssize_t)more.len);
 	close(fd);
 	look(t, v);
+	/* The part's look brought the session's view up to the log: growth,
+	 * not a second reset of either. */
+	assert_int_equal(t->views[0]->epoch, epoch);
+	assert_int_equal(v->epoch, epoch);
+	assert_false(ss_part_behind(v->s, t->views[0]->s));
 
 	read_msg(t, v, 11, &after);
 	assert_null(strstr(after, from));
