@@ -20,49 +20,19 @@
 #include "session.h"
 #include "tree_priv.h"
 
-/* One 1.0.x row (session-format.md §10), a second after the last. */
-static void row(struct sbuf *sb, int uuid, int parent, int side, const char *type,
-		const char *message)
-{
-	static int sec;
-	char u[37], p[37];
-
-	tu_uuid(uuid, u);
-	tu_uuid(parent, p);
-	if (parent)
-		sb_addf(sb, "{\"parentUuid\":\"%s\"", p);
-	else
-		sb_adds(sb, "{\"parentUuid\":null");
-	sb_addf(sb, ",\"isSidechain\":%s,\"userType\":\"external\",\"cwd\":\"/home/u/p\","
-		"\"sessionId\":\"" TU_SID "\",\"version\":\"1.0.98\",\"type\":\"%s\","
-		"\"message\":%s,\"uuid\":\"%s\",\"timestamp\":\"2025-08-01T10:%02d:%02d.000Z\"}\n",
-		side ? "true" : "false", type, message, u, sec / 60 % 60, sec % 60);
-	sec++;
-}
-
-static void text(struct sbuf *sb, int uuid, int parent, int side, const char *t)
-{
-	char m[512];
-
-	snprintf(m, sizeof(m), "{\"id\":\"msg_%d\",\"type\":\"message\",\"role\":\"assistant\","
-		 "\"model\":\"claude-sonnet-4-20250514\",\"content\":[{\"type\":\"text\","
-		 "\"text\":\"%s\"}],\"stop_reason\":\"end_turn\"}", uuid, t);
-	row(sb, uuid, parent, side, "assistant", m);
-}
-
 /* A main thread that sends a Task "P", and the sidechain that answers. */
-static void write_log(struct sbuf *sb)
+static void write_log(struct tu_v1 *l)
 {
-	row(sb, 1, 0, 0, "user", "{\"role\":\"user\",\"content\":\"look into it\"}");
-	row(sb, 2, 1, 0, "assistant", "{\"id\":\"msg_T\",\"type\":\"message\",\"role\":"
+	tu_v1_row(l, 1, 0, 0, "user", "{\"role\":\"user\",\"content\":\"look into it\"}");
+	tu_v1_row(l, 2, 1, 0, "assistant", "{\"id\":\"msg_T\",\"type\":\"message\",\"role\":"
 	    "\"assistant\",\"model\":\"claude-sonnet-4-20250514\",\"content\":[{\"type\":"
 	    "\"tool_use\",\"id\":\"toolu_P\",\"name\":\"Task\",\"input\":{\"description\":"
 	    "\"d\",\"prompt\":\"P\"}}],\"stop_reason\":\"tool_use\"}");
-	row(sb, 10, 0, 1, "user", "{\"role\":\"user\",\"content\":\"P\"}");
-	text(sb, 11, 10, 1, "first P done");
-	row(sb, 5, 2, 0, "user", "{\"role\":\"user\",\"content\":[{\"tool_use_id\":"
+	tu_v1_row(l, 10, 0, 1, "user", "{\"role\":\"user\",\"content\":\"P\"}");
+	tu_v1_text(l, 11, 10, 1, "first P done");
+	tu_v1_row(l, 5, 2, 0, "user", "{\"role\":\"user\",\"content\":[{\"tool_use_id\":"
 	    "\"toolu_P\",\"type\":\"tool_result\",\"content\":\"done\"}]}");
-	text(sb, 8, 5, 0, "all done");
+	tu_v1_text(l, 8, 5, 0, "all done");
 }
 
 static struct view *part_view(struct tree *t)
@@ -107,7 +77,7 @@ static void look(struct tree *t, struct view *v)
 static void test_a_part_is_indexed_again_with_its_session(void **state)
 {
 	static const char from[] = "first P done", to[] = "a\",\"b\":\"cdef";
-	struct sbuf sb, more;
+	struct tu_v1 l = { .sec = 0 }, more = { .sec = 50 };
 	struct session *s;
 	struct tree *t;
 	struct view *v;
@@ -117,10 +87,10 @@ static void test_a_part_is_indexed_again_with_its_session(void **state)
 	int fd;
 
 	(void)state;
-	sb_init(&sb);
-	sb_init(&more);
-	write_log(&sb);
-	path = tu_write_str(sb.buf);
+	sb_init(&l.sb);
+	sb_init(&more.sb);
+	write_log(&l);
+	path = tu_write_str(l.sb.buf);
 	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
 	assert_non_null(t = tr_new(s));
 	v = part_view(t);
@@ -130,19 +100,19 @@ static void test_a_part_is_indexed_again_with_its_session(void **state)
 	/* The row rewritten in place (the same size, other text), seen by
 	 * the session's view; then more is appended before the part's view
 	 * looks: growth alone would not tell it. */
-	at = strstr(sb.buf, from);
+	at = strstr(l.sb.buf, from);
 	fd = open(path, O_WRONLY);
 	assert_true(fd >= 0);
-	assert_int_equal(pwrite(fd, to, strlen(to), at - sb.buf), (ssize_t)strlen(to));
+	assert_int_equal(pwrite(fd, to, strlen(to), at - l.sb.buf), (ssize_t)strlen(to));
 	close(fd);
 	look(t, t->views[0]);
 	epoch = t->views[0]->epoch;
 	assert_int_not_equal(epoch, 0);		/* indexed again */
 	assert_int_equal(v->epoch, epoch);	/* and the part with it, at once */
-	text(&more, 9, 8, 0, "main goes on");
+	tu_v1_text(&more, 9, 8, 0, "main goes on");
 	fd = open(path, O_WRONLY | O_APPEND);
 	assert_true(fd >= 0);
-	assert_int_equal(write(fd, more.buf, more.len), (ssize_t)more.len);
+	assert_int_equal(write(fd, more.sb.buf, more.sb.len), (ssize_t)more.sb.len);
 	close(fd);
 	look(t, v);
 	/* The part's look brought the session's view up to the log: growth,
@@ -160,8 +130,8 @@ static void test_a_part_is_indexed_again_with_its_session(void **state)
 	free(after);
 	tr_free(t);
 	tu_remove(path);
-	sb_free(&more);
-	sb_free(&sb);
+	sb_free(&more.sb);
+	sb_free(&l.sb);
 }
 
 int main(void)
