@@ -412,6 +412,11 @@ static void watch(struct tree *t)
 	scrub(t, budget);
 }
 
+void lv_look(struct tree *t)
+{
+	watch(t);
+}
+
 /* ---- refresh ---- */
 
 static int64_t now_ms(void)

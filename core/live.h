@@ -116,6 +116,10 @@ void lv_wait(struct tree *t, struct lv_inval **out, size_t *n);
 /* When a watcher looks next: LV_POLL_MS from now (CLOCK_REALTIME, for
  * pthread_cond_timedwait()). */
 void lv_next_poll(struct timespec *until);
+/* The look the thread of lv_wait() takes every LV_POLL_MS, taken now on
+ * the caller's thread (no lock held): for a reader of the tree that runs
+ * no such thread and stands in for it (a test, the fuzzer). */
+void lv_look(struct tree *t);
 /* Wakes the waiter for good; later changes are no longer queued. */
 void lv_stop(struct tree *t);
 

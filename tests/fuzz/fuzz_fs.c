@@ -304,15 +304,7 @@ static void stamp(void)
 	CHECK(!utimensat(AT_FDCWD, log_path, ts, 0));
 }
 
-/*
- * What the watcher (live.h) does within a second of a rewrite in place,
- * before more is appended: a look at the log. The watcher is a thread
- * this target does not run; without its look, a rewrite that keeps the
- * size and the times is not noticed (the sizes checked may then be of
- * other bytes: f->unnoticed), nor is one followed by growth before the
- * look (growth compares only the last SS_TAIL bytes indexed; the
- * watcher's background check, ss_scrub(), finds it later: not run here).
- */
+/* A request's look at a view (lv_refresh(): growth too). */
 static void look_view(struct fz *f, uint32_t view)
 {
 	struct tr_attr a;
@@ -320,11 +312,24 @@ static void look_view(struct fz *f, uint32_t view)
 	vf_getattr(&f->v, TR_IN_VIEW((uint64_t)TI_ROOT, view, 0), &a);
 }
 
-/* The watcher's look: the session's view (an inline sidechain's view
- * never looks at the log itself: it follows the session's, live.h). */
+/*
+ * The watcher's look (live.h: lv_look()), which its thread takes every
+ * second; this target runs no such thread and takes it itself: before
+ * each change (the changes are seconds apart: stamp()), and right after a
+ * rewrite in place. It brings a view whose indexed bytes may have changed
+ * up to its log (growth waits for a request), signs what was indexed
+ * (so a rewrite of those bytes is told from a touch, also when growth
+ * hides it), and checks the signed bytes again (ss_scrub()). Without a
+ * tree (the projects folder polls with lv_tick(), which does not sign) a
+ * rewrite that keeps the size is not noticed (the sizes checked may then
+ * be of other bytes: f->unnoticed); nor is one that keeps the times too.
+ * An inline sidechain's view never looks at the log itself: it follows
+ * the session's (live.h).
+ */
 static void look(struct fz *f)
 {
-	look_view(f, 0);
+	if (f->t)
+		lv_look(f->t);
 }
 
 /* One change of the log, as the program says. */
@@ -335,6 +340,7 @@ static void change(struct fz *f)
 
 	if (f->changes >= FZ_CHANGES)
 		return;
+	look(f);		/* the watcher's, since the last change */
 	f->changes++;
 	if (!f->present && what < 6)
 		what = 5;
