@@ -429,6 +429,7 @@ stacked
 rewrite_in_place
 rewrite_then_grow
 grow_log mnt-examples/demo.jsonl demo 40
+grow_log mnt-examples/v1-sidechains.jsonl v1-sidechains 20	# agents/ follow the session
 invalidations
 restarts
 if [ -d "$CORPUS" ]; then
