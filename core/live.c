@@ -159,6 +159,19 @@ static void bump_mtime(struct view *v)
 	v->mtime = m;
 }
 
+/* Message id of v is rendered again when next asked for (other bytes). */
+static void drop_msg(struct tree *t, struct view *v, uint32_t id)
+{
+	uint64_t msg = tr_vino(v, TR_INO(TK_MSG, id));
+
+	if (id >= v->nsize)
+		return;
+	v->msize[id] = 0;
+	v->pushed[id] = 0;
+	cache_drop(t->cache, msg);
+	queue(t, 0, msg, NULL);
+}
+
 /* A record whose uuid came again after line lines holds other bytes now. */
 static void replaced_records(struct tree *t, struct view *v, uint32_t lines)
 {
@@ -303,6 +316,7 @@ static int follow_part(struct tree *t, struct view *v, int epoch)
  * growth they take when next asked (follow_part()). */
 static int refresh_log(struct tree *t, struct view *v)
 {
+	struct ad_pairs *pairs = v->no ? NULL : ad_pairs_now(t);
 	struct was w = take_was(v);
 	int rc = ss_refresh(v->s), epoch = rc == SS_RESET ? new_epoch(t) : -1;
 	uint32_t k;
@@ -311,6 +325,11 @@ static int refresh_log(struct tree *t, struct view *v)
 	for (k = 1; epoch >= 0 && !v->no && k < t->nviews; k++)
 		if (t->views[k]->root)
 			follow_part(t, t->views[k], epoch);
+	/* A Task result names the inline sidechain it ran, which growth may
+	 * pair with it only now: its message file then holds other bytes. */
+	if (rc > 0 && epoch < 0 && !v->no)
+		ad_pairs_changed(t, pairs, drop_msg);
+	ad_pairs_free(pairs);
 	return rc;
 }
 

@@ -134,10 +134,59 @@ static void test_a_part_is_indexed_again_with_its_session(void **state)
 	sb_free(&l.sb);
 }
 
+/* Appends l's rows to the log at path. */
+static void append(const char *path, struct tu_v1 *l)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, l->sb.buf, l->sb.len), (ssize_t)l->sb.len);
+	close(fd);
+}
+
+/* A Task result written before the conversation it ran (pairs only once
+ * the log grew): its message file, read before, names the agent after,
+ * its size and bytes agreeing. */
+static void test_a_result_names_a_sidechain_written_after_it(void **state)
+{
+	struct tu_v1 l = { .sec = 0 }, more = { .sec = 50 };
+	struct session *s;
+	struct tree *t;
+	char *path, *before, *after;
+
+	(void)state;
+	sb_init(&l.sb);
+	sb_init(&more.sb);
+	write_log(&l);
+	l.sb.len = (size_t)(strstr(l.sb.buf, "\n{\"parentUuid\":null,\"isSidechain\":true") + 1 -
+			    l.sb.buf);		/* the main thread's first two rows */
+	tu_v1_row(&l, 5, 2, 0, "user", "{\"role\":\"user\",\"content\":[{\"tool_use_id\":"
+		  "\"toolu_P\",\"type\":\"tool_result\",\"content\":\"done\"}]}");
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	assert_non_null(t = tr_new(s));
+	read_msg(t, t->views[0], 5, &before);
+	assert_null(strstr(before, "agent: agents/"));
+
+	tu_v1_row(&more, 10, 0, 1, "user", "{\"role\":\"user\",\"content\":\"P\"}");
+	tu_v1_text(&more, 11, 10, 1, "P done");
+	append(path, &more);
+	look(t, t->views[0]);
+	read_msg(t, t->views[0], 5, &after);
+	assert_non_null(strstr(after, "agent: agents/toolu_P"));
+	free(before);
+	free(after);
+	tr_free(t);
+	tu_remove(path);
+	sb_free(&more.sb);
+	sb_free(&l.sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_a_part_is_indexed_again_with_its_session),
+		cmocka_unit_test(test_a_result_names_a_sidechain_written_after_it),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
