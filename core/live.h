@@ -19,6 +19,8 @@
  *   - a branch whose rows were reordered (a tool result written before the
  *     rest of its response): the names from the first row that moved;
  *   - a branch that is gone: its folder's name;
+ *   - a Task call's result that names another agent now (a 1.0.x inline
+ *     sidechain paired with it only as the log grew): its inode;
  *   - a log indexed again from scratch (it shrank, was rewritten, or
  *     another file took its path; see ss_refresh()): the view's epoch is
  *     bumped, so all its inodes are new (the folders under its root

@@ -74,6 +74,16 @@ static void look(struct tree *t, struct view *v)
 	assert_int_equal(tr_getattr(t, tr_vino(v, TI_ROOT), &a), 0);
 }
 
+/* Appends l's rows to the log at path. */
+static void append(const char *path, struct tu_v1 *l)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, l->sb.buf, l->sb.len), (ssize_t)l->sb.len);
+	close(fd);
+}
+
 static void test_a_part_is_indexed_again_with_its_session(void **state)
 {
 	static const char from[] = "first P done", to[] = "a\",\"b\":\"cdef";
@@ -110,10 +120,7 @@ static void test_a_part_is_indexed_again_with_its_session(void **state)
 	assert_int_not_equal(epoch, 0);		/* indexed again */
 	assert_int_equal(v->epoch, epoch);	/* and the part with it, at once */
 	tu_v1_text(&more, 9, 8, 0, "main goes on");
-	fd = open(path, O_WRONLY | O_APPEND);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, more.sb.buf, more.sb.len), (ssize_t)more.sb.len);
-	close(fd);
+	append(path, &more);
 	look(t, v);
 	/* The part's look brought the session's view up to the log: growth,
 	 * not a second reset of either. */
@@ -132,16 +139,6 @@ static void test_a_part_is_indexed_again_with_its_session(void **state)
 	tu_remove(path);
 	sb_free(&more.sb);
 	sb_free(&l.sb);
-}
-
-/* Appends l's rows to the log at path. */
-static void append(const char *path, struct tu_v1 *l)
-{
-	int fd = open(path, O_WRONLY | O_APPEND);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, l->sb.buf, l->sb.len), (ssize_t)l->sb.len);
-	close(fd);
 }
 
 /* A Task result written before the conversation it ran (pairs only once
