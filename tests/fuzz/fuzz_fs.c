@@ -145,6 +145,8 @@ struct fz {
 	int unnoticed;		/* a change no call can have noticed (look()):
 				 * the index may be of other bytes, so sizes,
 				 * and listed names, are not checked */
+	int cut_unseen;		/* the log was cut short since the watcher's
+				 * last look: a message's bytes may be gone */
 	uint32_t changes;
 	struct seen pool[FZ_POOL];
 	size_t npool, nseen;
@@ -233,6 +235,7 @@ static void cut(struct fz *f, size_t to)
 
 	CHECK(!ftruncate(fd, (off_t)to));
 	close(fd);
+	f->cut_unseen = 1;
 	f->cur.len = to;
 	f->cur.buf[to] = '\0';
 }
@@ -328,8 +331,10 @@ static void look_view(struct fz *f, uint32_t view)
  */
 static void look(struct fz *f)
 {
-	if (f->t)
-		lv_look(f->t);
+	if (!f->t)
+		return;
+	lv_look(f->t);
+	f->cut_unseen = 0;
 }
 
 /* One change of the log, as the program says. */
@@ -465,10 +470,15 @@ static void read_file(struct fz *f, uint64_t ino, const struct tr_attr *listed)
 		return;
 	/* A message or record asks nothing before it answers (it never
 	 * changes): when its log shrank and no call looked since, its bytes
-	 * are gone (the watcher looks within a second), and a read fails. */
+	 * are gone (the watcher looks within a second), and a read fails, or
+	 * a message shows that its record cannot be read (render.h). */
 	if (rc2 == -EIO)
 		return;
 	CHECK(!rc2);
+	if (f->cut_unseen && (TR_KIND(ino) == TK_MSG || TR_KIND(ino) == TK_REC)) {
+		blob_unref(b);
+		return;
+	}
 	if ((off_t)b->len != a.st.st_size && !f->unnoticed)
 		fprintf(stderr, "ino %llx: getattr size %lld, content %zu bytes\n",
 			(unsigned long long)ino, (long long)a.st.st_size, b->len);
