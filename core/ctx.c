@@ -44,7 +44,8 @@ static int note_push(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
 		x->nrec = p;
 		x->capnotes = cap;
 	}
-	x->nrec[x->nnotes] = (struct ctx_nrec){ line, id, off, x->nnotes, kind, text };
+	x->nrec[x->nnotes] = (struct ctx_nrec){ line, id, off, x->nnotes, kind,
+						x->phase_now, text };
 	x->nnotes++;
 	return 0;
 }
@@ -67,11 +68,8 @@ int ctx_note_static(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
 	return note_push(x, line, id, kind, 0, text);
 }
 
-int ctx_repair_add(struct ctx *x, const char *fmt, ...)
+int ctx_repair_push(struct ctx *x, uint32_t off)
 {
-	va_list ap;
-	uint32_t off;
-
 	if (x->nrepairs == x->caprepairs) {
 		uint32_t cap = x->caprepairs ? x->caprepairs * 2 : 4;
 		uint32_t *p = realloc(x->repair_off, cap * sizeof(*p));
@@ -81,11 +79,19 @@ int ctx_repair_add(struct ctx *x, const char *fmt, ...)
 		x->repair_off = p;
 		x->caprepairs = cap;
 	}
+	x->repair_off[x->nrepairs++] = off;
+	return 0;
+}
+
+int ctx_repair_add(struct ctx *x, const char *fmt, ...)
+{
+	va_list ap;
+	uint32_t off;
+
 	va_start(ap, fmt);
 	off = pool_vaddf(x, fmt, ap);
 	va_end(ap);
-	x->repair_off[x->nrepairs++] = off;
-	return 0;
+	return ctx_repair_push(x, off);
 }
 
 int ctx_leave_out(struct ctx_work *w, struct ctx_wrow *r, const char *fmt, ...)
@@ -120,7 +126,7 @@ int ctx_rows_insert(struct ctx_work *w, uint32_t at, struct ctx_wrow *r)
 
 /* ---- metadata: record counts, replacements (rule 20), effort (rule 23) ---- */
 
-static int count_meta(struct ctx *x, uint16_t atom)
+int ctx_count_meta(struct ctx *x, uint16_t atom)
 {
 	uint32_t i;
 
@@ -172,7 +178,7 @@ static int set_repl(struct ctx_work *w, const char *key, const cJSON *val)
 }
 
 /* Rule 20: a content-replacement record of the main thread. */
-static int fold_replacements(struct ctx_work *w, const struct idx_rec *r)
+int ctx_fold_replacements(struct ctx_work *w, const struct idx_rec *r)
 {
 	cJSON *j = lf_parse(w->lf, r);
 	const cJSON *e;
@@ -221,7 +227,7 @@ static int tail_effort(struct ctx_work *w)
 	return 0;
 }
 
-static int is_row_type(uint8_t t)
+int ctx_is_row_type(uint8_t t)
 {
 	return t == IDX_T_USER || t == IDX_T_ASSISTANT || t == IDX_T_ATTACHMENT ||
 	       t == IDX_T_SYSTEM;
@@ -235,11 +241,11 @@ static int scan_meta(struct ctx_work *w)
 	for (i = 0; i < n && !rc; i++) {
 		const struct idx_rec *r = idx_rec(w->ix, i);
 
-		if (is_row_type(r->type) || r->type == IDX_T_PROGRESS)
+		if (ctx_is_row_type(r->type) || r->type == IDX_T_PROGRESS)
 			continue;
-		rc = count_meta(w->x, r->type_atom);
+		rc = ctx_count_meta(w->x, r->type_atom);
 		if (!rc && r->type == IDX_T_CONTENT_REPL)
-			rc = fold_replacements(w, r);
+			rc = ctx_fold_replacements(w, r);
 	}
 	return rc ? rc : tail_effort(w);
 }
@@ -256,27 +262,31 @@ static const char *drop_reason(uint8_t drop)
 	}
 }
 
-/* Progress rows, rows the loader drops, message records without uuid. */
+/* A progress row, a row the loader drops, a message record without uuid. */
+int ctx_notes_record(struct ctx_work *w, const struct idx_rec *r)
+{
+	w->x->phase_now = CTX_P_RECORDS;
+	if (r->type == IDX_T_PROGRESS && r->uuid)
+		return ctx_note_static(w->x, r->line, r->uuid, CTX_N_LEFT_OUT,
+				       "progress row: not part of the conversation, its children hang off its parent");
+	if (ctx_is_row_type(r->type) && !r->uuid)
+		return ctx_note_add(w->x, r->line, 0, CTX_N_LEFT_OUT,
+				    "%s record without a uuid: not loaded",
+				    idx_atom(w->ix, r->type_atom));
+	if ((r->type == IDX_T_USER || r->type == IDX_T_ASSISTANT) && r->drop)
+		return ctx_note_add(w->x, r->line, r->uuid, CTX_N_LEFT_OUT, "dropped: %s %s",
+				    r->type == IDX_T_USER ? "user" : "assistant",
+				    drop_reason(r->drop));
+	return 0;
+}
+
 static int notes_records(struct ctx_work *w)
 {
 	uint32_t i, n = idx_nrecs(w->ix);
 	int rc = 0;
 
-	for (i = 0; i < n && !rc; i++) {
-		const struct idx_rec *r = idx_rec(w->ix, i);
-
-		if (r->type == IDX_T_PROGRESS && r->uuid)
-			rc = ctx_note_static(w->x, r->line, r->uuid, CTX_N_LEFT_OUT,
-					     "progress row: not part of the conversation, its children hang off its parent");
-		else if (is_row_type(r->type) && !r->uuid)
-			rc = ctx_note_add(w->x, r->line, 0, CTX_N_LEFT_OUT,
-					  "%s record without a uuid: not loaded",
-					  idx_atom(w->ix, r->type_atom));
-		else if ((r->type == IDX_T_USER || r->type == IDX_T_ASSISTANT) && r->drop)
-			rc = ctx_note_add(w->x, r->line, r->uuid, CTX_N_LEFT_OUT, "dropped: %s %s",
-					  r->type == IDX_T_USER ? "user" : "assistant",
-					  drop_reason(r->drop));
-	}
+	for (i = 0; i < n && !rc; i++)
+		rc = ctx_notes_record(w, idx_rec(w->ix, i));
 	return rc;
 }
 
@@ -291,33 +301,44 @@ static void uuid8(const struct idx *ix, uint32_t id, char *buf)
 /* Duplicates (from the graph) and rows re-parented past bridged rows. */
 static int notes_graph(struct ctx_work *w)
 {
-	char u[IDX_UUID_MAX + 1];
 	uint32_t i, nn;
 	const uint32_t *order = gr_nodes(w->g, &nn);
 	int rc = 0;
 
-	for (i = 0; i < gr_nerrs(w->g) && !rc; i++) {
-		const struct gr_err *e = gr_err(w->g, i);
-
-		if (e->code == GR_E_DUPLICATE)
-			rc = ctx_note_add(w->x, e->line, e->id, CTX_N_INFO,
-					  "duplicate uuid: this copy replaces line %u (position of the first copy kept)",
-					  e->aux);
-	}
-	for (i = 0; i < nn && !rc; i++) {
-		uint32_t id = order[i], to;
-		const struct idx_rec *r = gr_node_rec(w->g, id);
-
-		if (!r->parent || gr_is_node(w->g, r->parent))
-			continue;
-		to = gr_parent(w->g, id) ? gr_parent(w->g, id) : gr_dangling(w->g, id);
-		if (!to || to == r->parent)
-			continue;
-		uuid8(w->ix, to, u);
-		rc = ctx_note_add(w->x, r->line, id, CTX_N_INFO,
-				  "re-parented past a progress/dropped row to %s", u);
-	}
+	for (i = 0; i < gr_nerrs(w->g) && !rc; i++)
+		rc = ctx_notes_duplicate(w, gr_err(w->g, i));
+	for (i = 0; i < nn && !rc; i++)
+		rc = ctx_notes_reparent(w, order[i]);
 	return rc;
+}
+
+/* A duplicate uuid (the graph's problem e, if it is one). */
+int ctx_notes_duplicate(struct ctx_work *w, const struct gr_err *e)
+{
+	w->x->phase_now = CTX_P_DUPLICATE;
+	if (e->code != GR_E_DUPLICATE)
+		return 0;
+	return ctx_note_add(w->x, e->line, e->id, CTX_N_INFO,
+			    "duplicate uuid: this copy replaces line %u (position of the first copy kept)",
+			    e->aux);
+}
+
+/* Node id re-parented past bridged rows. */
+int ctx_notes_reparent(struct ctx_work *w, uint32_t id)
+{
+	char u[IDX_UUID_MAX + 1];
+	const struct idx_rec *r = gr_node_rec(w->g, id);
+	uint32_t to;
+
+	w->x->phase_now = CTX_P_REPARENT;
+	if (!r->parent || gr_is_node(w->g, r->parent))
+		return 0;
+	to = gr_parent(w->g, id) ? gr_parent(w->g, id) : gr_dangling(w->g, id);
+	if (!to || to == r->parent)
+		return 0;
+	uuid8(w->ix, to, u);
+	return ctx_note_add(w->x, r->line, id, CTX_N_INFO,
+			    "re-parented past a progress/dropped row to %s", u);
 }
 
 static int chain_note(struct ctx_work *w, const struct rs_note *n)
@@ -391,7 +412,7 @@ static void preserved_set(struct ctx_work *w, uint8_t *keep)
 static const char *off_chain_reason(struct ctx_work *w, uint32_t id, const uint8_t *keep)
 {
 	uint32_t b = w->c->boundary;
-	int before = b && gr_pos(w->g, id) < gr_pos(w->g, b);
+	int before = b && keep && gr_pos(w->g, id) < gr_pos(w->g, b);
 
 	if (w->c->cleared)
 		return "an explicit rewind emptied the conversation: nothing is resumed";
@@ -412,24 +433,41 @@ static int notes_chain(struct ctx_work *w)
 	uint8_t *on = calloc(n + 1, 1), *keep = calloc(n + 1, 1);
 	int rc = on && keep ? 0 : -ENOMEM;
 
-	for (i = 0; !rc && i < w->c->nnotes; i++)
-		rc = chain_note(w, &w->c->notes[i]);
+	if (!rc)
+		rc = ctx_notes_rs(w);
 	for (i = 0; !rc && i < w->c->n; i++)
 		on[w->c->ids[i]] = 1;
 	if (!rc && w->c->relinked && w->c->boundary)
 		preserved_set(w, keep);
 	for (i = 0; !rc && i < nn; i++)
 		if (!on[order[i]])
-			rc = ctx_note_static(w->x, gr_node_rec(w->g, order[i])->line, order[i],
-					     CTX_N_LEFT_OUT, off_chain_reason(w, order[i], keep));
+			rc = ctx_notes_off_chain(w, order[i], keep);
 	free(on);
 	free(keep);
 	return rc;
 }
 
+int ctx_notes_rs(struct ctx_work *w)
+{
+	uint32_t i;
+	int rc = 0;
+
+	w->x->phase_now = CTX_P_CHAIN;
+	for (i = 0; !rc && i < w->c->nnotes; i++)
+		rc = chain_note(w, &w->c->notes[i]);
+	return rc;
+}
+
+int ctx_notes_off_chain(struct ctx_work *w, uint32_t id, const uint8_t *keep)
+{
+	w->x->phase_now = CTX_P_OFF_CHAIN;
+	return ctx_note_static(w->x, gr_node_rec(w->g, id)->line, id, CTX_N_LEFT_OUT,
+			       off_chain_reason(w, id, keep));
+}
+
 /* ---- the build ---- */
 
-static void window_info(struct ctx_work *w)
+void ctx_window_info(struct ctx_work *w)
 {
 	struct ctx_window *win = &w->x->win;
 	const struct rs_chain *c = w->c;
@@ -456,48 +494,67 @@ static int cmp_note(const void *a, const void *b)
 }
 
 /* Hands out the notes, repairs and rows (the pool no longer moves). */
-static int publish(struct ctx_work *w)
+/* The rows before the cut, as old has them (its pool's texts are at the
+ * same offsets in x's). */
+static void publish_prefix(struct ctx *x, const struct ctx *old, const struct ctx_cut *cut)
+{
+	uint32_t i;
+
+	for (i = 0; i < cut->row; i++) {
+		x->rows[i] = old->rows[i];
+		if (old->rows[i].why)
+			x->rows[i].why = x->pool.buf + (old->rows[i].why - old->pool.buf);
+	}
+	for (i = 0; i < cut->nsent; i++)
+		x->sent[i] = old->sent[i];
+	x->nsent = cut->nsent;
+}
+
+int ctx_publish(struct ctx_work *w, int sorted, const struct ctx *old,
+		const struct ctx_cut *cut)
 {
 	struct ctx *x = w->x;
-	uint32_t i, seq = 0;
+	uint32_t i, np = old ? cut->row : 0, seq = old ? cut->nsent : 0;
+	int32_t m0 = old ? (int32_t)cut->nmsg : 0;
 
-	if (x->nnotes)
+	if (x->nnotes && !sorted)
 		qsort(x->nrec, x->nnotes, sizeof(*x->nrec), cmp_note);
-	x->notes = calloc(x->nnotes + 1, sizeof(*x->notes));
+	if (!x->notes)		/* a growth hands them out already */
+		x->notes = calloc(x->nnotes + 1, sizeof(*x->notes));
 	x->repairs = calloc(x->nrepairs + 1, sizeof(*x->repairs));
-	x->rows = calloc(w->nrows + 1, sizeof(*x->rows));
-	x->sent = calloc(w->nrows + 1, sizeof(*x->sent));
+	x->rows = calloc(np + w->nrows + 1, sizeof(*x->rows));
+	x->sent = calloc(np + w->nrows + 1, sizeof(*x->sent));
 	if (!x->notes || !x->repairs || !x->rows || !x->sent)
 		return -ENOMEM;
-	for (i = 0; i < x->nnotes; i++) {
+	for (i = 0; x->nrec && i < x->nnotes; i++) {
 		const struct ctx_nrec *n = &x->nrec[i];
 
 		x->notes[i] = (struct ctx_note){ n->line, n->id, n->kind,
 						 n->text ? n->text : x->pool.buf + n->off };
 	}
-	free(x->nrec);
-	x->nrec = NULL;
 	for (i = 0; i < x->nrepairs; i++)
 		x->repairs[i] = x->pool.buf + x->repair_off[i];
+	if (old)
+		publish_prefix(x, old, cut);
 	for (i = 0; i < w->nrows; i++) {
 		const struct ctx_wrow *r = w->rows[i];
 
-		x->rows[i] = (struct ctx_row){ r->id, r->sent ? ++seq : 0, r->sent ? r->msg : -1,
-					       r->type, r->synth, r->sent,
-					       r->why ? x->pool.buf + r->why - 1 : NULL };
+		x->rows[np + i] = (struct ctx_row){ r->id, r->sent ? ++seq : 0,
+						    r->sent ? r->msg + m0 : -1,
+						    r->type, r->synth, r->sent,
+						    r->why ? x->pool.buf + r->why - 1 : NULL };
 		if (r->sent)
-			x->sent[x->nsent++] = i;
+			x->sent[x->nsent++] = np + i;
 	}
-	x->nrows = w->nrows;
+	x->nrows = np + w->nrows;
 	return 0;
 }
 
 /* The size of the compact JSON of the messages, from their text: all of
  * it less the layout, the newlines and spaces outside strings (numbers
  * and literals hold none). */
-static void measure(struct ctx *x)
+uint64_t ctx_measure(const char *p, const char *end)
 {
-	const char *p = x->mtext->data, *end = p + x->mtext->len - 1;
 	uint64_t n = 0;
 	int in_str = 0;
 
@@ -515,8 +572,13 @@ static void measure(struct ctx *x)
 			in_str = *p == '"';
 		}
 	}
-	x->bytes = n;
-	x->tokens = (n + CTX_BYTES_PER_TOKEN - 1) / CTX_BYTES_PER_TOKEN;
+	return n;
+}
+
+static void measure(struct ctx *x)
+{
+	x->bytes = ctx_measure(x->mtext->data, x->mtext->data + x->mtext->len - 1);
+	x->tokens = (x->bytes + CTX_BYTES_PER_TOKEN - 1) / CTX_BYTES_PER_TOKEN;
 }
 
 /* Writes the messages out as messages.json lays them out and drops the
@@ -524,24 +586,25 @@ static void measure(struct ctx *x)
  * read of the messages once built. The array as ctx_json_write() writes
  * it at depth 0: "[", each message on a new line at depth 1, "," between
  * them, and "\n]" (or "[]" when there is none). */
-static int freeze(struct ctx *x)
+int ctx_freeze(struct ctx *x, struct sbuf *text, uint32_t pmsg, const size_t *pspan)
 {
 	const cJSON *m;
-	struct sbuf sb;
-	uint32_t i = 0;
+	struct sbuf sb = *text;
+	uint32_t i = pmsg;
 
+	sb_init(text);
 	x->mspan = calloc(2 * (size_t)x->nmessages + 1, sizeof(*x->mspan));
-	if (!x->mspan)
+	if (!x->mspan) {
+		sb_free(&sb);
 		return -ENOMEM;
-	sb_init(&sb);
-	sb_addc(&sb, '[');
+	}
+	if (pmsg)
+		memcpy(x->mspan, pspan, 2 * (size_t)pmsg * sizeof(*x->mspan));
 	for (m = x->messages->child; m && i < x->nmessages; m = m->next, i++) {
-		sb_adds(&sb, "\n  ");
+		sb_adds(&sb, i ? ",\n  " : "\n  ");
 		x->mspan[2 * i] = sb.len;
 		ctx_json_write(m, 1, &sb);
 		x->mspan[2 * i + 1] = sb.len;
-		if (m->next)
-			sb_addc(&sb, ',');
 	}
 	sb_adds(&sb, x->nmessages ? "\n]\n" : "]\n");
 	x->mtext = blob_take(&sb);	/* no slack kept */
@@ -553,11 +616,12 @@ static int freeze(struct ctx *x)
 	return 0;
 }
 
-static int build_window(struct ctx_work *w)
+int ctx_build_window(struct ctx_work *w)
 {
 	int rc;
 
-	window_info(w);
+	w->x->phase_now = CTX_P_WINDOW;
+	ctx_window_info(w);
 	if (!w->c->leaf || !w->c->n)
 		return 0;
 	rc = ctx_load_window(w);
@@ -570,9 +634,20 @@ static int build_window(struct ctx_work *w)
 	return rc;
 }
 
-static void work_free(struct ctx_work *w)
+void ctx_repl_free(struct ctx_repl **set)
 {
 	struct ctx_repl *rp, *t;
+
+	HASH_ITER(hh, *set, rp, t) {
+		HASH_DEL(*set, rp);
+		cJSON_Delete(rp->val);
+		free(rp->key);
+		free(rp);
+	}
+}
+
+void ctx_work_free(struct ctx_work *w)
+{
 	uint32_t i;
 
 	for (i = 0; i < w->nrows; i++) {
@@ -580,13 +655,10 @@ static void work_free(struct ctx_work *w)
 		free(w->rows[i]);
 	}
 	free(w->rows);
-	HASH_ITER(hh, w->repl, rp, t) {
-		HASH_DEL(w->repl, rp);
-		cJSON_Delete(rp->val);
-		free(rp->key);
-		free(rp);
-	}
+	ctx_repl_free(&w->repl);
+	free(w->phase);
 	cJSON_Delete(w->tail_effort);
+	ctx_hset_free(&w->res);
 }
 
 int ctx_build(const struct graph *g, const struct rs_chain *c,
@@ -609,14 +681,22 @@ int ctx_build(const struct graph *g, const struct rs_chain *c,
 	if (!rc)
 		rc = notes_chain(&w);
 	if (!rc)
-		rc = build_window(&w);
-	if (!rc)
-		rc = freeze(x);
+		rc = ctx_build_window(&w);
+	if (!rc) {
+		struct sbuf text;
+
+		sb_init(&text);
+		sb_addc(&text, '[');
+		rc = ctx_freeze(x, &text, 0, NULL);
+	}
 	if (!rc)
 		measure(x);
 	if (!rc)
-		rc = publish(&w);
-	work_free(&w);
+		rc = ctx_publish(&w, 0, NULL, NULL);
+	x->rendered = w.nrows;
+	if (!rc)
+		ctx_base_make(&w, NULL);	/* without one, a growth builds anew */
+	ctx_work_free(&w);
 	pl_trim_heap();		/* what the rows and the tree held */
 	if (rc) {
 		ctx_free(x);
@@ -642,6 +722,7 @@ void ctx_free(struct ctx *x)
 	free(x->meta_atoms);
 	free(x->meta_counts);
 	sb_free(&x->pool);
+	ctx_base_free(x->base);
 	free(x);
 }
 

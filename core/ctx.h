@@ -114,6 +114,30 @@ struct ctx;
 int ctx_build(const struct graph *g, const struct rs_chain *c,
 	      const struct logf *lf, struct ctx **out);
 void ctx_free(struct ctx *x);
+/*
+ * The context of chain c after the log grew (ids keep their meaning), built
+ * on old, the context of the log before (ctx_grow.c says how): what cannot
+ * have changed is kept, so a growth of k records costs about k records'
+ * work (and the rows since the window's last cut), not the log's. The
+ * result is what ctx_build() gives, byte for byte. old is consumed (freed)
+ * whatever happens. Returns 0 and a new ctx in *out, -EAGAIN when old
+ * cannot be built on (the chain changed before its end, a record named
+ * before appeared, a content-replacement came: build anew with
+ * ctx_build()), or -ENOMEM.
+ */
+int ctx_grow(struct ctx *old, const struct graph *g, const struct rs_chain *c,
+	     const struct logf *lf, struct ctx **out);
+
+/* How a ctx was made: for tests and figures. */
+enum ctx_origin {
+	CTX_BUILT,		/* ctx_build() */
+	CTX_GROWN_WINDOW,	/* ctx_grow(): the old notes kept, the window rendered */
+	CTX_GROWN_CUT,		/* ctx_grow(): only the rows after the cut rendered */
+};
+enum ctx_origin ctx_origin(const struct ctx *x);
+/* Rows of the window read back and rendered to make x (all of them for
+ * a build; those after the cut for a growth at it). */
+uint32_t ctx_rendered(const struct ctx *x);
 
 /* ---- the messages ---- */
 

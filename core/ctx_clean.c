@@ -146,7 +146,7 @@ int ctx_load_window(struct ctx_work *w)
 	uint32_t i;
 	int rc = 0;
 
-	for (i = w->c->window; i < w->c->n && !rc; i++)
+	for (i = w->c->window + w->skip; i < w->c->n && !rc; i++)
 		rc = load_row(w, w->c->ids[i]);
 	return rc;
 }
@@ -276,6 +276,7 @@ static int drop_unsent(struct ctx_work *w)
 	uint32_t i;
 	int rc = collect_retracted(w, &p);
 
+	w->retracts = p.n > 0;
 	for (i = 0; i < w->nrows && !rc; i++)
 		if (w->rows[i]->sent)
 			rc = unsent_reason(w, w->rows[i], &p);
@@ -314,11 +315,12 @@ static int drop_bad_text_blocks(struct ctx_work *w)
 /* §7 step 4: an assistant row without message.id is never merged. */
 static void give_fresh_ids(struct ctx_work *w)
 {
-	uint32_t i, k = 0;
+	uint32_t i, k = w->kstart;
 
 	for (i = 0; i < w->nrows; i++) {
 		struct ctx_wrow *r = w->rows[i];
 
+		r->kcum = k + r->sent;
 		if (!r->sent)
 			continue;
 		if (r->type == IDX_T_ASSISTANT && !r->msgid) {
@@ -681,6 +683,7 @@ static int add_interrupted_results(struct ctx_work *w)
 	for (i = 0; i < n && !rc; i++) {
 		const char *mid = calls[i].row->msgid;
 
+		calls[i].row->unanswered = 1;
 		if (done[i])
 			continue;
 		for (j = i, k = 0; j < n; j++)
@@ -785,5 +788,6 @@ int ctx_clean(struct ctx_work *w)
 		rc = add_interrupted_results(w);
 	if (!rc)
 		rc = add_no_response(w);
+	w->nclean = w->x->nrepairs;
 	return rc;
 }

@@ -34,6 +34,9 @@ struct ctx_wrow {
 	char fresh[32];		/* §7 step 4: an id made for an id-less row */
 	uint32_t why;		/* not sent: 1 + offset of the reason in the pool */
 	int32_t msg;		/* message it went into, -1 */
+	uint32_t kcum;		/* §7 step 4: sent rows counted up to this one */
+	uint32_t pos;		/* index in the window's rows, once cleaned */
+	uint8_t unanswered;	/* rule 12: holds a call no row answers */
 };
 
 /* Rule 20: a tool result's replacement, by tool_use id. */
@@ -48,7 +51,64 @@ struct ctx_repl {
 struct ctx_nrec {
 	uint32_t line, id, off, seq;
 	uint8_t kind;
+	uint8_t phase;		/* enum ctx_phase: the pass that made it */
 	const char *text;
+};
+
+/* The passes that make notes, in the order a build makes them: the notes
+ * of one line are in this order (then in the order made). */
+enum ctx_phase {
+	CTX_P_RECORDS,		/* progress, uuid-less and dropped records */
+	CTX_P_DUPLICATE,	/* the graph's duplicate uuids */
+	CTX_P_REPARENT,		/* nodes re-parented past bridged rows */
+	CTX_P_CHAIN,		/* the chain's own notes (rs_note) */
+	CTX_P_OFF_CHAIN,	/* nodes not on the chain */
+	CTX_P_WINDOW,		/* rows of the window (phases 3 and 4) */
+};
+
+/* A set of strings by their 64-bit hashes (FNV-1a), sorted once full; a
+ * NULL string is kept as a flag. Hashes may collide: a set answers "maybe
+ * in it", which is what a growth needs to fall back safely. */
+struct ctx_hset {
+	uint64_t *v;
+	uint32_t n, cap;
+	int has_null;
+};
+
+/*
+ * The cut (ctx_grow.c): rows [0, row) of the window are a prefix whose
+ * rendering rows appended after it cannot change, as far as the build
+ * that found it can tell; what a growth needs to render only the rest.
+ */
+struct ctx_cut {
+	uint32_t row;		/* rows before the cut; 0: none */
+	uint32_t nsent;		/* sent rows among them */
+	uint32_t nmsg;		/* messages they went into (markers included) */
+	uint32_t kfresh;	/* §7 step 4's count after them */
+	uint32_t nrrep;		/* repairs phase 4 made on them */
+	size_t text_end;	/* messages.json bytes up to their last message */
+	uint64_t bytes;		/* measure() of those bytes */
+	int open;		/* their effort levels come from after the cut */
+	cJSON *beyond;		/* ... and were this (owned; NULL is None) */
+	cJSON *emitted;		/* the last effort marker before the cut (owned) */
+	struct ctx_hset msgids;	/* message.ids of their assistant rows */
+	struct ctx_hset results;	/* tool_use_ids their results answer */
+};
+
+/* What a ctx was built from, for ctx_grow() to build on. */
+struct ctx_base {
+	uint32_t *chain, nchain;	/* the chain's ids */
+	uint32_t window, boundary, deleted;
+	int cleared, relinked, side;
+	uint32_t nrecs, nids, lastline;	/* of the index then */
+	uint32_t nnodes;		/* of the graph then */
+	struct gr_err *errs;		/* the graph's problems then */
+	uint32_t nerrs;
+	uint8_t *phase;			/* of each note, in notes order */
+	uint32_t nclean;		/* repairs phase 3 made (the first ones) */
+	cJSON *tail_effort;		/* rule 23 (owned) */
+	struct ctx_repl *repl;		/* rule 20 (owned) */
+	struct ctx_cut cut;
 };
 
 struct ctx {
@@ -73,6 +133,10 @@ struct ctx {
 	uint16_t *meta_atoms;
 	uint32_t *meta_counts;
 	uint32_t nmeta, capmeta;
+	uint8_t phase_now;	/* of the notes being made (enum ctx_phase) */
+	uint8_t origin;		/* enum ctx_origin */
+	uint32_t rendered;	/* rows rendered to make it */
+	struct ctx_base *base;	/* for ctx_grow(); NULL if none */
 };
 
 /* The state of one ctx_build(). */
@@ -87,6 +151,21 @@ struct ctx_work {
 	struct ctx_repl *repl;
 	cJSON *tail_effort;	/* newest api-request's effort, owned */
 	uint32_t holder;	/* rule 8: holder of the first unanswered call */
+	/* Where the rows start (ctx_grow.c: after a cut; all 0 for a build). */
+	uint32_t skip;		/* rows of the window before them (not loaded) */
+	uint32_t kstart;	/* §7 step 4 counts from this */
+	const cJSON *emitted0;	/* the effort marker emitted before them */
+	uint32_t nclean;	/* repairs made by phase 3 */
+	int retracts;		/* a row retracts others: no cut */
+	/* The latest cut found while rendering (see struct ctx_cut). */
+	struct ctx_wrow *cut_row;	/* the last row before it, or NULL */
+	int32_t cut_msg;		/* its message (before the markers) */
+	uint32_t cut_nrrep, cut_nres, cut_nmsg;
+	int cut_null, cut_open;
+	const cJSON *cut_emitted, *cut_beyond;
+	const cJSON *lv0;		/* the effort level of the first message */
+	struct ctx_hset res;		/* tool_use_ids answered, in render order */
+	uint8_t *phase;			/* a growth's notes' phases (owned) */
 };
 
 /* ---- ctx.c ---- */
@@ -97,6 +176,8 @@ int ctx_note_add(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
 /* Adds a note whose text is a static string (not copied). */
 int ctx_note_static(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
 		    const char *text);
+/* Adds a repair whose text is at offset off of the pool. 0 or -ENOMEM. */
+int ctx_repair_push(struct ctx *x, uint32_t off);
 /* Adds a repair. 0 or -ENOMEM. */
 int ctx_repair_add(struct ctx *x, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -145,6 +226,46 @@ int ctx_is_max_turns(const struct ctx_wrow *r);
 /* The user content such a row sends, as the row would: a new string or
  * block list owned by the caller; NULL when it has none or on ENOMEM. */
 cJSON *ctx_text_row_content(const struct ctx_wrow *r);
+
+/* ---- growth (ctx_grow.c) ---- */
+
+uint64_t ctx_hash(const char *s);
+/* Adds s (NULL: the flag). 0 or -ENOMEM. */
+int ctx_hset_add(struct ctx_hset *h, const char *s);
+void ctx_hset_free(struct ctx_hset *h);
+/* After a build or a growth: x->base from w (the chain, the cut ...).
+ * 0 or -ENOMEM (x keeps no base then: it cannot grow). */
+int ctx_base_make(struct ctx_work *w, const struct ctx_cut *prev);
+void ctx_base_free(struct ctx_base *b);
+
+/* ---- ctx.c, shared with ctx_grow.c ---- */
+
+int ctx_count_meta(struct ctx *x, uint16_t atom);
+int ctx_fold_replacements(struct ctx_work *w, const struct idx_rec *r);
+int ctx_is_row_type(uint8_t t);
+/* The notes of record i (phase CTX_P_RECORDS), of node id's parent
+ * (CTX_P_REPARENT), of the chain (CTX_P_CHAIN), of node id off the
+ * chain (CTX_P_OFF_CHAIN; keep as notes_chain() makes it, NULL when id
+ * is after the last boundary). */
+int ctx_notes_record(struct ctx_work *w, const struct idx_rec *r);
+int ctx_notes_duplicate(struct ctx_work *w, const struct gr_err *e);
+int ctx_notes_reparent(struct ctx_work *w, uint32_t id);
+int ctx_notes_rs(struct ctx_work *w);
+int ctx_notes_off_chain(struct ctx_work *w, uint32_t id, const uint8_t *keep);
+void ctx_window_info(struct ctx_work *w);
+/* Messages.json from text (taken: "[" and pmsg messages whose spans are
+ * pspan) and the messages of x->messages after them. */
+int ctx_freeze(struct ctx *x, struct sbuf *text, uint32_t pmsg, const size_t *pspan);
+/* measure() of text [p, end): bytes of compact JSON. */
+uint64_t ctx_measure(const char *p, const char *end);
+/* Hands out notes (sorted unless sorted is set; unless x->notes is set
+ * already), repairs and rows: old's rows before cut, then w's (old NULL:
+ * w's only). */
+int ctx_publish(struct ctx_work *w, int sorted, const struct ctx *old,
+		const struct ctx_cut *cut);
+void ctx_repl_free(struct ctx_repl **set);
+void ctx_work_free(struct ctx_work *w);
+int ctx_build_window(struct ctx_work *w);
 
 /* ---- phases ---- */
 

@@ -779,7 +779,7 @@ static const cJSON **levels(struct render *rd)
 static int place_messages(struct render *rd, cJSON *arr, const cJSON **lv,
 			  int32_t *map)
 {
-	const cJSON *emitted = NULL, *pending = NULL;
+	const cJSON *emitted = rd->w->emitted0, *pending = NULL;
 	uint32_t i;
 	int32_t k = 0;
 	int rc = 0;
@@ -804,12 +804,28 @@ static int place_messages(struct render *rd, cJSON *arr, const cJSON **lv,
 			pending = lv[i];
 		}
 		map[i] = k++;
+		if ((int32_t)i == rd->w->cut_msg)
+			rd->w->cut_emitted = emitted;
 		if (!rc && add_to(arr, m->m))
 			rc = -ENOMEM;
 		else if (!rc)
 			m->m = NULL;
 	}
 	return rc;
+}
+
+/* The cut's figures once the markers are placed (see struct ctx_cut). */
+static void cut_levels(struct render *rd, const cJSON **lv, const int32_t *map)
+{
+	struct ctx_work *w = rd->w;
+	uint32_t m = (uint32_t)w->cut_msg;
+
+	w->lv0 = rd->n ? lv[0] : w->tail_effort;
+	if (!w->cut_row)
+		return;
+	w->cut_nmsg = (uint32_t)map[m] + 1;
+	w->cut_beyond = m + 1 < rd->n ? lv[m + 1] : w->tail_effort;
+	w->cut_open = !ctx_truthy(rd->v[m].effort);
 }
 
 /* Rule 23: effort markers, and the final array in the ctx. */
@@ -822,6 +838,8 @@ static int finish(struct render *rd)
 	uint32_t i;
 	int rc = lv && map && arr ? place_messages(rd, arr, lv, map) : -ENOMEM;
 
+	if (!rc)
+		cut_levels(rd, lv, map);
 	for (i = 0; !rc && i < rd->w->nrows; i++)
 		if (rd->w->rows[i]->msg >= 0)
 			rd->w->rows[i]->msg = map[rd->w->rows[i]->msg];
@@ -837,20 +855,74 @@ static int finish(struct render *rd)
 	return rc;
 }
 
+/* The tool_use_ids a row's results answer (as rule 12 counts them), for
+ * the cut: before the row is rendered (that takes its content). */
+static int collect_results(struct ctx_work *w, const struct ctx_wrow *r)
+{
+	const cJSON *b;
+	int rc = 0;
+
+	if (r->type != IDX_T_USER || !cJSON_IsArray(ctx_content(r)))
+		return 0;
+	cJSON_ArrayForEach(b, ctx_content(r))
+		if (!rc && ctx_is_block(b, "tool_result"))
+			rc = ctx_hset_add(&w->res, ctx_jstr(b, "tool_use_id"));
+	return rc;
+}
+
+/* After row r is rendered: the rows up to r are a cut (struct ctx_cut)
+ * when r is a response row of the log that ends the messages, no system
+ * text waits, no row up to one past r is synthetic or holds an unanswered
+ * call (first: the first such row's index) and no row retracts others. */
+static void find_cut(struct render *rd, struct ctx_wrow *r, uint32_t first)
+{
+	struct ctx_work *w = rd->w;
+
+	if (w->retracts || r->synth != CTX_S_LOG || r->type != IDX_T_ASSISTANT ||
+	    rd->npend || r->msg != (int32_t)rd->n - 1 ||
+	    (first < w->nrows && first <= r->pos + 1))
+		return;
+	w->cut_row = r;
+	w->cut_msg = r->msg;
+	w->cut_nrrep = w->x->nrepairs - w->nclean;
+	w->cut_nres = w->res.n;
+	w->cut_null = w->res.has_null;
+}
+
+/* Numbers the rows; returns the index of the first synthetic one or one
+ * holding an unanswered call (rule 12: its synthetic row may come after
+ * rows of the log). */
+static uint32_t number_rows(struct ctx_work *w)
+{
+	uint32_t i, first = w->nrows;
+
+	for (i = w->nrows; i-- > 0;) {
+		w->rows[i]->pos = i;
+		if (w->rows[i]->synth != CTX_S_LOG || w->rows[i]->unanswered)
+			first = i;
+	}
+	return first;
+}
+
 int ctx_render(struct ctx_work *w)
 {
 	struct render rd = { .w = w };
 	struct ctx_wrow **order;
-	uint32_t n, i;
+	uint32_t n, i, first = number_rows(w);
 	int rc = 0;
 
 	sb_init(&rd.pend);
+	w->cut_msg = -1;
 	order = hoist(w, &n);
 	rd.prow = malloc((w->nrows + 1) * sizeof(*rd.prow));
 	if (!order || !rd.prow)
 		rc = -ENOMEM;
 	for (i = 0; i < n && !rc; i++) {
-		rc = add_row(&rd, order[i]);
+		rc = collect_results(w, order[i]);
+		if (!rc)
+			rc = add_row(&rd, order[i]);
+		if (!rc)
+			find_cut(&rd, order[i], first);
 		/* Only an assistant row's record is read later (its message id
 		 * and effort, borrowed by its message): the others go now. */
 		if (order[i]->type != IDX_T_ASSISTANT) {

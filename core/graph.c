@@ -570,6 +570,8 @@ uint32_t gr_dpos(const struct graph *g, uint32_t id) { return g->dpos[id]; }
 uint32_t gr_nerrs(const struct graph *g) { return g->nerrs; }
 const struct gr_err *gr_err(const struct graph *g, uint32_t i) { return &g->errs[i]; }
 
+int gr_side_sidechain(const struct graph *g) { return g->side_sidechain; }
+
 int gr_main_side(const struct graph *g, uint32_t id)
 {
 	return !!(gr_node_rec(g, id)->flags & IDX_F_SIDECHAIN) == g->side_sidechain;

@@ -98,6 +98,8 @@ uint32_t gr_next_sibling(const struct graph *g, uint32_t id);
 /* True for nodes of the log's own thread: non-sidechain rows, or, in a
  * subagent log (every row a sidechain), all rows. */
 int gr_main_side(const struct graph *g, uint32_t id);
+/* True when the log's own thread is a sidechain (a subagent log). */
+int gr_side_sidechain(const struct graph *g);
 int gr_is_boundary(const struct graph *g, uint32_t id);
 /* True for user and assistant rows. */
 int gr_is_message(const struct graph *g, uint32_t id);

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "idx.h"
 #include "pjcont.h"
 #include "pjfs_priv.h"
 #include "pjlive.h"
@@ -119,7 +120,12 @@ static struct pset *get_set(struct pjfs *pf, int rescan)
 		pj_scan(pf->dir, old->s, &s);
 		pthread_mutex_lock(&pf->mu);
 		pset_unref(old);
-		if (s && (p = pset_new(pf, s))) {
+		/* A folder that did not change keeps its set: the same times
+		 * and generation, so what the kernel keeps of this layer stays
+		 * valid (a link's new time would drop its cached target). */
+		if (s && (p = pset_new(pf, s)) && !pv_set_changed(pf->cur, p)) {
+			pset_unref(p);
+		} else if (s && p) {
 			pset_unref(pf->cur);
 			pf->cur = p;
 			drop_gone(pf, s);
@@ -184,10 +190,10 @@ static void evict(struct pjfs *pf)
 	}
 }
 
-/* Opens x's tree; counts its tokens (pjusage.h) and looks for the
- * session it continues (pjcont.h). */
+/* Opens x's tree and estimates its memory into *cost; counts its tokens
+ * (pjusage.h) and looks for the session it continues (pjcont.h). */
 static struct tree *open_tree(struct pjfs *pf, const struct pj_set *s,
-			      const struct pj_session *x)
+			      const struct pj_session *x, uint64_t *cost)
 {
 	char *path = pj_log_path(s, x);
 	struct session *ss;
@@ -196,6 +202,7 @@ static struct tree *open_tree(struct pjfs *pf, const struct pj_set *s,
 	int have = path && !lstat(path, &st);
 
 	if (path && !ss_open(path, SS_LIVE, &ss) && (t = tr_new(ss))) {
+		*cost = PF_COST_FIXED + PF_COST_IDX * idx_mem(ss_idx(ss));
 		pu_count(pf->pu, s, x, ss, have ? &st : NULL);
 		pc_look(pf->pc, s, x, ss);
 	}
@@ -210,6 +217,7 @@ static struct slot *slot_get(struct pjfs *pf, const struct pj_set *s, uint32_t k
 	const struct pj_session *x = pj_by_key(s, key);
 	struct slot *sl;
 	struct tree *t;
+	uint64_t cost = 0;
 
 	if (!x)
 		return NULL;
@@ -224,7 +232,7 @@ static struct slot *slot_get(struct pjfs *pf, const struct pj_set *s, uint32_t k
 	if (sl && !sl->t) {
 		sl->opening = 1;
 		pthread_mutex_unlock(&pf->mu);
-		t = open_tree(pf, s, x);
+		t = open_tree(pf, s, x, &cost);
 		if (t)
 			pv_opened(pf, sl, t);
 		pthread_mutex_lock(&pf->mu);
@@ -233,10 +241,11 @@ static struct slot *slot_get(struct pjfs *pf, const struct pj_set *s, uint32_t k
 		if (t) {
 			sl->t = t;
 			sl->opens++;
-			sl->base = PF_COST_FIXED + x->f.bytes / PF_COST_DIV;
+			sl->base = cost;
 			sl->cost = sl->base;
 			pf->used += sl->cost;
 			pf->nopen++;
+			pf->nopened++;
 		}
 	}
 	if (sl && sl->t) {
@@ -264,11 +273,12 @@ static void slot_put(struct pjfs *pf, struct slot *sl)
 	pthread_mutex_unlock(&pf->mu);
 }
 
-void pf_cache_stats(struct pjfs *pf, uint32_t *open, uint64_t *bytes)
+void pf_cache_stats(struct pjfs *pf, uint32_t *open, uint64_t *bytes, uint64_t *opened)
 {
 	pthread_mutex_lock(&pf->mu);
 	*open = pf->nopen;
 	*bytes = pf->used;
+	*opened = pf->nopened;
 	pthread_mutex_unlock(&pf->mu);
 }
 
@@ -583,6 +593,20 @@ static int pf_getattr(void *fs, uint64_t ino, struct tr_attr *a)
 	return rc;
 }
 
+/*
+ * A session's branches/current, reached by its name: the kernel may keep
+ * it as long as this layer's own links (a path through sessions/ walks it
+ * on every use: a grep -r over every session's current branch looked it up
+ * eight times per session). Its inode is the branch's it names (tree.h),
+ * so what the kernel kept never leads to another branch; a new current
+ * branch shows within PF_RESCAN_MS.
+ */
+static void keep_current(struct tr_attr *a, uint64_t inner)
+{
+	if (TR_KIND(inner) == TK_CURRENT && !a->fixed_name && a->keep_ms < PF_RESCAN_MS)
+		a->keep_ms = PF_RESCAN_MS;
+}
+
 static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const char *name,
 		     struct tr_attr *a)
 {
@@ -610,8 +634,10 @@ static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const cha
 	if (!sl)
 		return -ENOENT;
 	rc = tr_lookup(sl->t, PF_INNER(parent), name, a);
-	if (!rc)
+	if (!rc) {
+		keep_current(a, a->st.st_ino);
 		a->st.st_ino = PF_OUTER(key, a->st.st_ino);
+	}
 	slot_put(pf, sl);
 	return rc;
 }
@@ -775,8 +801,10 @@ static int pf_dir_entry(void *fs, struct vf_dir *vd, uint64_t i, char *name,
 		return own_attr(pf, d->p, d->link_ino[i - 2], a) ? -ENOENT : 1;
 	}
 	rc = tr_dir_entry(d->sl->t, d->td, i >= 2 ? i - d->nlinks : i, name, a);
-	if (rc > 0)
+	if (rc > 0) {
+		keep_current(a, a->st.st_ino);
 		a->st.st_ino = PF_OUTER(d->key, a->st.st_ino);
+	}
 	return rc;
 }
 
@@ -885,10 +913,22 @@ static int pf_claim_push(void *fs, uint64_t ino)
 	return rc > 0;
 }
 
+static int do_pushed(struct tree *t, uint64_t ino, void *arg)
+{
+	(void)arg;
+	tr_pushed(t, ino);
+	return 0;
+}
+
+static void pf_pushed(void *fs, uint64_t ino)
+{
+	in_tree(fs, ino, 0, do_pushed, NULL);
+}
+
 const struct vf_ops pf_ops = {
 	pf_getattr, pf_lookup, pf_opendir, pf_dir_entry, pf_closedir, pf_dir_gen,
 	pf_content, pf_readlink, pf_getxattr, pf_listxattr, pf_claim_push,
-	pv_wait, pv_stop, pv_own_device,
+	pf_pushed, pv_wait, pv_stop, pv_own_device,
 };
 
 /* ---- for pjlive.c ---- */

@@ -25,10 +25,14 @@
  * PF_RESCAN_MS (or PF_RESCAN_SHARE times the last scan's time, when longer)
  * when one of them is asked for (a log whose size, mtime and inode did not
  * change is not read again); the kernel may keep this layer's folders and
- * links for PF_RESCAN_MS (tr_attr.keep_ms). A session is opened (indexed)
+ * links for PF_RESCAN_MS (tr_attr.keep_ms), and a session's
+ * branches/current as long (its inode is the branch's it names: a new
+ * current branch shows within that time). A session is opened (indexed)
  * when a path inside it is first used. Open sessions are kept in a cache
  * of cache_bytes (each one's memory: an estimate of its index, PF_COST_*,
- * and the rendered text its tree keeps, tr_cached_bytes()); the least
+ * from what the index holds, idx_mem(), with its graph and tree about as
+ * much again, and the rendered text its tree keeps, tr_cached_bytes(),
+ * which a file handed to the kernel's page cache no longer takes); the least
  * recently used one is closed when the cache is over it, unless a request
  * or an open folder still uses it. A session's own tree follows its log as
  * a single mount does (live.h); the notifier thread looks at the folder
@@ -52,8 +56,8 @@
 #define PF_RESCAN_MS 1000	/* the projects folder is looked at again */
 #define PF_RESCAN_SHARE 10	/* ... or after this many times a scan's time */
 #define PF_CACHE_DEFAULT (512ull << 20)	/* open sessions' memory */
-#define PF_COST_FIXED (64u << 10)	/* a session's estimate: this */
-#define PF_COST_DIV 4			/* plus its log's bytes over this */
+#define PF_COST_FIXED (48u << 10)	/* a session's estimate: this */
+#define PF_COST_IDX 2			/* plus its index's memory times this */
 
 struct pjfs;
 
@@ -67,8 +71,8 @@ extern const struct vf_ops pf_ops;
 /* sessfs --check DIR: prints the folder's facts as JSON; an exit code. */
 int pf_check(const char *dir);
 
-/* For the benchmark and tests: the sessions open now and their estimated
- * memory. */
-void pf_cache_stats(struct pjfs *pf, uint32_t *open, uint64_t *bytes);
+/* For the benchmark and tests: the sessions open now, their estimated
+ * memory, and how many times a session was opened (indexed) in all. */
+void pf_cache_stats(struct pjfs *pf, uint32_t *open, uint64_t *bytes, uint64_t *opened);
 
 #endif

@@ -81,6 +81,7 @@ struct pjfs {
 	struct slot lru;		/* sentinel: next is the newest */
 	uint64_t used, budget;
 	uint32_t nopen;
+	uint64_t nopened;		/* sessions opened in all */
 	char **pfolders;		/* project numbers: folder names */
 	uint32_t npfolders;
 	uid_t uid;

@@ -141,6 +141,8 @@ static void add(struct queue *q, uint64_t parent, uint64_t ino, const char *name
 {
 	struct lv_inval *e;
 
+	if (!q)
+		return;		/* only asked whether something changed */
 	if (q->n == q->cap) {
 		size_t cap = q->cap ? q->cap * 2 : 64;
 
@@ -199,8 +201,8 @@ static int session_changes(const struct pset *o, const struct pset *p, struct qu
 }
 
 /* Everything the kernel keeps of this layer that the change from set o
- * to set p moved. */
-static void own_changes(const struct pset *o, const struct pset *p, struct queue *q)
+ * to set p moved (q NULL: nothing queued); 1 if anything did. */
+static int own_changes(const struct pset *o, const struct pset *p, struct queue *q)
 {
 	static const uint64_t fixed[] = {
 		PI_ROOT, PI_README, PI_SESSIONS_JSON, PI_ERRORS, PI_PROJECTS, PI_SESSIONS,
@@ -219,8 +221,8 @@ static void own_changes(const struct pset *o, const struct pset *p, struct queue
 			add(q, PI_PROJECTS, 0, o->s->projects[i].name);
 		}
 	}
-	if (!changed)
-		return;
+	if (!changed || !q)
+		return changed;
 	if (o->s->latest >= 0 && p->s->latest < 0)
 		add(q, PI_ROOT, 0, "latest");
 	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
@@ -229,6 +231,12 @@ static void own_changes(const struct pset *o, const struct pset *p, struct queue
 		add(q, 0, PF_INO(PT_PROJECT, o->pno[i]), NULL);
 	for (i = 0; i < p->s->nprojects; i++)
 		add(q, 0, PF_INO(PT_PROJECT, p->pno[i]), NULL);
+	return 1;
+}
+
+int pv_set_changed(const struct pset *o, const struct pset *p)
+{
+	return own_changes(o, p, NULL);
 }
 
 /* ---- the open sessions ---- */

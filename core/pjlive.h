@@ -33,11 +33,16 @@
 struct pjfs;
 struct pj_session;
 struct pjlive;
+struct pset;
 struct slot;
 struct tree;
 
 struct pjlive *pv_new(void);
 void pv_free(struct pjlive *lv);
+
+/* pjfs.c: whether set p differs from o in anything this layer shows
+ * (sessions, their names, sizes and times, projects, errors). */
+int pv_set_changed(const struct pset *o, const struct pset *p);
 
 /* pjfs.c: tree t was opened for slot sl (no request uses it yet). */
 void pv_opened(struct pjfs *pf, struct slot *sl, struct tree *t);

@@ -27,6 +27,8 @@ static void drop_built(struct session *s)
 	ctx_free(s->ctx);
 	s->ctx = NULL;
 	s->ctx_rc = 0;
+	ctx_free(s->ctx_was);
+	s->ctx_was = NULL;
 	st_free(s->st);
 	s->st = NULL;
 	s->st_rc = 0;
@@ -112,21 +114,29 @@ drop:
 
 static int build(struct session *s);
 
-/* build() after the log grew: keeps what is still true. */
+/* build() after the log grew: keeps what is still true, and the context
+ * to build the next one on (the older one if none was built since). */
 static int build_grown(struct session *s)
 {
 	struct st_state *st = s->st;
 	struct st_was was = s->st_was;
+	struct ctx *x = s->ctx ? s->ctx : s->ctx_was;
 	int rc;
 
 	s->st = NULL;
 	memset(&s->st_was, 0, sizeof(s->st_was));
+	if (x == s->ctx)
+		s->ctx = NULL;
+	else
+		s->ctx_was = NULL;
 	rc = build(s);
 	if (rc) {
+		ctx_free(x);
 		st_free(st);
 		drop_was(&was);
 		return rc;
 	}
+	s->ctx_was = x;
 	keep_state(s, st, &was);
 	return 0;
 }
@@ -589,6 +599,12 @@ int ss_current_branch(const struct session *s) { return s->current; }
 const struct ctx *ss_context(struct session *s)
 {
 	pthread_mutex_lock(&s->ctx_mu);
+	if (!s->ctx && !s->ctx_rc && s->ctx_was) {
+		s->ctx_rc = ctx_grow(s->ctx_was, s->g, s->chain, s->lf, &s->ctx);
+		s->ctx_was = NULL;	/* consumed */
+		if (s->ctx_rc == -EAGAIN)
+			s->ctx_rc = 0;
+	}
 	if (!s->ctx && !s->ctx_rc)
 		s->ctx_rc = ctx_build(s->g, s->chain, s->lf, &s->ctx);
 	pthread_mutex_unlock(&s->ctx_mu);

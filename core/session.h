@@ -3,7 +3,10 @@
  *
  * Opens the log read-only, indexes it, and builds the graph, the branches
  * and the resumed chain. ss_refresh() indexes what was appended since and
- * rebuilds what depends on it.
+ * rebuilds what depends on it, keeping the state when the new records
+ * leave it so (st_still()) and the context to build the next one on
+ * (ctx_grow(): the old notes and the messages before the window's cut are
+ * kept).
  *
  * Thread-safety: a session is not locked internally, but for the lazily
  * built context (ss_context()) and state (ss_state()). Readers may share it; the owner must keep

@@ -43,6 +43,7 @@ struct session {
 	pthread_mutex_t ctx_mu;	/* the context is built on first use */
 	struct ctx *ctx;
 	int ctx_rc;
+	struct ctx *ctx_was;	/* the context before the log grew, to build on */
 	pthread_mutex_t us_mu;	/* and the usage */
 	struct us_set *us;
 	int us_rc;

@@ -97,11 +97,18 @@ enum tr_fixed {
 	 (TR_HAS_EPOCH(lino) ? (uint64_t)(epoch) << 40 : 0))
 
 /* Rendered text kept. Small on purpose: a listing hands what it renders
- * to the kernel's page cache, which keeps it for reads; memory this
- * process touches for the first time costs a page fault per 4 KB, so a
- * budget that is filled once and then reused is cheaper than a big one
- * (a first grep -r over 100 MB: 7,400 faults at 16 MB, 10,500 at 64). */
-#define TR_CACHE_BYTES (16u << 20)
+ * to the kernel's page cache, which keeps it for reads, and the text so
+ * handed over leaves this cache (tr_claim_push()); what stays is what was
+ * rendered to learn a size and not read yet, and the file read last. A
+ * budget filled once and then reused also costs fewer page faults than a
+ * big one (a first grep -r over 100 MB: 7,400 faults at 16 MB, 10,500 at
+ * 64), and every byte of it is resident (1 GB log: 16 MB were 52 bytes
+ * per record). */
+#define TR_CACHE_BYTES (1u << 20)
+
+/* Closing a listing of at least this many entries gives the heap's free
+ * pages back (pl_trim_heap()). */
+#define TR_TRIM_LISTING 4096u
 
 struct tree;
 
@@ -159,8 +166,14 @@ int tr_getxattr(struct tree *t, uint64_t ino, const char *name, struct sbuf *out
 int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out);
 
 /* True once per message file: the first caller may hand its content to
- * the kernel's page cache (it never changes). */
+ * the kernel's page cache (it never changes). The next tr_content() of
+ * that file (the push's) takes its text out of the render cache: the
+ * kernel holds it now, and a later read the kernel cannot answer renders
+ * it again. */
 int tr_claim_push(struct tree *t, uint64_t ino);
+/* The kernel's page cache holds ino's content now: the tree lets go of
+ * its rendered copy (rendered again if the kernel drops it and reads). */
+void tr_pushed(struct tree *t, uint64_t ino);
 
 /* The mount's own device: looking for subagent logs never walks into it
  * (a mount at <log folder>/<log stem> would otherwise ask itself). */

@@ -216,6 +216,16 @@ static uint64_t pair_key(const struct line *l)
 	return h ? h : 1;
 }
 
+/* The model's name as a row gives it: unescaped, cut at US_MODEL_MAX. */
+static void model_name(const struct line *l, struct sbuf *name)
+{
+	js_unescape(&l->model, name);
+	if (name->len > US_MODEL_MAX) {
+		name->len = US_MODEL_MAX;
+		name->buf[US_MODEL_MAX] = '\0';
+	}
+}
+
 static int set_model(struct us_set *u, const struct line *l, struct us_row *row)
 {
 	struct sbuf name;
@@ -223,9 +233,7 @@ static int set_model(struct us_set *u, const struct line *l, struct us_row *row)
 	if (!l->has_model)
 		return 0;
 	sb_init(&name);
-	js_unescape(&l->model, &name);
-	if (name.len > US_MODEL_MAX)
-		name.buf[US_MODEL_MAX] = '\0';
+	model_name(l, &name);
 	row->model = models_intern(&u->models, name.buf);
 	sb_free(&name);
 	return row->model ? 0 : -ENOMEM;
@@ -246,22 +254,56 @@ static int add_row(struct us_set *u, const struct us_row *row)
 	return 0;
 }
 
-static int read_rec(struct us_set *u, const struct logf *lf, uint32_t i,
-		    const struct idx_rec *r, struct sbuf *buf)
+/* Record i's line into buf, and what it gives: 1 (row and l set, but
+ * for the model), 0 when it has no row, or -errno. */
+static int line_row(const struct logf *lf, uint32_t i, const struct idx_rec *r,
+		    struct sbuf *buf, struct line *l, struct us_row *row)
 {
-	struct us_row row = { .rec = i, .ts = r->ts };
-	struct line l = { 0 };
 	int rc;
 
+	*row = (struct us_row){ .rec = i, .ts = r->ts };
+	*l = (struct line){ 0 };
+	if (!(r->flags & IDX_F_USAGE) || r->ts == IDX_NO_TS)
+		return 0;
 	sb_reset(buf);
 	rc = lf_read(lf, r, buf);
 	if (rc)
 		return rc;
-	if (!read_line(buf->buf, buf->len, &l, &row))
+	if (!read_line(buf->buf, buf->len, l, row))
 		return 0;
-	row.key = l.has_id ? pair_key(&l) : 0;
+	row->key = l->has_id ? pair_key(l) : 0;
+	return 1;
+}
+
+static int read_rec(struct us_set *u, const struct logf *lf, uint32_t i,
+		    const struct idx_rec *r, struct sbuf *buf)
+{
+	struct us_row row;
+	struct line l;
+	int rc = line_row(lf, i, r, buf, &l, &row);
+
+	if (rc <= 0)
+		return rc;
 	rc = set_model(u, &l, &row);
 	return rc ? rc : add_row(u, &row);
+}
+
+int us_read_row(const struct idx *ix, const struct logf *lf, uint32_t rec,
+		struct us_row *row, struct sbuf *model)
+{
+	struct sbuf buf;
+	struct line l;
+	int rc;
+
+	sb_reset(model);
+	if (rec >= idx_nrecs(ix))
+		return 0;
+	sb_init(&buf);
+	rc = line_row(lf, rec, idx_rec(ix, rec), &buf, &l, row);
+	if (rc > 0 && l.has_model)
+		model_name(&l, model);
+	sb_free(&buf);
+	return rc;
 }
 
 int us_extend(struct us_set *u, const struct idx *ix, const struct logf *lf)
@@ -274,8 +316,7 @@ int us_extend(struct us_set *u, const struct idx *ix, const struct logf *lf)
 	for (i = u->seen; i < n && !rc; i++) {
 		const struct idx_rec *r = idx_rec(ix, i);
 
-		if ((r->flags & IDX_F_USAGE) && r->ts != IDX_NO_TS)
-			rc = read_rec(u, lf, i, r, &buf);
+		rc = read_rec(u, lf, i, r, &buf);
 	}
 	sb_free(&buf);
 	if (!rc)

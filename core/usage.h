@@ -89,6 +89,12 @@ uint32_t us_nrows(const struct us_set *u);
 const struct us_row *us_row(const struct us_set *u, uint32_t i);
 /* The row of record rec, or NULL. */
 const struct us_row *us_of_rec(const struct us_set *u, uint32_t rec);
+/* The row record rec of ix gives, read from its line alone (no set): 1
+ * and the row in *row (model 0: its model's name, as us_model() would
+ * give it, is in model, "" for none), 0 when the record has none, or -errno.
+ * What a set built from ix holds for rec, for a reader of a few rows. */
+int us_read_row(const struct idx *ix, const struct logf *lf, uint32_t rec,
+		struct us_row *row, struct sbuf *model);
 /* Model number m's name ("" for 0); borrowed, valid until us_free(). */
 const char *us_model(const struct us_set *u, uint32_t m);
 

@@ -92,29 +92,35 @@ int ud_tx_render(struct view *v, uint64_t lino, struct sbuf *out)
 
 /* ---- message files ---- */
 
-static const struct us_row *row_of(struct view *v, uint32_t id)
+/*
+ * A message file's usage is read from its record's line when the file is
+ * rendered or its attributes asked for, not from the set of all rows:
+ * that set (ss_usage()) is built only for the totals, so a grep -r neither
+ * waits for it nor keeps it.
+ */
+static int row_of(struct view *v, uint32_t id, struct us_row *row, struct sbuf *model)
 {
-	const struct us_set *u = ss_usage(v->s);
 	uint32_t rec = gr_rec(ss_graph(v->s), id);
 
-	return u && rec != IDX_NONE ? us_of_rec(u, rec) : NULL;
+	return rec != IDX_NONE && us_read_row(ss_idx(v->s), ss_logf(v->s), rec, row, model) > 0;
 }
 
 void ud_header(struct view *v, uint32_t id, struct sbuf *out)
 {
-	const struct us_row *r = row_of(v, id);
-	const char *model;
+	struct us_row r;
+	struct sbuf model;
 
-	if (!r)
-		return;
-	sb_adds(out, "usage: ");
-	us_tokens_text(&r->t, out);
-	model = us_model(ss_usage(v->s), r->model);
-	if (*model) {
-		sb_adds(out, " · ");
-		sb_add_lines(out, model);
+	sb_init(&model);
+	if (row_of(v, id, &r, &model)) {
+		sb_adds(out, "usage: ");
+		us_tokens_text(&r.t, out);
+		if (*model.buf) {
+			sb_adds(out, " · ");
+			sb_add_lines(out, model.buf);
+		}
+		sb_addc(out, '\n');
 	}
-	sb_addc(out, '\n');
+	sb_free(&model);
 }
 
 static const char *const xattrs[] = {
@@ -122,36 +128,50 @@ static const char *const xattrs[] = {
 	"user.sessfs.usage.cache_creation", "user.sessfs.usage.cache_read",
 };
 
-int ud_getxattr(struct view *v, uint32_t id, const char *name, struct sbuf *out)
+static int xattr_no(const char *name)
 {
-	const struct us_row *r = row_of(v, id);
-	const uint64_t *f;
 	size_t i;
 
-	if (!r)
+	for (i = 0; i < sizeof(xattrs) / sizeof(xattrs[0]); i++)
+		if (!strcmp(name, xattrs[i]))
+			return (int)i;
+	return -1;
+}
+
+int ud_getxattr(struct view *v, uint32_t id, const char *name, struct sbuf *out)
+{
+	int i = xattr_no(name);
+	struct us_row r;
+	struct sbuf model;
+	const uint64_t *f;
+
+	sb_init(&model);
+	if (i < 0 || !row_of(v, id, &r, &model)) {
+		sb_free(&model);
 		return -ENODATA;
-	f = (const uint64_t[]){ r->t.input, r->t.output, r->t.cache_create, r->t.cache_read };
-	if (!strcmp(name, xattrs[0])) {
+	}
+	f = (const uint64_t[]){ r.t.input, r.t.output, r.t.cache_create, r.t.cache_read };
+	if (!i) {
 		sb_addf(out, "input=%llu output=%llu cache_creation=%llu cache_read=%llu model=",
 			(unsigned long long)f[0], (unsigned long long)f[1],
 			(unsigned long long)f[2], (unsigned long long)f[3]);
-		sb_add_lines(out, us_model(ss_usage(v->s), r->model));
-		return 0;
+		sb_add_lines(out, model.buf);
+	} else {
+		sb_addf(out, "%llu", (unsigned long long)f[i - 1]);
 	}
-	for (i = 1; i < sizeof(xattrs) / sizeof(xattrs[0]); i++)
-		if (!strcmp(name, xattrs[i])) {
-			sb_addf(out, "%llu", (unsigned long long)f[i - 1]);
-			return 0;
-		}
-	return -ENODATA;
+	sb_free(&model);
+	return 0;
 }
 
 void ud_listxattr(struct view *v, uint32_t id, struct sbuf *out)
 {
+	struct us_row r;
+	struct sbuf model;
 	size_t i;
 
-	if (!row_of(v, id))
-		return;
-	for (i = 0; i < sizeof(xattrs) / sizeof(xattrs[0]); i++)
-		sb_add(out, xattrs[i], strlen(xattrs[i]) + 1);
+	sb_init(&model);
+	if (row_of(v, id, &r, &model))
+		for (i = 0; i < sizeof(xattrs) / sizeof(xattrs[0]); i++)
+			sb_add(out, xattrs[i], strlen(xattrs[i]) + 1);
+	sb_free(&model);
 }

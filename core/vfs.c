@@ -59,6 +59,11 @@ static int t_claim_push(void *fs, uint64_t ino)
 	return tr_claim_push(fs, ino);
 }
 
+static void t_pushed(void *fs, uint64_t ino)
+{
+	tr_pushed(fs, ino);
+}
+
 static void t_wait(void *fs, struct lv_inval **out, size_t *n)
 {
 	lv_wait(fs, out, n);
@@ -77,5 +82,5 @@ static void t_own_device(void *fs, dev_t dev)
 const struct vf_ops vf_tree_ops = {
 	t_getattr, t_lookup, t_opendir, t_dir_entry, t_closedir, t_dir_gen,
 	t_content, t_readlink, t_getxattr, t_listxattr, t_claim_push,
-	t_wait, t_stop, t_own_device,
+	t_pushed, t_wait, t_stop, t_own_device,
 };

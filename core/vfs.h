@@ -29,6 +29,7 @@ struct vf_ops {
 	int (*getxattr)(void *fs, uint64_t ino, const char *name, struct sbuf *out);
 	int (*listxattr)(void *fs, uint64_t ino, struct sbuf *out);
 	int (*claim_push)(void *fs, uint64_t ino);
+	void (*pushed)(void *fs, uint64_t ino);
 	/* For the notifier thread (fs/notify.h): what the kernel must forget
 	 * (lv_wait(): *n is 0 once stopped), the end of that, and the
 	 * mount's own device. */
@@ -100,6 +101,11 @@ static inline int vf_listxattr(struct vfs *v, uint64_t ino, struct sbuf *out)
 static inline int vf_claim_push(struct vfs *v, uint64_t ino)
 {
 	return v->ops->claim_push(v->fs, ino);
+}
+
+static inline void vf_pushed(struct vfs *v, uint64_t ino)
+{
+	v->ops->pushed(v->fs, ino);
 }
 
 /* The calls of a single session's tree (fs: a struct tree). */

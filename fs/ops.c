@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -16,6 +17,36 @@
 static struct vfs *tree_of(fuse_req_t req)
 {
 	return fuse_req_userdata(req);
+}
+
+/*
+ * With SESSFS_STATS set, the requests served by kind and the files pushed
+ * are counted and printed on stderr at unmount (for the benchmark: how
+ * many round trips a walk costs per file, whatever the machine's load).
+ */
+enum { ST_LOOKUP, ST_GETATTR, ST_READLINK, ST_OPENDIR, ST_READDIR, ST_READDIRPLUS,
+       ST_RELEASEDIR, ST_OPEN, ST_READ, ST_RELEASE, ST_XATTR, ST_PUSH, ST_N };
+static const char *const stat_name[ST_N] = {
+	"lookup", "getattr", "readlink", "opendir", "readdir", "readdirplus",
+	"releasedir", "open", "read", "release", "xattr", "pushed",
+};
+static unsigned long stat_n[ST_N];
+
+static void count(int kind)
+{
+	__atomic_add_fetch(&stat_n[kind], 1, __ATOMIC_RELAXED);
+}
+
+static void stats_print(void)
+{
+	int i;
+
+	if (!getenv("SESSFS_STATS"))
+		return;
+	fprintf(stderr, "sessfs: requests:");
+	for (i = 0; i < ST_N; i++)
+		fprintf(stderr, " %s=%lu", stat_name[i], stat_n[i]);
+	fprintf(stderr, "\n");
 }
 
 /* How long the kernel may keep what it got: for long when it changes only
@@ -73,7 +104,10 @@ static int push_one(struct vfs *t, uint64_t ino)
 	if (b->len && b->len <= OPS_PUSH_MAX) {
 		bv.buf[0].mem = b->data;
 		bv.buf[0].size = b->len;
-		fuse_lowlevel_notify_store(session, ino, 0, &bv, 0);
+		if (!fuse_lowlevel_notify_store(session, ino, 0, &bv, 0)) {
+			count(ST_PUSH);
+			vf_pushed(t, ino);
+		}
 	}
 	blob_unref(b);
 	return 1;
@@ -188,6 +222,7 @@ static void op_destroy(void *userdata)
 	struct kept *k, *tmp;
 
 	(void)userdata;
+	stats_print();
 	pool_free(pool);
 	pool = NULL;
 	pthread_mutex_lock(&kept_mu);
@@ -204,6 +239,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct tr_attr a;
 	int rc = vf_lookup(tree_of(req), parent, name, &a);
 
+	count(ST_LOOKUP);
 	if (rc) {
 		fuse_reply_err(req, -rc);
 		return;
@@ -217,6 +253,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct tr_attr a;
 	int rc = vf_getattr(tree_of(req), ino, &a);
 
+	count(ST_GETATTR);
 	(void)fi;
 	if (rc)
 		fuse_reply_err(req, -rc);
@@ -229,6 +266,7 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 	char target[NM_MAX + 1];
 	int rc = vf_readlink(tree_of(req), ino, target);
 
+	count(ST_READLINK);
 	if (rc)
 		fuse_reply_err(req, -rc);
 	else
@@ -303,6 +341,7 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	struct odir *od = calloc(1, sizeof(*od));
 	int rc = od ? vf_opendir(tree_of(req), ino, &od->d) : -ENOMEM;
 
+	count(ST_OPENDIR);
 	if (rc) {
 		free(od);
 		fuse_reply_err(req, -rc);
@@ -356,6 +395,7 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 	int rc = 0;
 
 	(void)ino;
+	count(plus ? ST_READDIRPLUS : ST_READDIR);
 	memset(&w, 0, sizeof(w));
 	if (!buf || !files) {
 		free(buf);
@@ -422,6 +462,7 @@ static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 
 static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	count(ST_RELEASEDIR);
 	(void)ino;
 	odir_free((struct odir *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
@@ -432,6 +473,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct blob *b;
 	int rc;
 
+	count(ST_OPEN);
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
 		fuse_reply_err(req, EROFS);
 		return;
@@ -457,6 +499,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct blob *b = (struct blob *)(uintptr_t)fi->fh;
 	int rc;
 
+	count(ST_READ);
 	if (!b) {	/* opened without a round trip: find it by inode */
 		rc = vf_content(tree_of(req), ino, &b);
 		if (rc) {
@@ -476,6 +519,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	count(ST_RELEASE);
 	(void)ino;
 	blob_unref((struct blob *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
@@ -496,6 +540,7 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 	struct sbuf sb;
 	int rc;
 
+	count(ST_XATTR);
 	sb_init(&sb);
 	rc = vf_getxattr(tree_of(req), ino, name, &sb);
 	if (rc)
@@ -510,6 +555,7 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	struct sbuf sb;
 	int rc;
 
+	count(ST_XATTR);
 	sb_init(&sb);
 	rc = vf_listxattr(tree_of(req), ino, &sb);
 	if (rc)

@@ -15,13 +15,14 @@
 #   - on a fresh mount, the time of the first read of usage.json and of
 #     transcripts/current.md (stat, then cat: rendered once), against the
 #     index time, and that mount's peak RSS
-#   - the daemon's peak RSS, and its RSS per record at ready and after
-#     the context read and the grep -r
+#   - the daemon's peak RSS, and its RSS per record at ready, after the
+#     context read, the find and the grep -r, and after the cp -r too
 #   - 50 growths of 10 records each (BENCH_GROWTHS): the time until
 #     session.json and context/messages.json show them, against a fresh
 #     mount of the grown log, and the RSS after the first and the last;
 #     then the same without a mount (tests/bench/growbench.c): a growth
-#     against a fresh open, and what each stage would cost built anew
+#     against a fresh open, its stages (the context grown on the one
+#     before: ctx_grow.c), and what each stage would cost built anew
 #   - sessfs export of the log (BENCH_EXPORT sizes, default 100M) into a
 #     folder on tmpfs and as a tar stream, against the index time
 # and, for a log whose one record is a 100 MB message (BENCH_BIG=0 skips
@@ -97,7 +98,7 @@ start_mount() {
 }
 
 bench_mount() {
-	local log=$1 idx_s=$2 idx2_s=$3 recs=$4 t0 t1 cold warm tmpfs raw rss copy i best_ready= rss0 size
+	local log=$1 idx_s=$2 idx2_s=$3 recs=$4 t0 t1 cold warm tmpfs raw rss copy i best_ready= rss0 rss_grep size
 	# Ready is the best of RUNS mounts, like the index time; the last
 	# mount stays for the rest.
 	for i in $(seq 1 "$RUNS"); do
@@ -122,6 +123,7 @@ bench_mount() {
 	t0=$(now); grep -r -c 'NO-SUCH-STRING-xyzzy' "$MNT/branches/current/" > /dev/null; t1=$(now)
 	cold=$(echo "$t1 - $t0" | bc -l)
 	warm=$(best grep -r -c 'NO-SUCH-STRING-xyzzy' "$MNT/branches/current/")
+	rss_grep=$(rss_kb "$PID")
 	copy=$SHM/tree
 	rm -rf "$copy"; cp -r "$MNT/branches/current/" "$copy"
 	tmpfs=$(best grep -r -c 'NO-SUCH-STRING-xyzzy' "$copy")
@@ -132,8 +134,9 @@ bench_mount() {
 		"$(ratio "$warm" "$tmpfs")" "$(ratio "$cold" "$tmpfs")" "$(ratio "$warm" "$raw")"
 	rss=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
 	printf '  daemon peak RSS: %.1f MB\n' "$(echo "$rss / 1024" | bc -l)"
-	printf '  daemon RSS per record: %.0f bytes at ready, %.0f after a context read and the grep -r\n' \
-		"$(echo "$rss0 * 1024 / $recs" | bc -l)" "$(echo "$(rss_kb "$PID") * 1024 / $recs" | bc -l)"
+	printf '  daemon RSS per record: %.0f bytes at ready, %.0f after a context read, a find of state/ and the grep -r, %.0f after a cp -r of the branch too\n' \
+		"$(echo "$rss0 * 1024 / $recs" | bc -l)" "$(echo "$rss_grep * 1024 / $recs" | bc -l)" \
+		"$(echo "$(rss_kb "$PID") * 1024 / $recs" | bc -l)"
 	# A fresh mount: the first read builds the usage rows and the context.
 	fusermount3 -u "$MNT"
 	wait "$PID"
@@ -185,11 +188,11 @@ turn() {
 		u=$(printf 'b%07d-0000-4000-8000-%012d' "$GROWN" "$GROWN")
 		GROWN=$((GROWN + 1))
 		if [ $((i % 2)) = 1 ]; then
-			printf '{"parentUuid":"%s","isSidechain":false,"type":"user","message":{"role":"user","content":"%s prompt %d"},"uuid":"%s","timestamp":"%s","sessionId":"%s"}\n' \
-				"$parent" "$tag" "$i" "$u" "$ts" "$SID"
+			printf '{"parentUuid":"%s","isSidechain":false,"type":"user","message":{"role":"user","content":"%s prompt %d"},"uuid":"%s","timestamp":"%s"%s}\n' \
+				"$parent" "$tag" "$i" "$u" "$ts" "$ENVELOPE"
 		else
-			printf '{"parentUuid":"%s","isSidechain":false,"type":"assistant","message":{"id":"msg_%s","role":"assistant","model":"m","content":[{"type":"text","text":"%s answer %d"}]},"uuid":"%s","timestamp":"%s","sessionId":"%s"}\n' \
-				"$parent" "$u" "$tag" "$i" "$u" "$ts" "$SID"
+			printf '{"parentUuid":"%s","isSidechain":false,"type":"assistant","message":{"id":"msg_%s","role":"assistant","model":"m","content":[{"type":"text","text":"%s answer %d"}]},"uuid":"%s","timestamp":"%s"%s}\n' \
+				"$parent" "$u" "$tag" "$i" "$u" "$ts" "$ENVELOPE"
 		fi
 		parent=$u
 	done
@@ -206,7 +209,10 @@ rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 bench_growth() {
 	local log=$DIR/grow.jsonl n=${BENCH_GROWTHS:-50} i t0 t1 t best= sum=0 rss1 rssn fresh parent
 	cp "$1" "$log"
-	SID=$(sed -n 's/.*"sessionId": "\(.*\)".*/\1/p' < <(build/sessfs --check "$log") | head -1)
+	# The rows carry the leaf's envelope, as Claude Code writes it: the
+	# same session, folder, branch and version (rows without a cwd would
+	# tell the state the folder changed, and it would be built again).
+	ENVELOPE=$(build/sessfs --check "$log" | sed -n 's/^  "\(sessionId\|cwd\|gitBranch\|version\)": \(".*"\),*$/,"\1":\2/p' | tr -d '\n')
 	parent=$(build/sessfs --check "$log" | sed -n 's/.*"currentLeaf": "\(.*\)".*/\1/p')
 	GROWN=1
 	start_mount "$log" || { echo "  growth: mount did not come up: $(cat "$DIR/daemon.err")"; return; }
@@ -240,7 +246,8 @@ bench_growth() {
 		"$(echo "$rss1 / 1024" | bc -l)" "$n" "$(echo "$rssn / 1024" | bc -l)" \
 		"$(echo "($rssn - $rss1) * 100 / $rss1" | bc -l)"
 	# Where a growth's time goes, without a mount (tests/bench/growbench.c).
-	$B/growbench "$1" "$DIR/growbench.jsonl" 5 | sed -n 's/^\(growth_mean_s\|anew_s\): /  growth without a mount, \1: /p'
+	$B/growbench "$1" "$DIR/growbench.jsonl" 5 |
+		sed -n 's/^\(growth_mean_s\|growth_stages_s\|anew_s\): /  growth without a mount, \1: /p'
 	fusermount3 -u "$MNT"
 	wait "$PID"
 	PID=

@@ -10,7 +10,10 @@
 #   - sessions.json read complete, first read and after a rescan;
 #   - grep -r over sessions/*/branches/current/, cold (right after the
 #     mount), against the same files copied to tmpfs, and the daemon's
-#     memory after it against its cache bound (-o cache_size);
+#     memory after it against its cache bound (-o cache_size); the FUSE
+#     requests it took per file and the sessions opened (SESSFS_STATS,
+#     the same on any machine); the shell's glob of those folders alone
+#     on a mount of its own (it opens every session);
 #   - usage.json: its first read (every log counted), then after a rescan.
 # Figures, not pass/fail: the machine is shared.
 set -u
@@ -86,16 +89,33 @@ ready() {
 }
 
 echo
-echo "== projects folder: $N sessions of ~$(($(stat -c %s "$ONE") / 1024)) KB in $NP projects, $(du -sm "$PJ" | cut -f1) MB"
+echo "== projects folder: $N sessions of ~$(($(stat -c %s "$ONE") / 1024)) KB in $NP projects, $(du -sm "$PJ/" | cut -f1) MB"
 single=$(ready branches "$ONE") || exit 1
 folder=$(ready sessions "$PJ") || exit 1
 printf '  ready (exec to first ls): folder sessions/ %.3f s, single log branches/ %.3f s: %sx; %.1f us per session\n' \
 	"$folder" "$single" "$(ratio "$folder" "$single")" "$(echo "$folder * 1000000 / $N" | bc -l)"
 
-mkdir -p "$MNT"
-build/sessfs -f -o cache_size="$CACHE" "$PJ" "$MNT" 2>"$DIR/pj.err" &
-PID=$!
-for _ in $(seq 1 600); do mountpoint -q "$MNT" && break; sleep 0.1; done
+# mount_pj: the folder mounted at MNT with the cache bound, counting its
+# requests (SESSFS_STATS: printed to pj.err at unmount).
+mount_pj() {
+	mkdir -p "$MNT"
+	SESSFS_STATS=1 build/sessfs -f -o cache_size="$CACHE" "$PJ" "$MNT" 2>"$DIR/pj.err" &
+	PID=$!
+	for _ in $(seq 1 600); do mountpoint -q "$MNT" && break; sleep 0.1; done
+}
+unmount_pj() {
+	fusermount3 -u "$MNT"
+	wait "$PID"
+	PID=
+}
+
+# The glob alone: every session's branches/current resolved (and opened).
+mount_pj
+t0=$(now); g=$(echo "$MNT"/sessions/*/branches/current/ | wc -w); t1=$(now)
+glob=$(echo "$t1 - $t0" | bc -l)
+unmount_pj
+
+mount_pj
 t0=$(now); n=$(grep -c '"sessionId"' "$MNT/sessions.json"); t1=$(now)
 first=$(echo "$t1 - $t0" | bc -l)
 sleep 1.1
@@ -115,9 +135,21 @@ printf '  grep -r sessions/*/branches/current/ (%s files): cold %.2f s, tmpfs co
 	"$files" "$cold" "$tmpfs" "$(ratio "$cold" "$tmpfs")"
 printf '  daemon memory after it: RSS %.0f MB (peak %.0f MB), cache bound %s\n' \
 	"$(echo "$rss / 1024" | bc -l)" "$(echo "$hwm / 1024" | bc -l)" "$CACHE"
-fusermount3 -u "$MNT"
-wait "$PID"
-PID=
+t0=$(now); cat "$MNT/sessions.json" > /dev/null; t1=$(now)
+printf '  sessions.json after it (usage and titles of every session opened): %.2f s\n' \
+	"$(echo "$t1 - $t0" | bc -l)"
+unmount_pj
+# Per file: the requests of the whole mount (sessions.json's reads are a
+# handful); pushed: files handed to the page cache, read without a request.
+awk -v files="$files" -v glob="$glob" -v dirs="$g" '
+/requests:/ { for (i = 3; i <= NF; i++) { split($i, kv, "="); r[kv[1]] = kv[2]; all += kv[2] }
+	all -= r["pushed"] }
+/sessions opened=/ { split($3, kv, "="); opened = kv[2] }
+END {
+	printf "  its FUSE requests: %.3f per file (lookup %.3f, readdirplus %.3f, read %.3f), %.2f of files pushed; sessions opened %s\n",
+		all / files, r["lookup"] / files, r["readdirplus"] / files, r["read"] / files, r["pushed"] / files, opened
+	printf "  the glob sessions/*/branches/current/ alone (%s folders, every session opened): %.2f s\n", dirs, glob
+}' "$DIR/pj.err"
 
 # usage.json on a fresh mount: the first read counts every log (one pass),
 # the next one after a rescan reads none again (stats only).
@@ -129,7 +161,7 @@ first=$(echo "$t1 - $t0" | bc -l)
 sleep 1.1
 t0=$(now); cat "$MNT/usage.json" > /dev/null; t1=$(now)
 printf '  usage.json (every session'"'"'s tokens): first read %.2f s (%.0f MB/s), after a rescan %.3f s\n' \
-	"$first" "$(echo "$(du -sm "$PJ" | cut -f1) / $first" | bc -l)" "$(echo "$t1 - $t0" | bc -l)"
+	"$first" "$(echo "$(du -sm "$PJ/" | cut -f1) / $first" | bc -l)" "$(echo "$t1 - $t0" | bc -l)"
 fusermount3 -u "$MNT"
 wait "$PID"
 PID=

@@ -8,7 +8,8 @@
  * the first session.json + context/messages.json: "fresh". Then appends
  * GROWTHS (5) turns of 10 records each, chained on the leaf as
  * scripts/bench.sh does, and times, after each, ss_refresh(), the
- * context, the state, and session.json + messages.json, against fresh.
+ * context (and how it was made: ctx_origin()), the state, and
+ * session.json + messages.json, against fresh.
  * Last, each stage built anew on the grown log, to show what a growth
  * no longer pays. Prints "key: value" lines; removes COPY.
  */
@@ -57,8 +58,9 @@ static void read_both(struct session *s)
 	sb_free(&b);
 }
 
-/* Ten records chained on parent (its uuid updated to the last one's). */
-static int turn(const char *path, const char *sid, int g, char parent[64])
+/* Ten records chained on parent (its uuid updated to the last one's),
+ * with the envelope env (",\"sessionId\":...": the leaf's). */
+static int turn(const char *path, const char *env, int g, char parent[64])
 {
 	FILE *f = fopen(path, "ab");
 	int i;
@@ -70,35 +72,53 @@ static int turn(const char *path, const char *sid, int g, char parent[64])
 
 		snprintf(u, sizeof(u), "b%07d-0000-4000-8000-%012d", g * 10 + i, g * 10 + i);
 		if (i % 2)
-			fprintf(f, "{\"parentUuid\":\"%s\",\"isSidechain\":false,\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"growth-%d prompt %d\"},\"uuid\":\"%s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"sessionId\":\"%s\"}\n",
-				parent, g, i, u, sid);
+			fprintf(f, "{\"parentUuid\":\"%s\",\"isSidechain\":false,\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"growth-%d prompt %d\"},\"uuid\":\"%s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\"%s}\n",
+				parent, g, i, u, env);
 		else
-			fprintf(f, "{\"parentUuid\":\"%s\",\"isSidechain\":false,\"type\":\"assistant\",\"message\":{\"id\":\"msg_%s\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[{\"type\":\"text\",\"text\":\"growth-%d answer %d\"}]},\"uuid\":\"%s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"sessionId\":\"%s\"}\n",
-				parent, u, g, i, u, sid);
+			fprintf(f, "{\"parentUuid\":\"%s\",\"isSidechain\":false,\"type\":\"assistant\",\"message\":{\"id\":\"msg_%s\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[{\"type\":\"text\",\"text\":\"growth-%d answer %d\"}]},\"uuid\":\"%s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\"%s}\n",
+				parent, u, g, i, u, env);
 		snprintf(parent, 64, "%s", u);
 	}
 	return fclose(f);
 }
 
-/* The leaf's uuid and sessionId, to chain the new records on. */
-static void leaf_of(struct session *s, char uuid[64], char sid[64])
+/* The leaf's uuid, to chain the new records on, and its envelope as
+ * Claude Code writes it on every row (sessionId, cwd, gitBranch,
+ * version), to write on them: rows without a cwd would tell the state
+ * the folder changed. */
+static void leaf_of(struct session *s, char uuid[64], struct sbuf *env)
 {
+	static const char *const keys[] = { "sessionId", "cwd", "gitBranch", "version" };
 	const struct rs_chain *c = ss_chain(s);
 	char buf[IDX_UUID_MAX + 1];
 	cJSON *j;
-	const cJSON *v;
+	size_t k;
 
-	uuid[0] = sid[0] = '\0';
+	uuid[0] = '\0';
 	if (!c->leaf)
 		return;
 	if (idx_id_buf(ss_idx(s), c->leaf, buf) >= 64)
 		return;		/* not a uuid the turns can name */
 	memcpy(uuid, buf, strlen(buf) + 1);
 	j = lf_parse(ss_logf(s), gr_node_rec(ss_graph(s), c->leaf));
-	v = cJSON_GetObjectItemCaseSensitive(j, "sessionId");
-	if (cJSON_IsString(v))
-		snprintf(sid, 64, "%s", v->valuestring);
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, keys[k]);
+
+		if (!cJSON_IsString(v))
+			continue;
+		sb_addf(env, ",\"%s\":", keys[k]);
+		sb_add_json_str(env, v->valuestring, strlen(v->valuestring));
+	}
 	cJSON_Delete(j);
+}
+
+/* How the context was made (ctx_origin()). */
+static const char *origin(struct session *s)
+{
+	static const char *const how[] = { "built anew", "window rendered", "grown at the cut" };
+	const struct ctx *x = ss_context(s);
+
+	return x ? how[ctx_origin(x)] : "none";
 }
 
 /* Each stage built anew on s's log: what a growth used to pay. */
@@ -140,9 +160,10 @@ static void stages(struct session *s)
 int main(int argc, char **argv)
 {
 	struct session *s;
-	double t0, t1, t2, t3, t4, fresh, sum = 0, best = 0;
-	int n = argc > 3 ? atoi(argv[3]) : 5, i;
-	char leaf[64], sid[64];
+	double t0, t1, t2, t3, t4, fresh, sum = 0, best = 0, part[4] = { 0 };
+	int n = argc > 3 ? atoi(argv[3]) : 5, i, grown = 0;
+	char leaf[64];
+	struct sbuf env;
 
 	if (argc < 3 || n < 1) {
 		fprintf(stderr, "usage: growbench LOG COPY [GROWTHS]\n");
@@ -157,9 +178,10 @@ int main(int argc, char **argv)
 	read_both(s);
 	fresh = now() - t0;
 	printf("fresh_s: %.3f (open %.3f)\n", fresh, t1 - t0);
-	leaf_of(s, leaf, sid);
+	sb_init(&env);
+	leaf_of(s, leaf, &env);
 	for (i = 1; i <= n; i++) {
-		if (turn(argv[2], sid, i, leaf))
+		if (turn(argv[2], env.buf ? env.buf : "", i, leaf))
 			return 1;
 		t0 = now();
 		ss_refresh(s);
@@ -170,15 +192,26 @@ int main(int argc, char **argv)
 		t3 = now();
 		read_both(s);
 		t4 = now();
-		printf("growth_%d_s: %.3f = refresh %.3f + context %.3f + state %.3f + read %.3f\n",
-		       i, t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3);
+		printf("growth_%d_s: %.3f = refresh %.3f + context %.3f + state %.3f + read %.3f"
+		       " (context %s, %u rows rendered)\n",
+		       i, t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3, origin(s),
+		       ss_context(s) ? ctx_rendered(ss_context(s)) : 0);
 		sum += t4 - t0;
+		part[0] += t1 - t0;
+		part[1] += t2 - t1;
+		part[2] += t3 - t2;
+		part[3] += t4 - t3;
+		grown += ss_context(s) && ctx_origin(ss_context(s)) == CTX_GROWN_CUT;
 		if (i == 1 || t4 - t0 < best)
 			best = t4 - t0;
 	}
 	printf("growth_mean_s: %.3f (best %.3f) = %.3f x fresh\n", sum / n, best,
 	       sum / n / fresh);
+	printf("growth_stages_s: refresh %.3f context %.3f state %.3f read %.3f"
+	       " (means; the context grown at the cut %d of %d times)\n",
+	       part[0] / n, part[1] / n, part[2] / n, part[3] / n, grown, n);
 	stages(s);
+	sb_free(&env);
 	ss_close(s);
 	remove(argv[2]);
 	return 0;

@@ -92,6 +92,7 @@ static void put(const char *path, const char *data, size_t n, int append)
 }
 
 static uint32_t compared;
+static uint32_t origins[3];	/* contexts by ctx_origin(), after growth */
 
 /* s, grown to the file's bytes, shows what a fresh session of them does. */
 static void check_same(struct session *s, const char *path, const char *what)
@@ -114,6 +115,8 @@ static void check_same(struct session *s, const char *path, const char *what)
 			 what, i, a.buf + (i > 100 ? i - 100 : 0), b.buf + (i > 100 ? i - 100 : 0));
 	}
 	compared++;
+	if (ss_context(s))
+		origins[ctx_origin(ss_context(s))]++;
 	sb_free(&a);
 	sb_free(&b);
 	ss_close(fresh);
@@ -349,6 +352,201 @@ static void test_state_records(void **state)
 	grow_log(&l, "state records");
 }
 
+/* An assistant row of response msgid whose content is the JSON blocks
+ * (and extra members after it, "" for none). */
+static void asst_blocks(struct tu_log *l, int uuid, int parent, const char *msgid,
+			const char *blocks, const char *extra)
+{
+	char x[2048];
+
+	snprintf(x, sizeof(x), "\"message\":{\"id\":\"%s\",\"type\":\"message\",\"role\":"
+		 "\"assistant\",\"model\":\"claude-opus-5-5\",\"content\":%s}%s%s", msgid, blocks,
+		 *extra ? "," : "", extra);
+	tu_row(l, "assistant", uuid, parent, x);
+}
+
+/* Turns left unfinished at the end of the log, which growth completes: a
+ * call waiting for its result (rule 12), parallel calls answered one by
+ * one, a response whose rows come apart (thinking first, rule 11), a
+ * prompt not answered yet (rule 14), a blank row, an attachment. */
+static void test_tail_repairs(void **state)
+{
+	struct tu_log l;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "list it");
+	tu_asst(&l, 2, 1, "msg_2", "Listing.");
+	tu_tool_use(&l, 3, 2, "msg_2", "toolu_3");
+	tu_result(&l, 4, 3, "toolu_3");
+	tu_asst(&l, 5, 4, "msg_5", "Two at once.");
+	tu_tool_use(&l, 6, 5, "msg_5", "toolu_6");
+	tu_tool_use(&l, 7, 6, "msg_5", "toolu_7");
+	tu_result(&l, 8, 6, "toolu_6");
+	tu_attach(&l, 9, 8, "date_change");
+	tu_result(&l, 10, 7, "toolu_7");
+	asst_blocks(&l, 11, 10, "msg_11", "[{\"type\":\"thinking\",\"thinking\":\"hm\"}]", "");
+	asst_blocks(&l, 12, 11, "msg_11", "[{\"type\":\"text\",\"text\":\"  \"}]", "");
+	tu_asst(&l, 13, 12, "msg_11", "Both done.");
+	tu_user(&l, 14, 13, "and now?");
+	tu_attach(&l, 15, 14, "date_change");
+	asst_blocks(&l, 16, 15, "msg_16", "[{\"type\":\"thinking\",\"thinking\":\"only\"}]", "");
+	tu_user(&l, 17, 16, "again");
+	tu_asst(&l, 18, 17, "msg_18", "Again.");
+	grow_log(&l, "tail repairs");
+}
+
+/* Effort levels (rule 23): a prompt takes the level of the response
+ * after it, which a growth may bring; the newest api-request's effort
+ * is the tail's. */
+static void test_effort(void **state)
+{
+	struct tu_log l;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "one");
+	asst_blocks(&l, 2, 1, "msg_2", "[{\"type\":\"text\",\"text\":\"uno\"}]", "\"effort\":\"high\"");
+	tu_user(&l, 3, 2, "two");
+	tu_asst(&l, 4, 3, "msg_4", "dos, no level");
+	tu_user(&l, 5, 4, "three");
+	asst_blocks(&l, 6, 5, "msg_6", "[{\"type\":\"text\",\"text\":\"tres\"}]", "\"effort\":\"low\"");
+	meta(&l, "api-request", "\"id\":\"r1\",\"params\":{\"output_config\":{\"effort\":\"medium\"}}");
+	tu_user(&l, 7, 6, "four");
+	tu_asst(&l, 8, 7, "msg_8", "cuatro");
+	meta(&l, "api-request", "\"id\":\"r2\",\"params\":{\"output_config\":{\"effort\":\"max\"}}");
+	tu_user(&l, 9, 8, "five");
+	asst_blocks(&l, 10, 9, "msg_10", "[{\"type\":\"text\",\"text\":\"cinco\"}]",
+		    "\"perTurnEffort\":\"high\"");
+	grow_log(&l, "effort");
+}
+
+/* What a growth may not render after the cut alone: a row retracting an
+ * earlier one, a call reusing an id answered before, a response id used
+ * again in a later turn, a replaced result, sidechain rows, a duplicate
+ * uuid, a uuid named before it is written. */
+static void test_cut_hazards(void **state)
+{
+	struct tu_log l;
+	char u[37], x[512];
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "one");
+	tu_tool_use(&l, 2, 1, "msg_2", "toolu_2");
+	tu_result(&l, 3, 2, "toolu_2");
+	tu_asst(&l, 4, 3, "msg_4", "uno");
+	tu_user(&l, 5, 4, "two");
+	tu_tool_use(&l, 6, 5, "msg_6", "toolu_2");	/* answered before */
+	tu_user(&l, 7, 6, "three");
+	tu_asst(&l, 8, 7, "msg_4", "the id of an earlier response");
+	tu_user(&l, 9, 8, "four");
+	tu_asst(&l, 10, 9, "msg_10", "cuatro");
+	tu_uuid(8, u);
+	snprintf(x, sizeof(x), "\"message\":{\"role\":\"user\",\"content\":\"five\"},"
+		 "\"retractedMessageUuids\":[\"%.13s\"]", u);
+	tu_row(&l, "user", 11, 10, x);
+	tu_asst(&l, 12, 11, "msg_12", "cinco");
+	meta(&l, "content-replacement", "\"replacements\":[{\"kind\":\"tool-result\","
+	     "\"toolUseId\":\"toolu_2\",\"replacement\":\"[moved]\"}]");
+	tu_user(&l, 13, 12, "six");
+	l.sidechain = 1;
+	tu_user(&l, 14, 13, "a subagent's prompt");
+	tu_asst(&l, 15, 14, "msg_15", "a subagent's answer");
+	l.sidechain = 0;
+	tu_asst(&l, 16, 13, "msg_16", "seis");
+	tu_user(&l, 17, 20, "names 20 before it is written");
+	tu_user(&l, 18, 16, "seven");
+	tu_asst(&l, 19, 18, "msg_19", "siete");
+	tu_asst(&l, 19, 18, "msg_19", "siete, again (a duplicate uuid)");
+	tu_user(&l, 20, 19, "eight");
+	tu_asst(&l, 21, 20, "msg_21", "ocho");
+	grow_log(&l, "cut hazards");
+}
+
+/* Where the rows before a cut still render with those after it: a
+ * system text waiting over a response's two rows, a response row that
+ * joins its message after a result, a thinking-only row whose response
+ * gets a text row two cuts later. */
+static void test_cut_renders(void **state)
+{
+	struct tu_log l;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "one");
+	tu_asst(&l, 2, 1, "msg_2", "uno");
+	tu_attach(&l, 3, 2, "date_change");
+	tu_asst(&l, 4, 3, "msg_2", "uno, more");
+	tu_user(&l, 5, 4, "two");
+	tu_asst(&l, 6, 5, "msg_6", "dos");
+	tu_user(&l, 7, 6, "three");
+	tu_tool_use(&l, 8, 7, "msg_8", "toolu_8");
+	tu_result(&l, 9, 8, "toolu_8");
+	tu_asst(&l, 10, 9, "msg_8", "tres, after its result");
+	tu_user(&l, 11, 10, "four");
+	tu_asst(&l, 12, 11, "msg_12", "cuatro");
+	tu_user(&l, 13, 12, "five");
+	asst_blocks(&l, 14, 13, "msg_14", "[{\"type\":\"thinking\",\"thinking\":\"hm\"}]", "");
+	tu_asst(&l, 15, 14, "msg_15", "cinco");
+	tu_user(&l, 16, 15, "six");
+	tu_asst(&l, 17, 16, "msg_17", "seis");
+	tu_user(&l, 18, 17, "seven");
+	tu_asst(&l, 19, 18, "msg_14", "siete, in the response of five");
+	tu_user(&l, 20, 19, "eight");
+	tu_asst(&l, 21, 20, "msg_21", "ocho");
+	tu_asst(&l, 21, 20, "msg_21", "ocho, again (a duplicate uuid)");
+	grow_log(&l, "cut renders");
+}
+
+/* A subagent's log (every row a sidechain) that main rows join later. */
+static void test_side_flip(void **state)
+{
+	struct tu_log l;
+
+	(void)state;
+	tu_log_init(&l);
+	l.sidechain = 1;
+	tu_user(&l, 1, 0, "a task");
+	tu_asst(&l, 2, 1, "msg_2", "done");
+	tu_user(&l, 3, 2, "another");
+	tu_asst(&l, 4, 3, "msg_4", "done too");
+	l.sidechain = 0;
+	tu_user(&l, 5, 4, "a main prompt, after them");
+	tu_asst(&l, 6, 5, "msg_6", "a main answer");
+	tu_user(&l, 7, 6, "more");
+	tu_asst(&l, 8, 7, "msg_8", "more answer");
+	grow_log(&l, "side flip");
+}
+
+/* Rows that name no parent: read in file order, as long as none does. */
+static void test_unchained(void **state)
+{
+	struct tu_log l;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "one");
+	tu_asst(&l, 2, 0, "msg_2", "uno");
+	tu_user(&l, 3, 0, "two");
+	tu_asst(&l, 4, 0, "msg_4", "dos");
+	tu_user(&l, 5, 0, "three");
+	tu_asst(&l, 6, 5, "msg_6", "tres, naming its parent");
+	tu_user(&l, 7, 6, "four");
+	tu_asst(&l, 8, 7, "msg_8", "cuatro");
+	grow_log(&l, "unchained");
+}
+
+/* Growth built on the context before, both ways, somewhere above. */
+static void test_grown_contexts(void **state)
+{
+	(void)state;
+	print_message("contexts after growth: %u built, %u window rendered, %u after the cut\n",
+		      origins[CTX_BUILT], origins[CTX_GROWN_WINDOW], origins[CTX_GROWN_CUT]);
+	assert_true(origins[CTX_GROWN_WINDOW] > 0);
+	assert_true(origins[CTX_GROWN_CUT] > origins[CTX_GROWN_WINDOW]);
+}
+
 /* ---- the corpus ---- */
 
 static uint32_t corpus_logs;
@@ -416,7 +614,14 @@ int main(void)
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_compaction),
 		cmocka_unit_test(test_state_records),
+		cmocka_unit_test(test_tail_repairs),
+		cmocka_unit_test(test_effort),
+		cmocka_unit_test(test_cut_hazards),
+		cmocka_unit_test(test_cut_renders),
+		cmocka_unit_test(test_side_flip),
+		cmocka_unit_test(test_unchained),
 		cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_grown_contexts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

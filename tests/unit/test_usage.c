@@ -381,6 +381,72 @@ static void test_growing_log(void **state)
 }
 
 /* Every corpus log's totals equal ccusage's, as recorded in TABLE. */
+/* us_read_row() of every record of the log at path gives what the set
+ * holds for it: the same row, the same model name. The number of rows. */
+static uint32_t rows_agree(const char *path)
+{
+	struct session *s;
+	const struct us_set *u;
+	struct sbuf model;
+	uint32_t i, n = 0;
+
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	u = ss_usage(s);
+	assert_non_null(u);
+	sb_init(&model);
+	for (i = 0; i <= idx_nrecs(ss_idx(s)); i++) {
+		const struct us_row *want = us_of_rec(u, i);
+		struct us_row got;
+		int rc = us_read_row(ss_idx(s), ss_logf(s), i, &got, &model);
+
+		assert_int_equal(rc, want != NULL);
+		if (!want)
+			continue;
+		n++;
+		assert_int_equal(got.rec, want->rec);
+		assert_int_equal(got.key, want->key);
+		assert_int_equal(got.ts, want->ts);
+		assert_memory_equal(&got.t, &want->t, sizeof(got.t));
+		assert_int_equal(got.has_cost, want->has_cost);
+		assert_true(got.cost == want->cost);
+		assert_string_equal(model.buf, us_model(u, want->model));
+	}
+	assert_int_equal(n, us_nrows(u));
+	sb_free(&model);
+	ss_close(s);
+	return n;
+}
+
+/* A message file reads its row alone (us_read_row): the same as the set's,
+ * for rows of every kind, unusable ones and long or escaped model names
+ * included. */
+static void test_row_alone_is_the_sets(void **state)
+{
+	struct sbuf sb, longname;
+	char *path;
+	int i;
+
+	(void)state;
+	sb_init(&sb);
+	sb_init(&longname);
+	for (i = 0; i < 300; i++)
+		sb_adds(&longname, i % 7 ? "m" : "\\u00e9");
+	urow(&sb, 1, "m1", "r1", "claude-b", 10, 1, 0, 0, ",\"costUSD\":0.5");
+	urow(&sb, 2, "m2", NULL, "<synthetic>", 0, 0, 0, 0, "");
+	urow(&sb, 3, NULL, "r3", NULL, 100, 2, 7, 9, "");
+	urow(&sb, 4, "m4", "r4", longname.buf, 1000, 3, 0, 0, "");
+	urow(&sb, 5, "m5", "r5", "a\\u0000b", 1, 1, 1, 1, "");
+	urow(&sb, 6, "m6", "r6", "", -5, 1, 0, 0, "");		/* unusable */
+	sb_adds(&sb, "{\"type\":\"assistant\",\"message\":{\"id\":\"m7\",\"content\":[],"
+		     "\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n");
+	urow(&sb, 8, "m1", "r1", "claude-b", 20, 1, 0, 0, "");	/* the pair again */
+	path = tu_write_str(sb.buf);
+	assert_int_equal(rows_agree(path), 6);
+	tu_remove(path);
+	sb_free(&longname);
+	sb_free(&sb);
+}
+
 static void test_corpus_matches_ccusage(void **state)
 {
 	const char *corpus = getenv("SESSFS_CORPUS") ? getenv("SESSFS_CORPUS") : "../shared/corpus";
@@ -415,6 +481,7 @@ static void test_corpus_matches_ccusage(void **state)
 				 in, out);
 		assert_int_equal(t.t.cache_create, cc);
 		assert_int_equal(t.t.cache_read, cr);
+		rows_agree(path);
 		n++;
 	}
 	fclose(f);
@@ -434,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_sidechains_and_agents),
 		cmocka_unit_test(test_real_context_size),
 		cmocka_unit_test(test_growing_log),
+		cmocka_unit_test(test_row_alone_is_the_sets),
 		cmocka_unit_test(test_corpus_matches_ccusage),
 	};
 
