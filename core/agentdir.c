@@ -411,6 +411,143 @@ int ad_folder(struct tree *t, struct view *v, uint32_t id, char *out)
 	return 1;
 }
 
+/* ---- which agent a Task result names, across growth ---- */
+
+struct ad_pair {
+	uint64_t useid;		/* the Task call's id, hashed (js_hash()) */
+	uint64_t agent;		/* the id of the conversation it ran */
+};
+
+struct ad_pairs {
+	struct ad_pair *p;
+	uint32_t n;
+};
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct ad_pair *x = a, *y = b;
+
+	if (x->useid != y->useid)
+		return x->useid < y->useid ? -1 : 1;
+	return x->agent < y->agent ? -1 : x->agent > y->agent;
+}
+
+struct ad_pairs *ad_pairs_now(struct tree *t)
+{
+	const struct sc_set *sc = ss_sidechains(t->views[0]->s);
+	uint32_t i, n = sc_count(sc);
+	struct ad_pairs *ps = calloc(1, sizeof(*ps));
+
+	if (!ps || !(ps->p = calloc(n ? n : 1, sizeof(*ps->p)))) {
+		free(ps);
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		const struct sc_agent *a = sc_get(sc, i);
+
+		if (a->useid)
+			ps->p[ps->n++] = (struct ad_pair){ a->useid, fnv1a(a->id, a->idlen) };
+	}
+	qsort(ps->p, ps->n, sizeof(*ps->p), cmp_pair);
+	return ps;
+}
+
+void ad_pairs_free(struct ad_pairs *ps)
+{
+	if (ps)
+		free(ps->p);
+	free(ps);
+}
+
+/* The pairs of a and b from *i and *j on with the call id useid: whether
+ * they name the same agents (both move past them). */
+static int same_run(const struct ad_pairs *a, uint32_t *i, const struct ad_pairs *b,
+		    uint32_t *j, uint64_t useid)
+{
+	int same = 1;
+
+	for (; *i < a->n && a->p[*i].useid == useid; (*i)++) {
+		if (*j < b->n && b->p[*j].useid == useid && b->p[*j].agent == a->p[*i].agent)
+			(*j)++;
+		else
+			same = 0;
+	}
+	for (; *j < b->n && b->p[*j].useid == useid; (*j)++)
+		same = 0;
+	return same;
+}
+
+/* The call ids whose agents differ between a and b, sorted: a new array
+ * of *n (NULL when none, or out of memory: *n is then UINT32_MAX). */
+static uint64_t *changed_calls(const struct ad_pairs *a, const struct ad_pairs *b, uint32_t *n)
+{
+	uint64_t *out = malloc(((size_t)a->n + b->n + 1) * sizeof(*out)), useid;
+	uint32_t i = 0, j = 0;
+
+	*n = 0;
+	if (!out) {
+		*n = UINT32_MAX;
+		return NULL;
+	}
+	while (i < a->n || j < b->n) {
+		useid = j >= b->n || (i < a->n && a->p[i].useid < b->p[j].useid) ?
+			a->p[i].useid : b->p[j].useid;
+		if (!same_run(a, &i, b, &j, useid))
+			out[(*n)++] = useid;
+	}
+	return out;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* fn on each Task result among v's messages whose call is in calls (all
+ * results when n is UINT32_MAX). */
+static void results_of(struct tree *t, struct view *v, const uint64_t *calls, uint32_t n,
+		       void (*fn)(struct tree *, struct view *, uint32_t))
+{
+	const struct graph *g = ss_graph(v->s);
+	uint32_t i, nn;
+	const uint32_t *ids = gr_nodes(g, &nn);
+
+	for (i = 0; i < nn; i++) {
+		const struct idx_rec *r = gr_node_rec(g, ids[i]);
+
+		if (r->block == IDX_B_TOOL_RESULT &&
+		    (n == UINT32_MAX || bsearch(&r->useid, calls, n, sizeof(*calls), cmp_u64)))
+			fn(t, v, ids[i]);
+	}
+}
+
+void ad_pairs_changed(struct tree *t, const struct ad_pairs *before,
+		      void (*fn)(struct tree *, struct view *, uint32_t))
+{
+	struct ad_pairs *now = ad_pairs_now(t);
+	uint64_t *calls = NULL;
+	uint32_t n = UINT32_MAX, k;
+
+	if (before && now)
+		calls = changed_calls(before, now, &n);
+	for (k = 0; n && k < t->nviews; k++)
+		if (!k || t->views[k]->root)
+			results_of(t, t->views[k], calls, n, fn);
+	free(calls);
+	ad_pairs_free(now);
+}
+
 int ad_read_meta(const struct view *v, struct sbuf *out)
 {
 	char buf[65536];

@@ -46,4 +46,22 @@ int ad_read_meta(const struct view *v, struct sbuf *out);
  * id that is not a file name, and (main view) what the scan reported. */
 void ad_errors_text(struct tree *t, struct view *v, struct sbuf *out);
 
+/*
+ * Which agent each Task call's result names by way of the session's
+ * inline sidechains (ad_folder(): the calls sidechain.h pairs with the
+ * conversations), as of now, to tell which results name another agent
+ * once the log grew (a conversation written after its call's result, or
+ * whose first prompt came later, pairs only then): a message file, kept
+ * for long, must then be rendered again. Callers hold the tree's lock.
+ * NULL when out of memory (then every result is taken as changed).
+ */
+struct ad_pairs;
+struct ad_pairs *ad_pairs_now(struct tree *t);
+void ad_pairs_free(struct ad_pairs *ps);
+/* fn(t, v, id) for each message id of a view v of the session's log (the
+ * session's and its inline sidechains') that is the result of a Task call
+ * whose agent is another now than in before. Write lock held. */
+void ad_pairs_changed(struct tree *t, const struct ad_pairs *before,
+		      void (*fn)(struct tree *, struct view *, uint32_t));
+
 #endif

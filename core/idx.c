@@ -764,29 +764,40 @@ static int rec_into(struct idx *a, const struct idx *b, struct idx_rec *r)
 	return 0;
 }
 
-int idx_copy_some(const struct idx *src, const uint8_t *keep, struct idx **out)
+int idx_copy_more(struct idx *dst, const struct idx *src, uint32_t from,
+		  const uint8_t *keep)
 {
-	struct idx *a = idx_new();
-	uint32_t i;
+	uint32_t i, had = dst->nrecs;
 
-	*out = NULL;
-	if (!a)
-		return -ENOMEM;
-	for (i = 0; i < src->nrecs; i++) {
+	for (i = from; i < src->nrecs; i++) {
 		struct idx_rec r = src->recs[i];
 
 		if (!keep[i])
 			continue;
-		if (grow((void **)&a->recs, &a->caprecs, a->nrecs + 1, sizeof(*a->recs)) ||
-		    rec_into(a, src, &r)) {
-			idx_free(a);
+		if (grow((void **)&dst->recs, &dst->caprecs, dst->nrecs + 1, sizeof(*dst->recs)) ||
+		    rec_into(dst, src, &r)) {
+			dst->nrecs = had;
 			return -ENOMEM;
 		}
-		a->recs[a->nrecs++] = r;
+		dst->recs[dst->nrecs++] = r;
 	}
-	a->end = src->end;
-	a->pending = src->pending;
-	a->lines = src->lines;
+	dst->end = src->end;
+	dst->pending = src->pending;
+	dst->lines = src->lines;
+	return 0;
+}
+
+int idx_copy_some(const struct idx *src, const uint8_t *keep, struct idx **out)
+{
+	struct idx *a = idx_new();
+
+	*out = NULL;
+	if (!a)
+		return -ENOMEM;
+	if (idx_copy_more(a, src, 0, keep)) {
+		idx_free(a);
+		return -ENOMEM;
+	}
 	*out = a;
 	return 0;
 }

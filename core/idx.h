@@ -172,6 +172,15 @@ int idx_feed2(struct idx *ix, int fd, uint64_t min);
  * It costs what the records kept cost, not the whole log. 0 or -ENOMEM.
  */
 int idx_copy_some(const struct idx *src, const uint8_t *keep, struct idx **out);
+/*
+ * The same, appended to dst: the records i >= from of src with keep[i]
+ * set (the records an index of src's lines holds past from, for a copy
+ * made of src before it grew), and src's end, pending bytes and line
+ * count. dst's records keep their ids. 0 or -ENOMEM (dst then holds no
+ * record more).
+ */
+int idx_copy_more(struct idx *dst, const struct idx *src, uint32_t from,
+		  const uint8_t *keep);
 /* Indexes the pending bytes after the last newline as a final line. */
 int idx_finish(struct idx *ix, int fd);
 

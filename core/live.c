@@ -159,6 +159,19 @@ static void bump_mtime(struct view *v)
 	v->mtime = m;
 }
 
+/* Message id of v is rendered again when next asked for (other bytes). */
+static void drop_msg(struct tree *t, struct view *v, uint32_t id)
+{
+	uint64_t msg = tr_vino(v, TR_INO(TK_MSG, id));
+
+	if (id >= v->nsize)
+		return;
+	v->msize[id] = 0;
+	v->pushed[id] = 0;
+	cache_drop(t->cache, msg);
+	queue(t, 0, msg, NULL);
+}
+
 /* A record whose uuid came again after line lines holds other bytes now. */
 static void replaced_records(struct tree *t, struct view *v, uint32_t lines)
 {
@@ -214,22 +227,30 @@ static void moved_names(struct tree *t, struct view *v, const struct tpath *old,
 	}
 }
 
+/* An epoch no view of the tree was given yet (modulo 16): one count for
+ * the tree, not the view, also across a close and reopen (lv_resume()). */
+static uint8_t new_epoch(struct tree *t)
+{
+	uint8_t e = t->epoch_next;
+
+	t->epoch_next = (uint8_t)((e + 1) & TR_EPOCH_MAX);
+	return e;
+}
+
 /*
- * Everything of the view is new: its inodes, the folders under its root
- * among them (tree.h), whose names the kernel must forget: it then drops
- * all it holds below them, and a walk of a path it knew asks again. (A
- * folder of the same inode would not do: the kernel would revive the old
- * entry, with the names it held below it, when the folder is looked up.)
+ * Everything of the view is new: its inodes (epoch), the folders under
+ * its root among them (tree.h), whose names the kernel must forget: it
+ * then drops all it holds below them, and a walk of a path it knew asks
+ * again. (A folder of the same inode would not do: the kernel would
+ * revive the old entry, with the names it held below it, when the folder
+ * is looked up.)
  */
-static void reset_view(struct tree *t, struct view *v)
+static void reset_view(struct tree *t, struct view *v, uint8_t epoch)
 {
 	static const char *const folders[] = { "branches", "records", "context", "state" };
 	size_t i;
 
-	/* One count for the tree, not the view: an epoch is never given twice
-	 * (modulo 16), also across a close and reopen (lv_resume()). */
-	v->epoch = t->epoch_next;
-	t->epoch_next = (uint8_t)((t->epoch_next + 1) & TR_EPOCH_MAX);
+	v->epoch = epoch;
 	memset(v->msize, 0, v->nsize * sizeof(*v->msize));
 	memset(v->pushed, 0, v->nsize);
 	cache_prune(t->cache, keep_none);
@@ -238,37 +259,146 @@ static void reset_view(struct tree *t, struct view *v)
 			queue(t, tr_vino(v, TI_ROOT), 0, folders[i]);
 }
 
-/* Brings view v up to its log (write lock held): 1 if it changed. */
-static int refresh_view(struct tree *t, struct view *v)
+/* What v held before its session was brought up to its log. */
+struct was {
+	uint32_t lines;
+	struct tpath *paths;
+	uint32_t npaths;
+};
+
+static struct was take_was(struct view *v)
 {
-	uint32_t lines = idx_lines(ss_idx(v->s)), nold = v->npaths;
-	struct tpath *old = v->paths;
-	int rc;
+	struct was w = { idx_lines(ss_idx(v->s)), v->paths, v->npaths };
 
 	v->paths = NULL;
 	v->npaths = 0;
-	rc = ss_refresh(v->s);
+	return w;
+}
+
+/*
+ * The tree follows what v's session found (rc: enum ss_change or -errno;
+ * write lock held): 1 if v changed. A reset gives v the epoch epoch, a
+ * new one when it is -1.
+ */
+static int settle(struct tree *t, struct view *v, int rc, struct was *w, int epoch)
+{
 	if (rc <= 0) {
-		v->paths = old;		/* still the paths of this graph */
-		v->npaths = nold;
+		v->paths = w->paths;	/* still the paths of this graph */
+		v->npaths = w->npaths;
 		return rc;
 	}
 	tr_size_table(v);
 	bump_mtime(v);
 	cache_prune(t->cache, keep_immutable);
 	if (rc == SS_RESET) {
-		reset_view(t, v);
+		reset_view(t, v, epoch < 0 ? new_epoch(t) : (uint8_t)epoch);
 	} else {
-		replaced_records(t, v, lines);
-		moved_names(t, v, old, nold);
+		replaced_records(t, v, w->lines);
+		moved_names(t, v, w->paths, w->npaths);
 	}
-	tr_free_paths(old, nold);
+	tr_free_paths(w->paths, w->npaths);
 	__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* Brings the inline sidechain's view v (a part of the session's log) up
+ * to the session's view, as far as it is (write lock held). */
+static int follow_part(struct tree *t, struct view *v, int epoch)
+{
+	struct was w = take_was(v);
+
+	return settle(t, v, ss_part_follow(v->s, t->views[0]->s), &w, epoch);
+}
+
+/* Brings view v, not a part, up to its log (write lock held): 1 if it
+ * changed. The session's inline sidechains read its log: when it was
+ * indexed again, so are they, at once and as one (the same new epoch);
+ * growth they take when next asked (follow_part()). */
+static int refresh_log(struct tree *t, struct view *v)
+{
+	struct ad_pairs *pairs = v->no ? NULL : ad_pairs_now(t);
+	struct was w = take_was(v);
+	int rc = ss_refresh(v->s), epoch = rc == SS_RESET ? new_epoch(t) : -1;
+	uint32_t k;
+
+	rc = settle(t, v, rc, &w, epoch);
+	for (k = 1; epoch >= 0 && !v->no && k < t->nviews; k++)
+		if (t->views[k]->root)
+			follow_part(t, t->views[k], epoch);
+	/* A Task result names the inline sidechain it ran, which growth may
+	 * pair with it only now: its message file then holds other bytes. */
+	if (rc > 0 && epoch < 0 && !v->no)
+		ad_pairs_changed(t, pairs, drop_msg);
+	ad_pairs_free(pairs);
+	return rc;
+}
+
+/*
+ * Brings view v up to its log (write lock held): 1 if it changed. An
+ * inline sidechain's view never looks at the log itself: the session's
+ * view does, and the part follows it (session.h), so that no view of the
+ * log re-indexes another that has seen the same bytes.
+ */
+static int refresh_view(struct tree *t, struct view *v)
+{
+	int rc = 0;
+
+	if (v->root && ss_changed(t->views[0]->s))
+		rc = refresh_log(t, t->views[0]) > 0;
+	if (v->root)
+		rc |= follow_part(t, v, -1) > 0;
+	else
+		rc = refresh_log(t, v);
 	/* What the old graph, branches, context and state held, and the
 	 * rebuild's work arrays, go back to the system (the heap would keep
 	 * them, main.c): RSS stays where it was after the first growth. */
-	pl_trim_heap();
-	return 1;
+	if (rc > 0)
+		pl_trim_heap();
+	return rc;
+}
+
+/* Whether view v may be behind its log (read lock held): for an inline
+ * sidechain's, the session's log changed or the session's view is ahead. */
+static int behind(struct tree *t, struct view *v)
+{
+	if (!v->root)
+		return ss_changed(v->s);
+	return ss_changed(t->views[0]->s) || ss_part_behind(v->s, t->views[0]->s);
+}
+
+/* Brings view v up to its log now (no lock held). */
+static void refresh_now(struct tree *t, struct view *v)
+{
+	pthread_rwlock_wrlock(&t->lock);
+	refresh_view(t, v);
+	pthread_rwlock_unlock(&t->lock);
+}
+
+/*
+ * What is left of a look's share re-checks the bytes signed (ss_scrub():
+ * only of a log that moved since its last pass; an inline sidechain's is
+ * the session's). A view found rewritten is brought up to its log now.
+ */
+static void scrub(struct tree *t, uint64_t budget)
+{
+	struct view *v;
+	uint32_t k;
+	int due;
+
+	for (k = 0; budget; k++) {
+		pthread_rwlock_rdlock(&t->lock);
+		v = k < t->nviews ? t->views[k] : NULL;
+		due = 0;
+		if (v && !v->root) {
+			budget -= ss_scrub(v->s, budget);
+			due = ss_rewritten(v->s);
+		}
+		pthread_rwlock_unlock(&t->lock);
+		if (!v)
+			break;
+		if (due)
+			refresh_now(t, v);
+	}
 }
 
 /*
@@ -276,7 +406,8 @@ static int refresh_view(struct tree *t, struct view *v)
  * have changed (ss_rewritten()) is brought up to its log now, so that what
  * the kernel keeps for long is invalidated even when no request comes.
  * Growth waits for a request, as before. Then it signs up to LV_SIGN_STEP
- * bytes of what was indexed (ss_sign()).
+ * bytes of what was indexed (ss_sign()) and, once all is signed, checks
+ * the signed bytes again with what is left of that share (scrub()).
  */
 static void watch(struct tree *t)
 {
@@ -294,12 +425,15 @@ static void watch(struct tree *t)
 		pthread_rwlock_unlock(&t->lock);
 		if (!v)
 			break;
-		if (!due)
-			continue;
-		pthread_rwlock_wrlock(&t->lock);
-		refresh_view(t, v);
-		pthread_rwlock_unlock(&t->lock);
+		if (due)
+			refresh_now(t, v);
 	}
+	scrub(t, budget);
+}
+
+void lv_look(struct tree *t)
+{
+	watch(t);
 }
 
 /* ---- refresh ---- */
@@ -359,7 +493,7 @@ int lv_refresh(struct tree *t, uint64_t ino)
 	want_scan(t);
 	pthread_rwlock_rdlock(&t->lock);
 	v = k < t->nviews ? t->views[k] : NULL;
-	changed = v && ss_changed(v->s);
+	changed = v && behind(t, v);
 	pthread_rwlock_unlock(&t->lock);
 	if (!changed)
 		return 0;
@@ -391,7 +525,7 @@ int lv_tick(struct tree *t, int agents, struct lv_inval **out, size_t *n)
 	for (k = 0;; k++) {
 		pthread_rwlock_rdlock(&t->lock);
 		v = k < t->nviews ? t->views[k] : NULL;
-		changed = v && ss_changed(v->s);
+		changed = v && behind(t, v);
 		pthread_rwlock_unlock(&t->lock);
 		if (!v)
 			break;

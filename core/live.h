@@ -19,6 +19,8 @@
  *   - a branch whose rows were reordered (a tool result written before the
  *     rest of its response): the names from the first row that moved;
  *   - a branch that is gone: its folder's name;
+ *   - a Task call's result that names another agent now (a 1.0.x inline
+ *     sidechain paired with it only as the log grew): its inode;
  *   - a log indexed again from scratch (it shrank, was rewritten, or
  *     another file took its path; see ss_refresh()): the view's epoch is
  *     bumped, so all its inodes are new (the folders under its root
@@ -26,6 +28,15 @@
  *     cache. A request on an old inode that comes before the kernel took
  *     that (the very request that noticed the change, often) gets ESTALE,
  *     and the kernel walks its path again, asking for every name.
+ * The session and its inline sidechains (sidechain.h) are views of one
+ * log. Only the session's view looks at the log (its size, times, path,
+ * signature); a sidechain's view follows the session's (ss_part_follow()):
+ * asked for, it first brings the session's view up to the log when the
+ * log changed, then takes what the session's index holds. So they hold the
+ * same bytes of the log, and a reset is one event for all of them: the
+ * session's view and every sidechain's are indexed again together, under
+ * one write lock, and take one new epoch. No view of the log ever
+ * re-indexes another that already saw the same bytes.
  * The kernel asks nothing for what it keeps: a file read again from its
  * page cache, a stat of a message. So the thread of lv_wait() also watches
  * each log every LV_POLL_MS while no invalidation is queued, and brings a
@@ -36,7 +47,11 @@
  * keeps goes wrong when the log grows). Each look also extends the
  * signature of what was indexed (ss_sign(), LV_SIGN_STEP bytes at most: a
  * 1 GB log is signed 16 s after it was mounted, in steps of 10-20 ms),
- * which tells a log rewritten in place from one only touched.
+ * which tells a log rewritten in place from one only touched. Once every
+ * log is signed, what is left of that share re-checks the signed bytes of
+ * the logs that changed since their last check (ss_scrub(): 64 MB a look,
+ * a pass over 1 GB in 16 s): a rewrite in place hidden by growth is found
+ * within two passes and indexed again like any other.
  *
  * agents/ is a walk of folders, not a stat: it is made by the thread of
  * lv_wait(), never inside a request (the walk may lead into this very
@@ -103,6 +118,10 @@ void lv_wait(struct tree *t, struct lv_inval **out, size_t *n);
 /* When a watcher looks next: LV_POLL_MS from now (CLOCK_REALTIME, for
  * pthread_cond_timedwait()). */
 void lv_next_poll(struct timespec *until);
+/* The look the thread of lv_wait() takes every LV_POLL_MS, taken now on
+ * the caller's thread (no lock held): for a reader of the tree that runs
+ * no such thread and stands in for it (a test, the fuzzer). */
+void lv_look(struct tree *t);
 /* Wakes the waiter for good; later changes are no longer queued. */
 void lv_stop(struct tree *t);
 

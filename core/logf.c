@@ -50,6 +50,27 @@ int lf_openat(int dirfd, const char *path, struct logf **out)
 	return 0;
 }
 
+int lf_dup(const struct logf *lf, struct logf **out)
+{
+	struct logf *d = calloc(1, sizeof(*d));
+
+	*out = NULL;
+	if (!d || !(d->path = strdup(lf->path))) {
+		free(d);
+		return -ENOMEM;
+	}
+	d->fd = fcntl(lf->fd, F_DUPFD_CLOEXEC, 0);
+	if (d->fd < 0) {
+		int e = -errno;
+
+		free(d->path);
+		free(d);
+		return e;
+	}
+	*out = d;
+	return 0;
+}
+
 void lf_close(struct logf *lf)
 {
 	if (!lf)

@@ -26,6 +26,9 @@ struct logf;
 int lf_open(const char *path, struct logf **out);
 /* The same for name in the folder dirfd (AT_FDCWD: the current one). */
 int lf_openat(int dirfd, const char *name, struct logf **out);
+/* A second handle of the file lf has open (the same file, whatever its
+ * path holds now): 0 and *out, or -errno. */
+int lf_dup(const struct logf *lf, struct logf **out);
 void lf_close(struct logf *lf);
 int lf_fd(const struct logf *lf);
 const char *lf_path(const struct logf *lf);

@@ -251,9 +251,10 @@ static int open_folder(struct session *s, const char *path)
 	return 0;		/* without it, the file open is all there is */
 }
 
-/* A session not opened yet, for a log at path (a part when root is set). */
-static int new_session(const char *path, enum ss_mode mode, const char *root,
-		       struct session **out)
+/* A session not opened yet, for a log at path (a part when root is set:
+ * then it reads the file lf has open). */
+int ss_new_session(const char *path, const struct logf *lf, enum ss_mode mode,
+		   const char *root, struct session **out)
 {
 	struct session *s = calloc(1, sizeof(*s));
 	char abs[PATH_MAX];
@@ -271,10 +272,11 @@ static int new_session(const char *path, enum ss_mode mode, const char *root,
 	pthread_mutex_init(&s->fork_mu, NULL);
 	pthread_mutex_init(&s->sig_mu, NULL);
 	sig_init(&s->sig);
+	scr_init(&s->scrub);
 	pthread_mutex_init(&s->us_mu, NULL);
 	pthread_mutex_init(&s->sums_mu, NULL);
 	ss_sums_reset(s);
-	rc = lf_open(path, &s->lf);
+	rc = lf ? lf_dup(lf, &s->lf) : lf_open(path, &s->lf);
 	if (!rc) {
 		s->source = strdup(realpath(path, abs) ? abs : path);
 		s->part = root ? strdup(root) : NULL;
@@ -292,59 +294,17 @@ static int new_session(const char *path, enum ss_mode mode, const char *root,
 int ss_open(const char *path, enum ss_mode mode, struct session **out)
 {
 	struct session *s;
-	int rc = new_session(path, mode, NULL, &s);
+	int rc = ss_new_session(path, NULL, mode, NULL, &s);
 
 	*out = NULL;
 	if (rc)
 		return rc;
 	rc = (s->ix = idx_new()) ? index_all(s) : -ENOMEM;
+	s->scrub_st = s->seen;
 	if (!rc && !has_session_record(s->ix) && !may_become_log(s))
 		rc = -ENOMSG;
 	if (!rc)
 		rc = build(s);
-	if (rc) {
-		ss_close(s);
-		return rc;
-	}
-	*out = s;
-	return 0;
-}
-
-/* The records a part of whole starts with: its conversation's rows, and
- * the rows that may bridge (progress rows, rows the repair drops). */
-static int part_rows(const struct session *whole, const char *root, uint8_t **keep)
-{
-	uint32_t i, n = idx_nrecs(whole->ix);
-	int rc = sc_keep(whole->g, idx_id_find(whole->ix, root, strlen(root)), keep);
-
-	for (i = 0; !rc && i < n; i++) {
-		const struct idx_rec *r = idx_rec(whole->ix, i);
-
-		if (r->type == IDX_T_PROGRESS || r->drop)
-			(*keep)[i] = 1;
-	}
-	return rc;
-}
-
-int ss_open_part(const struct session *whole, const char *root, struct session **out)
-{
-	struct session *s;
-	uint8_t *keep = NULL;
-	int rc = new_session(whole->source, whole->mode, root, &s);
-
-	*out = NULL;
-	if (rc)
-		return rc;
-	rc = part_rows(whole, root, &keep);
-	if (!rc)
-		rc = idx_copy_some(whole->ix, keep, &s->ix);
-	free(keep);
-	if (!rc) {
-		s->bytes = whole->bytes;
-		s->seen = whole->seen;
-		keep_tail(s);
-		rc = build(s);
-	}
 	if (rc) {
 		ss_close(s);
 		return rc;
@@ -391,6 +351,12 @@ static int same_times(const struct stat *a, const struct stat *b)
 	return same_time(&PL_MTIM(*a), &PL_MTIM(*b)) && same_time(&PL_CTIM(*a), &PL_CTIM(*b));
 }
 
+/* A scrub found indexed bytes changed (ss_scrub()). */
+static int scrub_bad(const struct session *s)
+{
+	return __atomic_load_n(&s->scrub_bad, __ATOMIC_ACQUIRE);
+}
+
 /*
  * Another file (one not refused before) is at the log's path now. The
  * path is looked up from the folder opened at ss_open(): a mount over that
@@ -411,21 +377,21 @@ int ss_changed(const struct session *s)
 {
 	struct stat st, pst;
 
-	if (lf_stat(s->lf, &st))
+	if (s->part || lf_stat(s->lf, &st))
 		return 0;
 	return st.st_size != s->seen.st_size || !same_times(&st, &s->seen) ||
-	       path_moved(s, &st, &pst);
+	       path_moved(s, &st, &pst) || scrub_bad(s);
 }
 
 int ss_rewritten(const struct session *s)
 {
 	struct stat st, pst;
 
-	if (lf_stat(s->lf, &st))
+	if (s->part || lf_stat(s->lf, &st))
 		return 0;
 	return st.st_size < s->seen.st_size ||
 	       (st.st_size == s->seen.st_size && !same_times(&st, &s->seen)) ||
-	       path_moved(s, &st, &pst);
+	       path_moved(s, &st, &pst) || scrub_bad(s);
 }
 
 static void note(struct session *s, const char *what)
@@ -466,6 +432,18 @@ static int follow_path(struct session *s)
 	return 1;
 }
 
+/* A new signature, and no scrub under way, for bytes indexed anew: a
+ * pass begins once the log moves on from what was just indexed. */
+static void sign_anew(struct session *s)
+{
+	pthread_mutex_lock(&s->sig_mu);
+	sig_init(&s->sig);
+	scr_init(&s->scrub);
+	s->scrub_st = s->seen;
+	__atomic_store_n(&s->scrub_bad, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&s->sig_mu);
+}
+
 /* Indexes the log again from its first byte. */
 static int reindex(struct session *s)
 {
@@ -480,10 +458,8 @@ static int reindex(struct session *s)
 	s->fork_known = 0;	/* other bytes: look for forkedFrom again */
 	pthread_mutex_unlock(&s->fork_mu);
 	s->ix = ix;
-	pthread_mutex_lock(&s->sig_mu);
-	sig_init(&s->sig);
-	pthread_mutex_unlock(&s->sig_mu);
 	rc = index_all(s);
+	sign_anew(s);
 	if (!rc)
 		rc = build(s);
 	if (rc) {
@@ -493,6 +469,7 @@ static int reindex(struct session *s)
 		return rc;
 	}
 	idx_free(old);
+	s->resets++;
 	return SS_RESET;
 }
 
@@ -501,12 +478,33 @@ int ss_sign(struct session *s, uint64_t max)
 	uint64_t end = idx_end(s->ix);
 	int more;
 
+	if (s->part)
+		return 0;		/* its whole signs the log */
 	pthread_mutex_lock(&s->sig_mu);
 	if (s->sig.len < end && sig_file(&s->sig, lf_fd(s->lf), end, max))
 		sig_init(&s->sig);	/* shorter than indexed: ss_refresh() sees it */
 	more = s->sig.len < end;
 	pthread_mutex_unlock(&s->sig_mu);
 	return more;
+}
+
+uint64_t ss_scrub(struct session *s, uint64_t max)
+{
+	struct stat st;
+	uint64_t used = 0;
+
+	if (s->part || lf_stat(s->lf, &st))
+		return 0;
+	pthread_mutex_lock(&s->sig_mu);
+	if (!s->scrub.on && s->sig.len && s->sig.len == idx_end(s->ix) &&
+	    (st.st_size != s->scrub_st.st_size || !same_times(&st, &s->scrub_st))) {
+		scr_begin(&s->scrub, &s->sig);
+		s->scrub_st = st;
+	}
+	if (scr_step(&s->scrub, lf_fd(s->lf), max, &used) == SCR_CHANGED)
+		__atomic_store_n(&s->scrub_bad, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&s->sig_mu);
+	return used;
 }
 
 /*
@@ -550,10 +548,16 @@ int ss_refresh(struct session *s)
 	uint32_t lines = idx_lines(s->ix), errs = idx_nerrs(s->ix);
 	uint64_t pending = idx_pending(s->ix), had = idx_end(s->ix) + pending;
 	struct stat st;
-	int rc, moved = follow_path(s);
+	int rc, moved;
 
-	if (moved > 0)
+	if (s->part)
+		return -EINVAL;		/* it follows its whole: ss_part_follow() */
+	if ((moved = follow_path(s)) > 0)
 		return reindex(s);
+	if (scrub_bad(s)) {
+		note(s, "bytes of the log already indexed were rewritten (found by the background check of their signature); it was indexed again from scratch");
+		return reindex(s);
+	}
 	if ((rc = lf_stat(s->lf, &st)))
 		return rc;
 	if (st.st_size == s->seen.st_size && same_times(&st, &s->seen))
@@ -735,4 +739,22 @@ uint64_t ss_unfinished(const struct session *s)
 	if (s->mode == SS_LIVE)
 		return idx_pending(s->ix);
 	return e && e->code == IDX_E_TORN ? idx_end(s->ix) - e->off : 0;
+}
+
+/* ---- for session_part.c (session_priv.h) ---- */
+
+int ss_build_anew(struct session *s)
+{
+	drop_usage(s);
+	return build(s);
+}
+
+int ss_build_grown(struct session *s)
+{
+	return build_grown(s);
+}
+
+void ss_note(struct session *s, const char *what)
+{
+	note(s, what);
 }

@@ -51,14 +51,33 @@ void ss_close(struct session *s);
  * the uuid root (sidechain.h) as a session of its own: a "part". Its
  * graph, branches, chain and context hold only that conversation's rows;
  * the rest of the log is left out (its errors too: they are the whole
- * log's errors.txt). Its index starts as a copy of whole's records of the
+ * log's errors.txt). Its index is a copy of whole's records of the
  * conversation (idx_copy_some(): no second reading of the log, memory
- * for its own rows only); from then on it follows the log like any
- * session, in whole's mode. whole is only read (hold the lock that keeps
- * ss_refresh() out). Returns 0 and a new session in *out (free with
- * ss_close()), or -errno; a root the log does not hold gives an empty part.
+ * for its own rows only), and it reads the file whole has open. whole is
+ * only read (hold the lock that keeps ss_refresh() out). Returns 0 and a
+ * new session in *out (free with ss_close(); whole may be closed first),
+ * or -errno; a root the log does not hold gives an empty part.
+ *
+ * A part never looks at the log itself: ss_changed(), ss_rewritten(),
+ * ss_sign() and ss_scrub() are 0 for it, ss_refresh() -EINVAL. It follows
+ * its whole (ss_part_follow()), which does, so that the session and its
+ * inline sidechains, views of one log, hold the same bytes of it and are
+ * indexed again as one, when the whole is.
  */
 int ss_open_part(const struct session *whole, const char *root, struct session **out);
+/*
+ * Brings part up to whole (the session it was opened from, which
+ * ss_refresh() brought up to the log): SS_RESET when whole was indexed
+ * again from scratch since (the part copies its rows anew, reads the file
+ * whole reads now, and its errors.txt gets a note), SS_GREW when whole
+ * indexed more (the part takes its new rows: its ids keep their meaning),
+ * SS_SAME when whole is where the part is; -errno on error (the part
+ * stays as it was). Hold what keeps readers of both out of ss_refresh().
+ */
+int ss_part_follow(struct session *part, const struct session *whole);
+/* Whether ss_part_follow() has anything to do (cheap: readers may ask
+ * under a shared lock). 0 for a session that is not a part. */
+int ss_part_behind(const struct session *part, const struct session *whole);
 
 #define SS_TAIL 32		/* bytes before the indexed end kept to notice a rewrite */
 
@@ -107,9 +126,25 @@ int ss_refresh(struct session *s);
  * nothing changes. Different: rewritten in place; and when not all bytes
  * were signed yet, it cannot tell: both are indexed again from scratch,
  * with a note in errors.txt. Appending never costs this. A rewrite while
- * the log also grows is seen where the old end was (SS_TAIL bytes).
+ * the log also grows is seen where the old end was (SS_TAIL bytes), and
+ * elsewhere by ss_scrub().
  */
 int ss_sign(struct session *s, uint64_t max);
+
+/*
+ * The background check of the bytes signed (scrub.h): hashes at most max
+ * of them again and compares, once all the bytes indexed are signed and
+ * only when the log's size or times moved since the last pass began (a
+ * log nobody writes costs nothing). Returns the bytes read. When a pass
+ * finds them changed (a same-size rewrite in place followed by growth,
+ * which the SS_TAIL bytes compared at growth miss), ss_changed() and
+ * ss_rewritten() say so, and ss_refresh() indexes the log again from
+ * scratch with a note in errors.txt. A rewrite is found by the pass that
+ * begins after it, at the latest: within two passes (2 * indexed bytes /
+ * max calls). Readers may call it under a shared lock (it takes the
+ * signature's lock), as ss_sign().
+ */
+uint64_t ss_scrub(struct session *s, uint64_t max);
 
 /* Borrowed; valid until the next ss_refresh() or ss_close(). */
 const struct idx *ss_idx(const struct session *s);

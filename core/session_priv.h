@@ -3,6 +3,8 @@
  * following the log, building) and session_facts.c (session.json,
  * window.md, errors.txt). Not for other modules: they use session.h.
  *
+ * session_part.c follows a whole log's index into its parts.
+ *
  * Locking as session.h says: the lazily built parts (context, usage,
  * state, forkedFrom, the signature) have their own mutexes; the rest
  * changes only in ss_refresh(), which the owner keeps readers out of.
@@ -14,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "session.h"
+#include "scrub.h"
 #include "sig.h"
 
 /* What session.json sums over the whole log, kept across growth and
@@ -66,11 +69,30 @@ struct session {
 	char *fork_facts;		/* the head facts it was found from */
 	pthread_mutex_t sig_mu;	/* the signature of the bytes indexed, */
 	struct sig sig;		/* extended by ss_sign() */
+	struct scrub scrub;	/* and checked again by ss_scrub(): */
+	struct stat scrub_st;	/* the log when the last pass began */
+	int scrub_bad;		/* atomic: a pass found the bytes changed */
+	uint32_t resets;	/* times indexed again from scratch */
+	/* A part (session_part.c): what of its whole it was built from. */
+	uint32_t whole_resets;	/* the whole's resets then */
+	uint32_t whole_recs;	/* the whole's records then (copied up to) */
 	pthread_mutex_t sums_mu;	/* session.json's sums, extended on use; */
 	struct ss_sums sums;		/* emptied when indexed anew */
 };
 
 /* Forgets the sums (the records are indexed anew). */
 void ss_sums_reset(struct session *s);
+
+/* A session not opened yet, for a log at path (a part when root is set:
+ * it then reads the file lf has open, else path is opened). 0 and *out,
+ * or -errno. */
+int ss_new_session(const char *path, const struct logf *lf, enum ss_mode mode,
+		   const char *root, struct session **out);
+/* Builds the graph and all after it from s->ix anew (the usage too). */
+int ss_build_anew(struct session *s);
+/* The same after s->ix grew: keeps what is still true (the state). */
+int ss_build_grown(struct session *s);
+/* Adds a note (a phrase) to errors.txt, with the time. */
+void ss_note(struct session *s, const char *what);
 
 #endif

@@ -30,9 +30,10 @@
  * a listing (immutable attributes) must still hold later: the rest it asks
  * for again. Known and let pass: in a projects folder whose cache closed
  * the session in between, a listed name may be stale (a session opened
- * again starts at epoch 0). tests/fuzz/known/ holds inputs of problems
- * found and not fixed yet (build/fuzz/obj/fuzz_fs FILE shows each): not
- * seeds, as the smoke would fail on them.
+ * again starts at epoch 0). tests/fuzz/known/, when there is one, holds
+ * inputs of problems found and not fixed yet (build/fuzz/obj/fuzz_fs FILE
+ * shows each): not seeds, as the smoke would fail on them; once fixed,
+ * they move to tests/fuzz/seeds/ (fs-*.jsonl).
  */
 #include "pjfs.h"
 #include "tree.h"
@@ -144,6 +145,8 @@ struct fz {
 	int unnoticed;		/* a change no call can have noticed (look()):
 				 * the index may be of other bytes, so sizes,
 				 * and listed names, are not checked */
+	int cut_unseen;		/* the log was cut short since the watcher's
+				 * last look: a message's bytes may be gone */
 	uint32_t changes;
 	struct seen pool[FZ_POOL];
 	size_t npool, nseen;
@@ -232,6 +235,7 @@ static void cut(struct fz *f, size_t to)
 
 	CHECK(!ftruncate(fd, (off_t)to));
 	close(fd);
+	f->cut_unseen = 1;
 	f->cur.len = to;
 	f->cur.buf[to] = '\0';
 }
@@ -303,14 +307,7 @@ static void stamp(void)
 	CHECK(!utimensat(AT_FDCWD, log_path, ts, 0));
 }
 
-/*
- * What the watcher (live.h) does within a second of a rewrite in place,
- * before more is appended: a look at the log. The watcher is a thread
- * this target does not run; without its look, a rewrite that keeps the
- * size and the times is not noticed (the sizes checked may then be of
- * other bytes: f->unnoticed), nor is one followed by growth (a known gap:
- * growth compares only the last SS_TAIL bytes indexed).
- */
+/* A request's look at a view (lv_refresh(): growth too). */
 static void look_view(struct fz *f, uint32_t view)
 {
 	struct tr_attr a;
@@ -318,9 +315,26 @@ static void look_view(struct fz *f, uint32_t view)
 	vf_getattr(&f->v, TR_IN_VIEW((uint64_t)TI_ROOT, view, 0), &a);
 }
 
+/*
+ * The watcher's look (live.h: lv_look()), which its thread takes every
+ * second; this target runs no such thread and takes it itself: before
+ * each change (the changes are seconds apart: stamp()), and right after a
+ * rewrite in place. It brings a view whose indexed bytes may have changed
+ * up to its log (growth waits for a request), signs what was indexed
+ * (so a rewrite of those bytes is told from a touch, also when growth
+ * hides it), and checks the signed bytes again (ss_scrub()). Without a
+ * tree (the projects folder polls with lv_tick(), which does not sign) a
+ * rewrite that keeps the size is not noticed (the sizes checked may then
+ * be of other bytes: f->unnoticed); nor is one that keeps the times too.
+ * An inline sidechain's view never looks at the log itself: it follows
+ * the session's (live.h).
+ */
 static void look(struct fz *f)
 {
-	look_view(f, 0);
+	if (!f->t)
+		return;
+	lv_look(f->t);
+	f->cut_unseen = 0;
 }
 
 /* One change of the log, as the program says. */
@@ -331,6 +345,7 @@ static void change(struct fz *f)
 
 	if (f->changes >= FZ_CHANGES)
 		return;
+	look(f);		/* the watcher's, since the last change */
 	f->changes++;
 	if (!f->present && what < 6)
 		what = 5;
@@ -455,10 +470,15 @@ static void read_file(struct fz *f, uint64_t ino, const struct tr_attr *listed)
 		return;
 	/* A message or record asks nothing before it answers (it never
 	 * changes): when its log shrank and no call looked since, its bytes
-	 * are gone (the watcher looks within a second), and a read fails. */
+	 * are gone (the watcher looks within a second), and a read fails, or
+	 * a message shows that its record cannot be read (render.h). */
 	if (rc2 == -EIO)
 		return;
 	CHECK(!rc2);
+	if (f->cut_unseen && (TR_KIND(ino) == TK_MSG || TR_KIND(ino) == TK_REC)) {
+		blob_unref(b);
+		return;
+	}
 	if ((off_t)b->len != a.st.st_size && !f->unnoticed)
 		fprintf(stderr, "ino %llx: getattr size %lld, content %zu bytes\n",
 			(unsigned long long)ino, (long long)a.st.st_size, b->len);

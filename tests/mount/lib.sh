@@ -157,11 +157,12 @@ names_agree() {
 }
 
 # look_up MNT LIST: up to 400 names of every kind (message files, records,
-# context rows, state) written to LIST, each looked up, read, stat'ed and
-# its attributes read (the kernel keeps the names for a day).
+# context rows, state; an inline sidechain's under agents/ too) written to
+# LIST, each looked up, read, stat'ed and its attributes read (the kernel
+# keeps the names for a day).
 look_up() {
-	( cd "$1" && find branches/main/ branches/current/ records context state -type f \
-		2>/dev/null | head -400 ) > "$2"
+	( cd "$1" && { find branches/main/ branches/current/ records context state -type f
+	  find agents/*/branches/ agents/*/records -type f; } 2>/dev/null | head -400 ) > "$2"
 	( cd "$1" && xargs -d '\n' cat < "$2" > /dev/null
 	  xargs -d '\n' stat < "$2" > /dev/null
 	  xargs -d '\n' getfattr -d < "$2" > /dev/null 2>&1 )
@@ -180,8 +181,16 @@ same_main() {
 #   recreate  deleted, then written again;
 #   inplace   NEW (of OLD's size) written over it, its mtime kept: only the
 #             watcher's signature of the indexed bytes tells (live.h);
+#   rewrite   NEW (of OLD's size) written over it, with a new mtime (an
+#             editor saving in place);
+#   rewrite-grow  NEW (OLD's size with early bytes changed, then more)
+#             written over it at once: growth, as far as a stat and the
+#             bytes before the old end tell; the watcher's background
+#             check of the signed bytes finds it (ss_scrub());
 # then branches/main lists as a fresh mount of NEW does (at once, but for
-# inplace), and every name looked up before reads as in that mount.
+# inplace and rewrite-grow), every name looked up before (those of the
+# inline sidechains under agents/ too) reads as in that mount, and
+# errors.txt says the log was indexed again.
 change_case() {
 	local what=$1 how=$2 new=$4 dir="$T/change-$1" m
 	mkdir -p "$dir"
@@ -194,16 +203,25 @@ change_case() {
 	truncate) cat "$new" > "$dir/s.jsonl" ;;
 	replace) cp "$new" "$dir/new.jsonl"; mv "$dir/new.jsonl" "$dir/s.jsonl" ;;
 	recreate) rm "$dir/s.jsonl"; cp "$new" "$dir/s.jsonl" ;;
-	inplace)
+	inplace|rewrite)
 		[ "$(stat -c %s "$new")" = "$(stat -c %s "$3")" ] || bad "$what: not the same size"
 		touch -r "$dir/s.jsonl" "$dir/times"
 		dd if="$new" of="$dir/s.jsonl" conv=notrunc status=none
-		touch -r "$dir/times" "$dir/s.jsonl" ;;
+		if [ "$how" = inplace ]; then
+			touch -r "$dir/times" "$dir/s.jsonl"
+		else
+			touch -d '+1 minute' "$dir/s.jsonl"
+		fi ;;
+	rewrite-grow)
+		[ "$(stat -c %s "$new")" -gt "$(stat -c %s "$3")" ] || bad "$what: not longer"
+		sleep 2		# the watcher signs what was indexed
+		dd if="$new" of="$dir/s.jsonl" bs=64M conv=notrunc status=none ;;
 	esac
 	ls "$m/branches/main" > "$dir/ls" 2> "$dir/ls.err" || [ "$how" = inplace ] ||
+		[ "$how" = rewrite-grow ] ||
 		bad "$what: ls branches/main right after the change: $(cat "$dir/ls.err")"
 	mount_log "$new" "$dir/fresh" || { bad "$what: fresh mount"; unmount_log "$m"; return; }
-	if [ "$how" = inplace ]; then
+	if [ "$how" = inplace ] || [ "$how" = rewrite-grow ]; then
 		wait_for same_main "$m" "$dir/fresh" && ok "$what: branches/main lists the new log's files, unasked"
 	else
 		cmp -s "$dir/ls" <(ls "$dir/fresh/branches/main") &&
@@ -214,6 +232,9 @@ change_case() {
 		ok "$what: $(wc -l < "$dir/names") names looked up before read as the new log's" ||
 		bad "$what: names looked up before still read the old log: $(
 			diff "$dir/names.live" "$dir/names.fresh" | head -6)"
+	grep -q 'indexed again from scratch' "$m/errors.txt" &&
+		ok "$what: errors.txt says the log was indexed again" ||
+		bad "$what: errors.txt: $(cat "$m/errors.txt")"
 	unmount_log "$dir/fresh"
 	unmount_log "$m"
 }

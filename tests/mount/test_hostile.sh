@@ -10,9 +10,12 @@
 #   - smaller hostile logs under a mount (tiny bad lines around a real
 #     log: rewritten in place, truncated, replaced, deleted and written
 #     again; a 4 MB message and a torn 1 MB garbage line: rewritten in
-#     place, cut inside the long line): names looked up before read as a
-#     fresh mount of the new log's; a second mount over one, live and
-#     dead, is refused.
+#     place, cut inside the long line; a 1.0.x log whose inline
+#     sidechains are agents/: a sidechain's row rewritten in place): each
+#     rewrite of the same size with the mtime kept, or new (tiny), and
+#     followed at once by growth; names looked up before read as a fresh
+#     mount of the new log's, and errors.txt says it was indexed again; a
+#     second mount over one, live and dead, is refused.
 # full: the 2 GB log under ASan too; make test takes it in the plain
 # build only (under ASan it took most of the runner's 600 s), and under
 # ASan 200,000 tiny lines and a 25 MB line (lib.sh's LIGHT).
@@ -159,6 +162,24 @@ two_gb() {
 	rm -f "$log"
 }
 
+# A row to append after a rewrite: one no log here holds.
+appended_row() {
+	printf '{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"appended after a rewrite"},"uuid":"00000901-0000-4000-8000-000000000901","timestamp":"2026-01-01T10:15:01.000Z","sessionId":"s1"}\n'
+}
+
+# A 1.0.x log whose subagents' rows are in its own file (agents/ holds
+# views of it): a row of a sidechain rewritten in place, its mtime kept,
+# and then followed by growth. The session's and the sidechains' names
+# looked up before read as the new log's.
+v1_changes() {
+	local log=mnt-examples/v1-sidechains.jsonl
+	sed '9s/def parse_/DEF parse_/' "$log" > "$T/ch-v1-inplace.jsonl"
+	cmp -s "$log" "$T/ch-v1-inplace.jsonl" && bad "v1: the sidechain row was not changed"
+	{ cat "$T/ch-v1-inplace.jsonl"; appended_row; } > "$T/ch-v1-grown.jsonl"
+	change_case v1-inplace inplace "$log" "$T/ch-v1-inplace.jsonl"
+	change_case v1-rewrite-grow rewrite-grow "$log" "$T/ch-v1-grown.jsonl"
+}
+
 # Hostile logs that change under the mount (change_case in lib.sh).
 changes() {
 	local f log cut
@@ -179,12 +200,16 @@ changes() {
 		[ $f = tiny ] && cut=$(($(stat -c %s "$log") - $(stat -c %s "$DEMO") / 2))
 		head -c $cut "$log" > "$T/ch-$f-cut.jsonl"
 		{ tail -n 30 "$DEMO"; cat "$log"; } > "$T/ch-$f-other.jsonl"
+		{ cat "$T/ch-$f-inplace.jsonl"; appended_row; } > "$T/ch-$f-grown.jsonl"
 		change_case "$f-inplace" inplace "$log" "$T/ch-$f-inplace.jsonl"
+		change_case "$f-rewrite-grow" rewrite-grow "$log" "$T/ch-$f-grown.jsonl"
 		change_case "$f-truncate" truncate "$log" "$T/ch-$f-cut.jsonl"
 		[ $f = long ] && continue	# the rest as for tiny: the same paths
+		change_case "$f-rewrite" rewrite "$log" "$T/ch-$f-inplace.jsonl"
 		change_case "$f-replace" replace "$log" "$T/ch-$f-other.jsonl"
 		change_case "$f-recreate" recreate "$log" "$T/ch-$f-other.jsonl"
 	done
+	v1_changes
 	mount_log "$T/ch-tiny.jsonl" "$T/ch-stack" || { bad "mount ch-tiny: $(cat "$T/ch-stack.err")"; return; }
 	no_stacking "$T/ch-tiny.jsonl" "$T/ch-stack" "tiny lines"
 }

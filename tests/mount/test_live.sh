@@ -4,14 +4,15 @@
 #     in chunks of random size, lines split across writes, while the mount
 #     is read between the writes; once it stops growing, the mount shows
 #     the same tree as a fresh mount of the final log, byte for byte;
-#   - a log that shrinks, is rewritten in place, or is replaced by another
-#     file at its path is indexed again: the tree is the new log's, and
-#     errors.txt says what happened;
+#   - a log that shrinks, is rewritten in place (also when it grows at
+#     once), or is replaced by another file at its path is indexed again:
+#     the tree is the new log's, and errors.txt says what happened;
 #   - what the kernel keeps for long is invalidated when it does change:
 #     a record replaced by a later duplicate, rows that move in a branch;
 #   - names looked up before the log is rewritten in place (its mtime
-#     kept), truncated, replaced or deleted and written again read as the
-#     new log's after it;
+#     kept; or followed at once by growth), truncated, replaced or deleted
+#     and written again read as the new log's after it, and errors.txt
+#     says so;
 #   - a second sessfs over the mount of a growing log, and over it dead,
 #     is refused;
 #   - eight readers at once while the log grows: no error, no deadlock.
@@ -198,7 +199,9 @@ stale_names() {
 	fi
 	head -n 20 "$STALE_A" > "$T/first20.jsonl"
 	sed '2s/e/E/g' "$STALE_A" > "$T/inplace.jsonl"	# the same size, other bytes
+	{ cat "$T/inplace.jsonl"; tail -n 3 "$b"; } > "$T/grown.jsonl"	# and more
 	change_case inplace inplace "$STALE_A" "$T/inplace.jsonl"
+	change_case rewrite-grow rewrite-grow "$STALE_A" "$T/grown.jsonl"
 	change_case truncate truncate "$STALE_A" "$T/first20.jsonl"
 	change_case replace replace "$STALE_A" "$b"
 	change_case recreate recreate "$STALE_A" "$b"
@@ -222,14 +225,20 @@ stacked() {
 # Rewritten in place with the same size and a new mtime (an editor saving
 # over the file): noticed within a few seconds, without a request, and
 # indexed again; only touched: nothing changes.
+# demo_mount DIR LABEL: a copy of the demo at DIR/s.jsonl mounted at DIR/m;
+# sets m and f (the first prompt's file) for the caller. 1 if it failed.
+demo_mount() {
+	mkdir -p "$1"
+	m="$1/m"
+	f="$m/branches/main/000001-user.md"
+	cp mnt-examples/demo.jsonl "$1/s.jsonl"
+	mount_log "$1/s.jsonl" "$m" || { bad "$2: mount: $(cat "$m.err")"; return 1; }
+	grep -q 'What does this project do?' "$f" || bad "$2: the demo's first prompt: $(cat "$f")"
+}
+
 rewrite_in_place() {
 	local dir="$T/inplace" m f ino
-	mkdir -p "$dir"
-	m="$dir/m"
-	f="$m/branches/main/000001-user.md"
-	cp mnt-examples/demo.jsonl "$dir/s.jsonl"
-	mount_log "$dir/s.jsonl" "$m" || { bad "in place: mount: $(cat "$m.err")"; return; }
-	grep -q 'What does this project do?' "$f" || bad "in place: the demo's first prompt: $(cat "$f")"
+	demo_mount "$dir" "in place" || return
 	ino=$(stat -c %i "$f")
 	sleep 2		# the watcher signs what was indexed
 	touch -d '+1 minute' "$dir/s.jsonl"
@@ -247,6 +256,35 @@ rewrite_in_place() {
 	grep -q 'rewritten in place (the same size, other bytes)' "$m/errors.txt" &&
 		ok "in place: errors.txt says the log was rewritten in place" ||
 		bad "in place: errors.txt: $(cat "$m/errors.txt")"
+	unmount_log "$m"
+}
+
+# Rewritten in place with the same size and appended to in one write, so
+# that no look can come between: growth alone compares only the bytes
+# before the old end, the watcher's background check of the signed bytes
+# (ss_scrub(), a pass over a small log in one look) finds it within a few
+# seconds, and the log is indexed again.
+rewrite_then_grow() {
+	local dir="$T/ingrow" m f i
+	demo_mount "$dir" "in place, grown" || return
+	sleep 2		# the watcher signs what was indexed
+	{ sed '2s/What does this project do?/What does this program do?/' mnt-examples/demo.jsonl
+	  row 901 0 user '"appended after a rewrite"'; } > "$dir/new.jsonl"
+	dd if="$dir/new.jsonl" of="$dir/s.jsonl" bs=1M conv=notrunc status=none
+	ls "$m/branches" > /dev/null	# a request indexes the growth first
+	for i in $(seq 1 100); do	# at most 10 s
+		grep -q 'What does this program do?' "$f" 2>/dev/null && break
+		sleep 0.1
+	done
+	grep -q 'What does this program do?' "$f" &&
+		ok "in place, grown: a same-size rewrite followed by growth shows, unasked" ||
+		bad "in place, grown: the rewrite does not show: $(cat "$f")"
+	grep -q 'found by the background check' "$m/errors.txt" &&
+		ok "in place, grown: errors.txt says the indexed bytes were rewritten" ||
+		bad "in place, grown: errors.txt: $(cat "$m/errors.txt")"
+	grep -rqs 'appended after a rewrite' "$m/branches" &&
+		ok "in place, grown: the appended row shows" ||
+		bad "in place, grown: the appended row does not show"
 	unmount_log "$m"
 }
 
@@ -389,7 +427,9 @@ own_folder
 stale_names
 stacked
 rewrite_in_place
+rewrite_then_grow
 grow_log mnt-examples/demo.jsonl demo 40
+grow_log mnt-examples/v1-sidechains.jsonl v1-sidechains 20	# agents/ follow the session
 invalidations
 restarts
 if [ -d "$CORPUS" ]; then

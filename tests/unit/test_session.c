@@ -485,22 +485,11 @@ static void test_deep_json_row_loses_nothing_else(void **state)
 	tu_log_free(&l);
 }
 
-/* A log of four rows at a new path; l is kept for more. */
-static char *four_rows(struct tu_log *l)
-{
-	tu_log_init(l);
-	tu_user(l, 1, 0, "a");
-	tu_asst(l, 2, 1, "m1", "b");
-	tu_user(l, 3, 2, "c");
-	tu_asst(l, 4, 3, "m2", "d");
-	return tu_write_str(l->sb.buf);
-}
-
 static void test_changed_sees_growth_until_refreshed(void **state)
 {
 	struct tu_log l, more;
 	struct session *s;
-	char *path = four_rows(&l);
+	char *path = tu_four_rows(&l);
 
 	(void)state;
 	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
@@ -524,7 +513,7 @@ static void test_rewritten_sees_what_appending_never_does(void **state)
 {
 	struct tu_log l, more;
 	struct session *s;
-	char *path = four_rows(&l), *next;
+	char *path = tu_four_rows(&l), *next;
 
 	(void)state;
 	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
@@ -554,7 +543,7 @@ static void test_refresh_starts_over_when_the_log_shrinks(void **state)
 {
 	struct tu_log l;
 	struct session *s;
-	char *path = four_rows(&l), *text;
+	char *path = tu_four_rows(&l), *text;
 	const char *third = strstr(l.sb.buf, "\n{\"parentUuid\":\"00000002");
 
 	(void)state;
@@ -579,7 +568,7 @@ static void test_refresh_starts_over_when_the_log_is_rewritten(void **state)
 {
 	struct tu_log l, other;
 	struct session *s;
-	char *path = four_rows(&l), *text;
+	char *path = tu_four_rows(&l), *text;
 	int fd;
 
 	(void)state;
@@ -635,7 +624,7 @@ static void test_refresh_sees_a_rewrite_in_place_of_the_same_size(void **state)
 {
 	struct tu_log l;
 	struct session *s;
-	char *path = four_rows(&l), *text;
+	char *path = tu_four_rows(&l), *text;
 	const char *a = strstr(l.sb.buf, "\"a\"");
 
 	(void)state;
@@ -673,7 +662,7 @@ static void test_refresh_follows_a_file_that_replaced_the_log(void **state)
 {
 	struct tu_log l, other;
 	struct session *s;
-	char *path = four_rows(&l), *next, *text;
+	char *path = tu_four_rows(&l), *next, *text;
 
 	(void)state;
 	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
@@ -699,7 +688,7 @@ static void test_refresh_keeps_the_log_when_a_folder_takes_its_path(void **state
 {
 	struct tu_log l;
 	struct session *s;
-	char *path = four_rows(&l), *text, moved[PATH_MAX];
+	char *path = tu_four_rows(&l), *text, moved[PATH_MAX];
 
 	(void)state;
 	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);

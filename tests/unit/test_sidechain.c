@@ -12,37 +12,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <fcntl.h>
 
 #include "testutil.h"
 #include "session.h"
 #include "sidechain.h"
 
-/* A 1.0.x log being written: rows one second apart. */
-struct v1 {
-	struct sbuf sb;
-	int sec;
-};
-
-static void v1_row(struct v1 *l, int uuid, int parent, int side, const char *type,
-		   const char *message)
-{
-	char u[37], p[37];
-
-	tu_uuid(uuid, u);
-	tu_uuid(parent, p);
-	if (parent)
-		sb_addf(&l->sb, "{\"parentUuid\":\"%s\"", p);
-	else
-		sb_adds(&l->sb, "{\"parentUuid\":null");
-	sb_addf(&l->sb, ",\"isSidechain\":%s,\"userType\":\"external\",\"cwd\":\"/home/u/p\","
-		"\"sessionId\":\"" TU_SID "\",\"version\":\"1.0.98\",\"type\":\"%s\","
-		"\"message\":%s,\"uuid\":\"%s\",\"timestamp\":\"2025-08-01T10:%02d:%02d.000Z\"}\n",
-		side ? "true" : "false", type, message, u, l->sec / 60 % 60, l->sec % 60);
-	l->sec++;
-}
-
-static void v1_user(struct v1 *l, int uuid, int parent, int side, const char *text)
+static void v1_user(struct tu_v1 *l, int uuid, int parent, int side, const char *text)
 {
 	struct sbuf m;
 
@@ -50,23 +27,13 @@ static void v1_user(struct v1 *l, int uuid, int parent, int side, const char *te
 	sb_adds(&m, "{\"role\":\"user\",\"content\":");
 	sb_add_json_str(&m, text, strlen(text));
 	sb_addc(&m, '}');
-	v1_row(l, uuid, parent, side, "user", m.buf);
+	tu_v1_row(l, uuid, parent, side, "user", m.buf);
 	sb_free(&m);
-}
-
-static void v1_text(struct v1 *l, int uuid, int parent, int side, const char *text)
-{
-	char m[512];
-
-	snprintf(m, sizeof(m), "{\"id\":\"msg_%d\",\"type\":\"message\",\"role\":\"assistant\","
-		 "\"model\":\"claude-sonnet-4-20250514\",\"content\":[{\"type\":\"text\","
-		 "\"text\":\"%s\"}],\"stop_reason\":\"end_turn\"}", uuid, text);
-	v1_row(l, uuid, parent, side, "assistant", m);
 }
 
 /* A Task call, a row of the response msg_T (parallel calls share it);
  * with lead, a text block comes first in the same row. */
-static void v1_task(struct v1 *l, int uuid, int parent, const char *id,
+static void v1_task(struct tu_v1 *l, int uuid, int parent, const char *id,
 		    const char *prompt, int lead)
 {
 	char m[1024];
@@ -76,17 +43,17 @@ static void v1_task(struct v1 *l, int uuid, int parent, const char *id,
 		 "\"id\":\"%s\",\"name\":\"Task\",\"input\":{\"description\":\"d\","
 		 "\"prompt\":\"%s\"}}],\"stop_reason\":\"tool_use\"}",
 		 lead ? "{\"type\":\"text\",\"text\":\"sending\"}," : "", id, prompt);
-	v1_row(l, uuid, parent, 0, "assistant", m);
+	tu_v1_row(l, uuid, parent, 0, "assistant", m);
 }
 
-static void v1_result(struct v1 *l, int uuid, int parent, const char *id)
+static void v1_result(struct tu_v1 *l, int uuid, int parent, const char *id)
 {
 	char m[512];
 
 	snprintf(m, sizeof(m), "{\"role\":\"user\",\"content\":[{\"tool_use_id\":\"%s\","
 		 "\"type\":\"tool_result\",\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}]}",
 		 id);
-	v1_row(l, uuid, parent, 0, "user", m);
+	tu_v1_row(l, uuid, parent, 0, "user", m);
 }
 
 /*
@@ -94,7 +61,7 @@ static void v1_result(struct v1 *l, int uuid, int parent, const char *id)
  * "P" conversations pair with the two "P" calls in file order, "Q" with
  * its call, and "Warmup" with none.
  */
-static void write_log(struct v1 *l)
+static void write_log(struct tu_v1 *l)
 {
 	sb_init(&l->sb);
 	l->sec = 0;
@@ -104,16 +71,16 @@ static void write_log(struct v1 *l)
 	v1_task(l, 4, 3, "toolu_P2", "P", 0);
 	v1_user(l, 10, 0, 1, "P");
 	v1_user(l, 20, 0, 1, "Q");
-	v1_text(l, 11, 10, 1, "first P done");
+	tu_v1_text(l, 11, 10, 1, "first P done");
 	v1_user(l, 30, 0, 1, "P");
-	v1_text(l, 21, 20, 1, "Q done");
-	v1_text(l, 31, 30, 1, "second P done");
+	tu_v1_text(l, 21, 20, 1, "Q done");
+	tu_v1_text(l, 31, 30, 1, "second P done");
 	v1_user(l, 40, 0, 1, "Warmup");
-	v1_text(l, 41, 40, 1, "ready");
+	tu_v1_text(l, 41, 40, 1, "ready");
 	v1_result(l, 5, 2, "toolu_P1");
 	v1_result(l, 6, 3, "toolu_Q");
 	v1_result(l, 7, 4, "toolu_P2");
-	v1_text(l, 8, 7, 0, "all done");
+	tu_v1_text(l, 8, 7, 0, "all done");
 }
 
 static uint64_t hash_of(const char *id)
@@ -125,7 +92,7 @@ static uint64_t hash_of(const char *id)
 
 static void test_calls_pair_with_sidechains_in_file_order(void **state)
 {
-	struct v1 l;
+	struct tu_v1 l;
 	struct tu_fx f;
 	struct sc_set *sc;
 	const struct sc_agent *a;
@@ -167,7 +134,7 @@ static void test_calls_pair_with_sidechains_in_file_order(void **state)
  * written before is preferred. */
 static void test_a_later_call_is_taken_when_no_earlier_one_fits(void **state)
 {
-	struct v1 l = { .sec = 0 };
+	struct tu_v1 l = { .sec = 0 };
 	struct tu_fx f;
 	struct sc_set *sc;
 
@@ -175,7 +142,7 @@ static void test_a_later_call_is_taken_when_no_earlier_one_fits(void **state)
 	sb_init(&l.sb);
 	v1_user(&l, 1, 0, 0, "go");
 	v1_user(&l, 10, 0, 1, "late");
-	v1_text(&l, 11, 10, 1, "ok");
+	tu_v1_text(&l, 11, 10, 1, "ok");
 	v1_task(&l, 2, 1, "toolu_late", "late", 0);
 	v1_result(&l, 3, 2, "toolu_late");
 	tu_load(&f, l.sb.buf);
@@ -226,7 +193,7 @@ static void test_logs_without_inline_sidechains_have_none(void **state)
 
 static void test_keep_marks_one_conversation(void **state)
 {
-	struct v1 l;
+	struct tu_v1 l;
 	struct tu_fx f;
 	uint8_t *keep;
 	uint32_t i, n = 0;
@@ -269,7 +236,7 @@ static char *errors_of(const struct session *s)
 /* A part is a session of its own: its rows only, the rest left out. */
 static void test_a_part_holds_its_conversation_only(void **state)
 {
-	struct v1 l;
+	struct tu_v1 l;
 	struct session *main_s, *part;
 	const struct sc_set *sc;
 	char *path, *errs;
@@ -312,10 +279,11 @@ static void test_a_part_holds_its_conversation_only(void **state)
 	sb_free(&l.sb);
 }
 
-/* A part follows the log: rows appended to its conversation show up. */
+/* A part follows its whole as the log grows: rows appended to its
+ * conversation show up. */
 static void test_a_part_grows_with_the_log(void **state)
 {
-	struct v1 l, more = { .sec = 50 };
+	struct tu_v1 l, more = { .sec = 50 };
 	struct session *whole, *part;
 	char *path;
 	int fd;
@@ -329,17 +297,26 @@ static void test_a_part_grows_with_the_log(void **state)
 	assert_int_equal(idx_nrecs(ss_idx(part)), 2);
 	assert_int_equal(idx_end(ss_idx(part)), idx_end(ss_idx(whole)));
 	assert_int_equal(ss_chain(part)->n, 2);
-	assert_int_equal(ss_refresh(part), SS_SAME);
+	assert_int_equal(ss_part_follow(part, whole), SS_SAME);
+	/* A part never looks at the log itself: its whole does. */
+	assert_int_equal(ss_refresh(part), -EINVAL);
 	sb_init(&more.sb);
 	v1_user(&more, 42, 41, 1, "and then?");
-	v1_text(&more, 43, 42, 1, "then this");
-	v1_text(&more, 9, 8, 0, "main goes on");
+	tu_v1_text(&more, 43, 42, 1, "then this");
+	tu_v1_text(&more, 9, 8, 0, "main goes on");
 	fd = open(path, O_WRONLY | O_APPEND);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, more.sb.buf, more.sb.len), (ssize_t)more.sb.len);
 	close(fd);
-	assert_int_equal(ss_refresh(part), SS_GREW);
+	assert_false(ss_changed(part));
+	assert_false(ss_part_behind(part, whole));
+	assert_int_equal(ss_refresh(whole), SS_GREW);
+	assert_true(ss_part_behind(part, whole));
+	assert_int_equal(ss_part_follow(part, whole), SS_GREW);
+	assert_false(ss_part_behind(part, whole));
 	assert_int_equal(ss_chain(part)->n, 4);
+	/* It took its own new rows, not the main thread's. */
+	assert_int_equal(idx_nrecs(ss_idx(part)), 4);
 	assert_int_equal(gr_node_rec(ss_graph(part), ss_chain(part)->leaf)->type,
 			 IDX_T_ASSISTANT);
 	assert_int_equal(br_count(ss_branches(part)), 1);
@@ -347,6 +324,50 @@ static void test_a_part_grows_with_the_log(void **state)
 	ss_close(whole);
 	tu_remove(path);
 	sb_free(&more.sb);
+	sb_free(&l.sb);
+}
+
+/* A part is indexed again when its whole is, and only then: it reads the
+ * file the whole reads, even once another took the log's path. */
+static void test_a_part_is_indexed_again_with_its_whole(void **state)
+{
+	struct tu_v1 l, other;
+	struct session *whole, *part;
+	const char *root = "00000030-0000-4000-8000-000000000030";
+	char *path, *errs, *tmp;
+
+	(void)state;
+	write_log(&l);
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_LIVE, &whole), 0);
+	assert_int_equal(ss_open_part(whole, root, &part), 0);
+	assert_int_equal(ss_chain(part)->n, 2);
+	/* Another file renamed over the log: the part keeps what it has
+	 * until its whole has seen it. */
+	write_log(&other);
+	v1_user(&other, 32, 31, 1, "and more");
+	tmp = tu_write_str(other.sb.buf);
+	assert_int_equal(rename(tmp, path), 0);
+	assert_false(ss_changed(part));
+	assert_false(ss_part_behind(part, whole));
+	assert_int_equal(ss_chain(part)->n, 2);
+	assert_int_equal(ss_refresh(whole), SS_RESET);
+	assert_true(ss_part_behind(part, whole));
+	assert_int_equal(ss_part_follow(part, whole), SS_RESET);
+	assert_int_equal(ss_part_follow(part, whole), SS_SAME);
+	assert_int_equal(ss_chain(part)->n, 3);
+	errs = errors_of(part);
+	assert_non_null(strstr(errs, "this inline sidechain with it"));
+	free(errs);
+	/* The part outlives its whole, and reads the new file. */
+	ss_close(whole);
+	assert_non_null(ss_context(part));
+	/* its three rows, and the reply a resume adds to the last prompt */
+	assert_int_equal(ctx_nmessages(ss_context(part)), 4);
+	ss_close(part);
+	free(tmp);
+	tu_remove(path);
+	sb_free(&other.sb);
 	sb_free(&l.sb);
 }
 
@@ -358,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_logs_without_inline_sidechains_have_none),
 		cmocka_unit_test(test_keep_marks_one_conversation),
 		cmocka_unit_test(test_a_part_holds_its_conversation_only),
+		cmocka_unit_test(test_a_part_is_indexed_again_with_its_whole),
 		cmocka_unit_test(test_a_part_grows_with_the_log),
 	};
 

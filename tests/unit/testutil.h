@@ -176,6 +176,55 @@ static inline void tu_asst(struct tu_log *l, int uuid, int parent, const char *m
 	sb_free(&x);
 }
 
+/* A 1.0.x log (session-format.md §10): rows one second apart, from
+ * 10:00:00 on 2025-08-01; side marks a sidechain row. */
+struct tu_v1 {
+	struct sbuf sb;
+	int sec;
+};
+
+static inline void tu_v1_row(struct tu_v1 *l, int uuid, int parent, int side,
+			     const char *type, const char *message)
+{
+	char u[37], p[37];
+
+	tu_uuid(uuid, u);
+	tu_uuid(parent, p);
+	if (parent)
+		sb_addf(&l->sb, "{\"parentUuid\":\"%s\"", p);
+	else
+		sb_adds(&l->sb, "{\"parentUuid\":null");
+	sb_addf(&l->sb, ",\"isSidechain\":%s,\"userType\":\"external\",\"cwd\":\"/home/u/p\","
+		"\"sessionId\":\"" TU_SID "\",\"version\":\"1.0.98\",\"type\":\"%s\","
+		"\"message\":%s,\"uuid\":\"%s\",\"timestamp\":\"2025-08-01T10:%02d:%02d.000Z\"}\n",
+		side ? "true" : "false", type, message, u, l->sec / 60 % 60, l->sec % 60);
+	l->sec++;
+}
+
+/* An assistant row of one text block. */
+static inline void tu_v1_text(struct tu_v1 *l, int uuid, int parent, int side,
+			      const char *text)
+{
+	char m[512];
+
+	snprintf(m, sizeof(m), "{\"id\":\"msg_%d\",\"type\":\"message\",\"role\":\"assistant\","
+		 "\"model\":\"claude-sonnet-4-20250514\",\"content\":[{\"type\":\"text\","
+		 "\"text\":\"%s\"}],\"stop_reason\":\"end_turn\"}", uuid, text);
+	tu_v1_row(l, uuid, parent, side, "assistant", m);
+}
+
+/* A log of four rows in one chain (texts "a" .. "d"), written to a new
+ * temporary file: its path (free with tu_remove()). */
+static inline char *tu_four_rows(struct tu_log *l)
+{
+	tu_log_init(l);
+	tu_user(l, 1, 0, "a");
+	tu_asst(l, 2, 1, "m1", "b");
+	tu_user(l, 3, 2, "c");
+	tu_asst(l, 4, 3, "m2", "d");
+	return tu_write_str(l->sb.buf);
+}
+
 /* One tool_use row of the response msgid, calling Bash with id toolid. */
 static inline void tu_tool_use(struct tu_log *l, int uuid, int parent, const char *msgid,
 			       const char *toolid)
