@@ -361,17 +361,6 @@ static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *ou
 	return -ENOENT;
 }
 
-/* Whether this taker of ino's text is the push tr_claim_push() allowed:
- * the kernel's page cache then holds the text, not the render cache. */
-static int push_takes(struct view *v, uint64_t ino)
-{
-	uint8_t claimed = 1;
-
-	return TR_KIND(ino) == TK_MSG && TR_KEY(ino) < v->nsize &&
-	       __atomic_compare_exchange_n(&v->pushed[TR_KEY(ino)], &claimed, 2, 0,
-					   __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-}
-
 static int content_locked(struct tree *t, uint64_t ino, struct blob **out)
 {
 	struct blob *b = cache_get(t->cache, ino);
@@ -380,8 +369,6 @@ static int content_locked(struct tree *t, uint64_t ino, struct blob **out)
 	int rc;
 
 	if (b) {
-		if (v && push_takes(v, ino))
-			cache_drop(t->cache, ino);
 		*out = b;
 		return 0;
 	}
@@ -401,8 +388,7 @@ static int content_locked(struct tree *t, uint64_t ino, struct blob **out)
 	if (TR_KIND(ino) == TK_MSG && TR_KEY(ino) < v->nsize)
 		__atomic_store_n(&v->msize[TR_KEY(ino)], (uint32_t)(b->len + 1),
 				 __ATOMIC_RELAXED);
-	if (!push_takes(v, ino))
-		cache_put(t->cache, ino, b);
+	cache_put(t->cache, ino, b);
 	*out = b;
 	return 0;
 }
@@ -1002,7 +988,6 @@ int tr_claim_push(struct tree *t, uint64_t ino)
 {
 	struct view *v;
 	uint32_t id = TR_KEY(ino);
-	uint8_t unclaimed = 0;
 	int first = 0;
 
 	if (TR_KIND(ino) != TK_MSG)
@@ -1010,8 +995,7 @@ int tr_claim_push(struct tree *t, uint64_t ino)
 	pthread_rwlock_rdlock(&t->lock);
 	v = tr_view_of(t, ino);
 	if (v && id < v->nsize)
-		first = __atomic_compare_exchange_n(&v->pushed[id], &unclaimed, 1, 0,
-						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		first = !__atomic_exchange_n(&v->pushed[id], 1, __ATOMIC_RELAXED);
 	pthread_rwlock_unlock(&t->lock);
 	return first;
 }

@@ -166,10 +166,7 @@ int tr_getxattr(struct tree *t, uint64_t ino, const char *name, struct sbuf *out
 int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out);
 
 /* True once per message file: the first caller may hand its content to
- * the kernel's page cache (it never changes). The next tr_content() of
- * that file (the push's) takes its text out of the render cache: the
- * kernel holds it now, and a later read the kernel cannot answer renders
- * it again. */
+ * the kernel's page cache (it never changes). */
 int tr_claim_push(struct tree *t, uint64_t ino);
 /* The kernel's page cache holds ino's content now: the tree lets go of
  * its rendered copy (rendered again if the kernel drops it and reads). */

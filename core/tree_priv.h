@@ -33,8 +33,8 @@ struct view {
 	uint32_t no;			/* its number in inodes */
 	uint8_t epoch;			/* bumped when its log is indexed anew */
 	uint32_t *msize;		/* per record id: rendered size + 1 */
-	uint8_t *pushed;		/* per record id: 0, 1 claimed for the
-					 * kernel (tr_claim_push()), 2 taken */
+	uint8_t *pushed;		/* per record id: 1 once claimed for the
+					 * kernel (tr_claim_push()) */
 	uint32_t nsize;
 	struct tpath *paths;		/* per branch index, built on demand */
 	uint32_t npaths;
