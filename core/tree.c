@@ -20,20 +20,6 @@
 
 #define REC_NAME_KEEP 200	/* bytes of an unsafe uuid kept in its name */
 
-enum dir_kind { DK_NAMES, DK_BRANCH, DK_RECORDS, DK_CONTEXT, DK_STATE, DK_TX };
-
-struct tr_dir {
-	uint64_t ino, parent;
-	uint32_t view;
-	uint8_t epoch;			/* the view's when the listing was taken */
-	uint64_t gen;			/* the tree's then */
-	enum dir_kind kind;
-	uint32_t n;
-	uint32_t *ids;			/* DK_BRANCH, DK_RECORDS, DK_STATE */
-	char (*names)[NM_MAX + 1];	/* DK_NAMES */
-	uint64_t *inos;			/* DK_NAMES */
-};
-
 enum { IN_ALL, IN_MAIN, IN_AGENT };	/* which roots hold an entry */
 
 static const struct {
@@ -158,7 +144,7 @@ struct view *tr_view_of(struct tree *t, uint64_t ino)
 /* The error for an inode tr_view_of() does not know: -ESTALE for a stale one
  * (the kernel walks the path again, asking for every name, and so finds
  * the new inodes), else -ENOENT. */
-static int gone(struct tree *t, uint64_t ino)
+int tr_gone(struct tree *t, uint64_t ino)
 {
 	return tr_stale(t, ino) ? -ESTALE : -ENOENT;
 }
@@ -223,6 +209,14 @@ static int root_has(const struct view *v, size_t i)
 	return 1;
 }
 
+const char *tr_root_entry(const struct view *v, size_t i, uint64_t *lino)
+{
+	if (i >= NROOT)
+		return NULL;
+	*lino = root_entries[i].ino;
+	return root_has(v, i) ? root_entries[i].name : "";
+}
+
 /* ---- branches ---- */
 
 int tr_branch_of_key(struct view *v, uint32_t key)
@@ -232,7 +226,7 @@ int tr_branch_of_key(struct view *v, uint32_t key)
 	return key ? br_of_first(bs, key) : br_find(bs, "main");
 }
 
-static uint64_t branch_ino(const struct view *v, const struct br_info *b)
+uint64_t tr_branch_ino(const struct view *v, const struct br_info *b)
 {
 	return tr_vino(v, TR_INO(TK_BRANCH, b->first_own));
 }
@@ -262,7 +256,7 @@ const struct tpath *tr_branch_path(struct tree *t, struct view *v, int b)
 
 /* ---- names ---- */
 
-static void rec_name(struct view *v, uint32_t id, char *out)
+void tr_rec_name(struct view *v, uint32_t id, char *out)
 {
 	char uuid[IDX_UUID_MAX + 1], safe[NM_MAX + 1];
 	size_t n = idx_id_buf(ss_idx(v->s), id, uuid);
@@ -292,7 +286,7 @@ static uint32_t rec_lookup(struct view *v, const char *name)
 		if (!gr_is_node(ss_graph(v->s), id))
 			return 0;
 	}
-	rec_name(v, id, check);
+	tr_rec_name(v, id, check);
 	return strcmp(check, name) ? 0 : id;
 }
 
@@ -373,7 +367,7 @@ static int content_locked(struct tree *t, uint64_t ino, struct blob **out)
 		return 0;
 	}
 	if (!v)
-		return gone(t, ino);
+		return tr_gone(t, ino);
 	if (TR_LOCAL(ino) == TI_CTX_MESSAGES) {	/* the context's own text */
 		*out = cd_messages(v->s);
 		return *out ? 0 : -ENOMEM;
@@ -431,7 +425,7 @@ static int file_size(struct tree *t, struct view *v, uint64_t ino, uint64_t *siz
 
 /* The local inode of branches/current: one per branch it may name, so a
  * kernel that kept where it pointed never follows it to the wrong one. */
-static uint64_t current_lino(struct view *v)
+uint64_t tr_current_lino(struct view *v)
 {
 	int cur = ss_current_branch(v->s);
 
@@ -445,13 +439,13 @@ static int current_target(struct view *v, uint64_t ino, char *out)
 {
 	int cur = ss_current_branch(v->s);
 
-	if (cur < 0 || TR_LOCAL(ino) != current_lino(v))
+	if (cur < 0 || TR_LOCAL(ino) != tr_current_lino(v))
 		return -ENOENT;
 	snprintf(out, NM_MAX + 1, "%s", br_get(ss_branches(v->s), (uint32_t)cur)->name);
 	return 0;
 }
 
-static void fill_common(struct tree *t, struct view *v, uint64_t ino, struct tr_attr *a)
+void tr_fill_common(struct tree *t, struct view *v, uint64_t ino, struct tr_attr *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->st.st_ino = ino;
@@ -462,7 +456,7 @@ static void fill_common(struct tree *t, struct view *v, uint64_t ino, struct tr_
 }
 
 /* A folder's attributes never change; what it lists is read at opendir. */
-static void set_dir(struct tr_attr *a)
+void tr_set_dir(struct tr_attr *a)
 {
 	a->st.st_mode = S_IFDIR | 0555;
 	a->st.st_nlink = 2;
@@ -488,12 +482,12 @@ static int attr_fixed(struct tree *t, struct view *v, uint64_t ino, struct tr_at
 	switch (TR_LOCAL(ino)) {
 	case TI_ROOT: case TI_BRANCHES: case TI_CONTEXT: case TI_RECORDS:
 	case TI_TRANSCRIPTS:
-		set_dir(a);
+		tr_set_dir(a);
 		return 0;
 	case TI_STATE: case TI_AGENTS:
 		if (v->no)
 			return -ENOENT;
-		set_dir(a);
+		tr_set_dir(a);
 		return 0;
 	case TI_META:
 		if (!v->no || !v->meta)
@@ -519,7 +513,7 @@ static int attr_current(struct view *v, uint64_t ino, struct tr_attr *a)
 	return 0;
 }
 
-static int attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
+int tr_attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
 {
 	struct view *v = tr_view_of(t, ino);
 	const struct graph *g;
@@ -527,16 +521,16 @@ static int attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
 	int rc;
 
 	if (!v)
-		return gone(t, ino);
+		return tr_gone(t, ino);
 	g = ss_graph(v->s);
-	fill_common(t, v, ino, a);
+	tr_fill_common(t, v, ino, a);
 	switch (TR_KIND(ino)) {
 	case TK_FIXED:
 		return attr_fixed(t, v, ino, a);
 	case TK_BRANCH:
 		if (tr_branch_of_key(v, key) < 0)
 			return -ENOENT;
-		set_dir(a);
+		tr_set_dir(a);
 		return 0;
 	case TK_CTX:
 		return set_file(t, v, ino, a);
@@ -548,7 +542,7 @@ static int attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
 		if (v->no)
 			return -ENOENT;
 		if (sd_is_dir(v->s, TR_LOCAL(ino))) {
-			set_dir(a);
+			tr_set_dir(a);
 			return 0;
 		}
 		return sd_is_file(v->s, TR_LOCAL(ino)) ? set_file(t, v, ino, a) : -ENOENT;
@@ -593,7 +587,7 @@ int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out)
 	if (ino == TI_USAGE)
 		refresh_agents(t);
 	pthread_rwlock_rdlock(&t->lock);
-	rc = attr_locked(t, ino, out);
+	rc = tr_attr_locked(t, ino, out);
 	pthread_rwlock_unlock(&t->lock);
 	return rc;
 }
@@ -630,9 +624,9 @@ static uint64_t lookup_view(struct view *v, uint64_t lparent, const char *name)
 	}
 	if (lparent == TI_BRANCHES) {
 		if (!strcmp(name, "current"))
-			return current_lino(v);
+			return tr_current_lino(v);
 		b = br_find(bs, name);
-		return b < 0 ? 0 : TR_LOCAL(branch_ino(v, br_get(bs, (uint32_t)b)));
+		return b < 0 ? 0 : TR_LOCAL(tr_branch_ino(v, br_get(bs, (uint32_t)b)));
 	}
 	if (lparent == TI_RECORDS) {
 		uint32_t id = rec_lookup(v, name);
@@ -669,7 +663,7 @@ static uint64_t lookup_locked(struct tree *t, uint64_t parent, const char *name)
 
 /* Whether a name in folder parent keeps naming inode ino while the log
  * grows: not in context/ and state/, which are rebuilt, nor current. */
-static int name_fixed(uint64_t parent, uint64_t ino)
+int tr_name_fixed(uint64_t parent, uint64_t ino)
 {
 	uint64_t lp = TR_LOCAL(parent);
 
@@ -686,12 +680,12 @@ static int lookup_once(struct tree *t, uint64_t parent, const char *name,
 	pthread_rwlock_rdlock(&t->lock);
 	ino = lookup_locked(t, parent, name);
 	if (ino)
-		rc = attr_locked(t, ino, out);
+		rc = tr_attr_locked(t, ino, out);
 	else if (tr_stale(t, parent))
 		rc = -ESTALE;
 	pthread_rwlock_unlock(&t->lock);
 	if (!rc)
-		out->fixed_name = name_fixed(parent, ino);
+		out->fixed_name = tr_name_fixed(parent, ino);
 	return rc;
 }
 
@@ -705,255 +699,6 @@ int tr_lookup(struct tree *t, uint64_t parent, const char *name, struct tr_attr 
 		lv_scan_now(t);		/* an agent that appeared since */
 		rc = lookup_once(t, parent, name, out);
 	}
-	return rc;
-}
-
-/* ---- directories ---- */
-
-static int is_dir_ino(struct view *v, uint64_t ino)
-{
-	uint64_t l = TR_LOCAL(ino);
-
-	if (TR_KIND(ino) == TK_BRANCH)
-		return tr_branch_of_key(v, TR_KEY(ino)) >= 0;
-	if (TR_KIND(ino) == TK_STATE)
-		return v->no == 0 && sd_is_dir(v->s, TR_LOCAL(ino));
-	if (l == TI_STATE || l == TI_AGENTS)
-		return v->no == 0;
-	return l == TI_ROOT || l == TI_BRANCHES || l == TI_CONTEXT || l == TI_RECORDS ||
-	       l == TI_TRANSCRIPTS;
-}
-
-static int alloc_names(struct tr_dir *d, size_t n)
-{
-	d->names = calloc(n + 1, sizeof(*d->names));
-	d->inos = calloc(n + 1, sizeof(*d->inos));
-	d->kind = DK_NAMES;
-	return d->names && d->inos ? 0 : -ENOMEM;
-}
-
-static int list_root(struct view *v, struct tr_dir *d)
-{
-	size_t i;
-
-	if (alloc_names(d, NROOT))
-		return -ENOMEM;
-	for (i = 0; i < NROOT; i++) {
-		if (!root_has(v, i))
-			continue;
-		strcpy(d->names[d->n], root_entries[i].name);
-		d->inos[d->n++] = tr_vino(v, root_entries[i].ino);
-	}
-	return 0;
-}
-
-static int list_agents(struct tree *t, struct tr_dir *d)
-{
-	uint32_t k;
-
-	if (alloc_names(d, t->nviews))
-		return -ENOMEM;
-	for (k = 1; k < t->nviews; k++) {
-		strcpy(d->names[d->n], t->views[k]->name);
-		d->inos[d->n++] = tr_vino(t->views[k], TI_ROOT);
-	}
-	return 0;
-}
-
-static int list_branches(struct view *v, struct tr_dir *d)
-{
-	const struct br_set *bs = ss_branches(v->s);
-	uint32_t i, n = br_count(bs), k = 0;
-	int cur = ss_current_branch(v->s);
-
-	if (alloc_names(d, n))
-		return -ENOMEM;
-	if (cur >= 0) {
-		strcpy(d->names[k], "current");
-		d->inos[k++] = tr_vino(v, current_lino(v));
-	}
-	for (i = 0; i < n; i++) {
-		snprintf(d->names[k], NM_MAX + 1, "%s", br_get(bs, i)->name);
-		d->inos[k++] = branch_ino(v, br_get(bs, i));
-	}
-	d->n = k;
-	return 0;
-}
-
-static int copy_ids(struct tr_dir *d, const uint32_t *ids, uint32_t n)
-{
-	d->ids = malloc((n ? n : 1) * sizeof(*d->ids));
-	if (!d->ids)
-		return -ENOMEM;
-	memcpy(d->ids, ids, n * sizeof(*ids));
-	d->n = n;
-	return 0;
-}
-
-/* The folder holding a folder of view v (for ".."). */
-static uint64_t dir_parent(struct view *v, uint64_t ino)
-{
-	if (TR_KIND(ino) == TK_BRANCH)
-		return tr_vino(v, TI_BRANCHES);
-	if (TR_LOCAL(ino) == TI_ROOT && v->no)
-		return TI_AGENTS;
-	return tr_vino(v, TI_ROOT);
-}
-
-static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
-{
-	struct view *v = tr_view_of(t, ino);
-	const struct tpath *p;
-	const uint32_t *order;
-	uint32_t n;
-
-	if (!v)
-		return gone(t, ino);
-	d->ino = ino;
-	d->view = v->no;
-	d->epoch = v->epoch;
-	d->gen = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
-	d->parent = dir_parent(v, ino);
-	if (!is_dir_ino(v, ino))
-		return -ENOTDIR;
-	switch (TR_LOCAL(ino)) {
-	case TI_ROOT:
-		return list_root(v, d);
-	case TI_AGENTS:
-		return list_agents(t, d);
-	case TI_BRANCHES:
-		return list_branches(v, d);
-	case TI_RECORDS:
-		d->kind = DK_RECORDS;
-		order = gr_nodes(ss_graph(v->s), &n);
-		return copy_ids(d, order, n);
-	case TI_CONTEXT:
-		d->kind = DK_CONTEXT;
-		d->n = cd_count(v->s);
-		return 0;
-	case TI_TRANSCRIPTS:
-		d->kind = DK_TX;
-		d->n = ud_tx_count(v);
-		return 0;
-	}
-	if (TR_LOCAL(ino) == TI_STATE || TR_KIND(ino) == TK_STATE) {	/* view 0 only */
-		d->kind = DK_STATE;
-		d->parent = tr_vino(v, sd_parent(v->s, TR_LOCAL(ino)));
-		return sd_list(v->s, TR_LOCAL(ino), &d->ids, &d->n);
-	}
-	d->kind = DK_BRANCH;
-	p = tr_branch_path(t, v, tr_branch_of_key(v, TR_KEY(ino)));
-	return p ? copy_ids(d, p->ids, p->n) : -ENOMEM;
-}
-
-int tr_opendir(struct tree *t, uint64_t ino, struct tr_dir **out)
-{
-	struct tr_dir *d = calloc(1, sizeof(*d));
-	int rc;
-
-	*out = NULL;
-	if (!d)
-		return -ENOMEM;
-	lv_refresh(t, ino);
-	if (ino == TI_AGENTS)
-		lv_scan_now(t);
-	pthread_rwlock_rdlock(&t->lock);
-	rc = opendir_locked(t, ino, d);
-	pthread_rwlock_unlock(&t->lock);
-	if (rc) {
-		tr_closedir(d);
-		return rc;
-	}
-	*out = d;
-	return 0;
-}
-
-uint64_t tr_dir_gen(const struct tr_dir *d)
-{
-	return d->gen;
-}
-
-void tr_closedir(struct tr_dir *d)
-{
-	int big;
-
-	if (!d)
-		return;
-	big = d->n >= TR_TRIM_LISTING;
-	free(d->ids);
-	free(d->names);
-	free(d->inos);
-	free(d);
-	/* A big listing rendered its files one after another, each freed
-	 * once handed to the kernel: pages of the heap that held them are
-	 * free now, and stay resident until given back. */
-	if (big)
-		pl_trim_heap();
-}
-
-/* Name and inode of item i (dots excluded); 0 when it is gone. */
-static uint64_t dir_item(struct view *v, struct tr_dir *d, uint32_t i, char *name)
-{
-	const struct graph *g = ss_graph(v->s);
-	uint64_t lino;
-
-	switch (d->kind) {
-	case DK_NAMES:
-		strcpy(name, d->names[i]);
-		return d->inos[i];
-	case DK_BRANCH:
-		if (!gr_is_node(g, d->ids[i]))
-			return 0;
-		nm_message_file(g, d->ids[i], i + 1, name);
-		return tr_vino(v, TR_INO(TK_MSG, d->ids[i]));
-	case DK_RECORDS:
-		if (!gr_is_node(g, d->ids[i]))
-			return 0;
-		rec_name(v, d->ids[i], name);
-		return tr_vino(v, TR_INO(TK_REC, d->ids[i]));
-	case DK_CONTEXT:
-		return cd_entry(v->s, i, name, &lino) ? 0 : tr_vino(v, lino);
-	case DK_STATE:
-		return sd_entry(v->s, d->ids[i], name, &lino) ? 0 : tr_vino(v, lino);
-	case DK_TX:
-		return ud_tx_entry(v, i, name, &lino) ? 0 : tr_vino(v, lino);
-	}
-	return 0;
-}
-
-int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
-		 struct tr_attr *attr)
-{
-	struct view *v;
-	uint64_t ino;
-	int rc = 1;
-
-	if (i >= (uint64_t)d->n + 2)
-		return 0;
-	pthread_rwlock_rdlock(&t->lock);
-	v = d->view < t->nviews ? t->views[d->view] : NULL;
-	if (!v || v->epoch != d->epoch) {
-		/* The log was indexed again since the listing was taken:
-		 * its entries are gone, and the caller skips them. */
-		rc = -ENOENT;
-	} else if (i < 2) {
-		strcpy(name, i ? ".." : ".");
-		ino = i ? d->parent : d->ino;
-		fill_common(t, v, ino, attr);
-		set_dir(attr);
-	} else {
-		ino = dir_item(v, d, (uint32_t)(i - 2), name);
-		if (ino && d->kind == DK_TX) {
-			fill_common(t, v, ino, attr);
-			attr->st.st_mode = S_IFREG | 0444;
-			attr->st.st_nlink = 1;
-			attr->lazy = 1;
-		} else if (!ino || attr_locked(t, ino, attr))
-			rc = -ENOENT;	/* gone since the listing was taken */
-		else
-			attr->fixed_name = name_fixed(d->ino, ino);
-	}
-	pthread_rwlock_unlock(&t->lock);
 	return rc;
 }
 

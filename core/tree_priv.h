@@ -108,4 +108,26 @@ const struct tpath *tr_branch_path(struct tree *t, struct view *v, int b);
 int tr_size_table(struct view *v);
 void tr_free_paths(struct tpath *p, uint32_t n);
 
+/* For tree_dir.c (tree's lock held): */
+/* The error for an inode tr_view_of() does not know: -ESTALE for a stale
+ * one, else -ENOENT. */
+int tr_gone(struct tree *t, uint64_t ino);
+/* Root entry i of view v: its name ("" when v has none there) and local
+ * inode in *lino; NULL past the last. */
+const char *tr_root_entry(const struct view *v, size_t i, uint64_t *lino);
+/* The inode of branch b's folder in v. */
+uint64_t tr_branch_ino(const struct view *v, const struct br_info *b);
+/* The file name of record id's message in v (NM_MAX + 1 bytes). */
+void tr_rec_name(struct view *v, uint32_t id, char *out);
+/* The local inode of branches/current (one per branch it may name). */
+uint64_t tr_current_lino(struct view *v);
+/* Fills what every entry of v shares (owner, times, inode). */
+void tr_fill_common(struct tree *t, struct view *v, uint64_t ino, struct tr_attr *a);
+/* A folder's attributes. */
+void tr_set_dir(struct tr_attr *a);
+/* ino's attributes; 0 or -errno. */
+int tr_attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a);
+/* Whether a name in parent keeps naming ino while the log grows. */
+int tr_name_fixed(uint64_t parent, uint64_t ino);
+
 #endif
