@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "idx.h"
+#include "pjahead.h"
 #include "pjcont.h"
 #include "pjfs_priv.h"
 #include "pjlive.h"
@@ -77,8 +78,6 @@ static struct pset *pset_new(struct pjfs *pf, struct pj_set *s)
 	return p;
 }
 
-static void slot_close(struct pjfs *pf, struct slot *sl);
-
 /* Closes what the new set no longer holds (mu held). */
 static void drop_gone(struct pjfs *pf, const struct pj_set *s)
 {
@@ -87,7 +86,7 @@ static void drop_gone(struct pjfs *pf, const struct pj_set *s)
 	for (sl = pf->lru.next; sl != &pf->lru; sl = next) {
 		next = sl->next;
 		if (!sl->refs && !pj_by_key(s, sl->key))
-			slot_close(pf, sl);
+			pf_slot_close(pf, sl);
 	}
 }
 
@@ -147,141 +146,6 @@ static void put_set(struct pjfs *pf, struct pset *p)
 	pthread_mutex_unlock(&pf->mu);
 }
 
-/* ---- the cache of open sessions ---- */
-
-static void lru_unlink(struct slot *sl)
-{
-	sl->prev->next = sl->next;
-	sl->next->prev = sl->prev;
-	sl->prev = sl->next = NULL;
-}
-
-static void lru_front(struct pjfs *pf, struct slot *sl)
-{
-	if (sl->next)
-		lru_unlink(sl);
-	sl->next = pf->lru.next;
-	sl->prev = &pf->lru;
-	pf->lru.next->prev = sl;
-	pf->lru.next = sl;
-}
-
-/* mu held; sl is open and unused. */
-static void slot_close(struct pjfs *pf, struct slot *sl)
-{
-	lru_unlink(sl);
-	lv_mark(sl->t, &sl->mark);
-	tr_free(sl->t);
-	sl->t = NULL;
-	pf->used -= sl->cost;
-	pf->nopen--;
-}
-
-/* Closes the least recently used sessions nobody uses until the cache
- * fits its budget (mu held). */
-static void evict(struct pjfs *pf)
-{
-	struct slot *sl, *prev;
-
-	for (sl = pf->lru.prev; sl != &pf->lru && pf->used > pf->budget; sl = prev) {
-		prev = sl->prev;
-		if (!sl->refs)
-			slot_close(pf, sl);
-	}
-}
-
-/* Opens x's tree and estimates its memory into *cost; counts its tokens
- * (pjusage.h) and looks for the session it continues (pjcont.h). */
-static struct tree *open_tree(struct pjfs *pf, const struct pj_set *s,
-			      const struct pj_session *x, uint64_t *cost)
-{
-	char *path = pj_log_path(s, x);
-	struct session *ss;
-	struct tree *t = NULL;
-	struct stat st;
-	int have = path && !lstat(path, &st);
-
-	if (path && !ss_open(path, SS_LIVE, &ss) && (t = tr_new(ss))) {
-		*cost = PF_COST_FIXED + PF_COST_IDX * idx_mem(ss_idx(ss));
-		pu_count(pf->pu, s, x, ss, have ? &st : NULL);
-		pc_look(pf->pc, s, x, ss);
-	}
-	free(path);
-	return t;
-}
-
-/* The open session of key, with a reference (release with slot_put()), or
- * NULL when the set holds no such session or it cannot be opened. */
-static struct slot *slot_get(struct pjfs *pf, const struct pj_set *s, uint32_t key)
-{
-	const struct pj_session *x = pj_by_key(s, key);
-	struct slot *sl;
-	struct tree *t;
-	uint64_t cost = 0;
-
-	if (!x)
-		return NULL;
-	pthread_mutex_lock(&pf->mu);
-	sl = pf->slots[key];
-	if (!sl && (sl = calloc(1, sizeof(*sl)))) {
-		sl->key = key;
-		pf->slots[key] = sl;
-	}
-	while (sl && sl->opening)
-		pthread_cond_wait(&pf->cv, &pf->mu);
-	if (sl && !sl->t) {
-		sl->opening = 1;
-		pthread_mutex_unlock(&pf->mu);
-		t = open_tree(pf, s, x, &cost);
-		if (t)
-			pv_opened(pf, sl, t);
-		pthread_mutex_lock(&pf->mu);
-		sl->opening = 0;
-		pthread_cond_broadcast(&pf->cv);
-		if (t) {
-			sl->t = t;
-			sl->opens++;
-			sl->base = cost;
-			sl->cost = sl->base;
-			pf->used += sl->cost;
-			pf->nopen++;
-			pf->nopened++;
-		}
-	}
-	if (sl && sl->t) {
-		sl->refs++;
-		lru_front(pf, sl);
-		evict(pf);
-	} else {
-		sl = NULL;
-	}
-	pthread_mutex_unlock(&pf->mu);
-	return sl;
-}
-
-/* The slot's cost brought up to what its tree keeps rendered now. */
-static void slot_put(struct pjfs *pf, struct slot *sl)
-{
-	uint64_t cost = sl->base + tr_cached_bytes(sl->t);
-
-	pthread_mutex_lock(&pf->mu);
-	pf->used = pf->used - sl->cost + cost;
-	sl->cost = cost;
-	sl->refs--;
-	if (!sl->refs)
-		evict(pf);
-	pthread_mutex_unlock(&pf->mu);
-}
-
-void pf_cache_stats(struct pjfs *pf, uint32_t *open, uint64_t *bytes, uint64_t *opened)
-{
-	pthread_mutex_lock(&pf->mu);
-	*open = pf->nopen;
-	*bytes = pf->used;
-	*opened = pf->nopened;
-	pthread_mutex_unlock(&pf->mu);
-}
-
 /* ---- set-up ---- */
 
 int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out)
@@ -309,8 +173,9 @@ int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out)
 	pf->slots = calloc(PJ_KEY_MAX + 1, sizeof(*pf->slots));
 	pf->cur = pset_new(pf, s);
 	pf->live = pv_new();
-	if (!pf->dir || !pf->slots || !pf->cur || !pf->live || pu_new(&pf->pu) ||
-	    pc_new(&pf->pc)) {
+	pf->ahead = pa_new(pf);
+	if (!pf->dir || !pf->slots || !pf->cur || !pf->live || !pf->ahead ||
+	    pu_new(&pf->pu) || pc_new(&pf->pc)) {
 		pf_free(pf);
 		return -ENOMEM;
 	}
@@ -324,8 +189,9 @@ void pf_free(struct pjfs *pf)
 
 	if (!pf)
 		return;
+	pa_free(pf->ahead);	/* its threads open sessions: first */
 	while (pf->lru.next != &pf->lru)
-		slot_close(pf, pf->lru.next);
+		pf_slot_close(pf, pf->lru.next);
 	for (i = 0; pf->slots && i <= PJ_KEY_MAX; i++)
 		if (pf->slots[i]) {
 			lv_mark_free(&pf->slots[i]->mark);
@@ -573,13 +439,13 @@ static int getattr_in(struct pjfs *pf, struct pset *p, uint64_t ino, struct tr_a
 
 	if (!key || PF_INNER(ino) == TI_ROOT)
 		return own_attr(pf, p, ino, a);
-	sl = slot_get(pf, p->s, key);
+	sl = pf_slot_get(pf, p, key);
 	if (!sl)
 		return -ENOENT;
 	rc = tr_getattr(sl->t, PF_INNER(ino), a);
 	if (!rc)
 		a->st.st_ino = ino;
-	slot_put(pf, sl);
+	pf_slot_put(pf, sl);
 	return rc;
 }
 
@@ -621,16 +487,16 @@ static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const cha
 		return ino ? own_attr(pf, p, ino, a) : -ENOENT;
 	}
 	if (PF_INNER(parent) == TI_ROOT && !strcmp(name, "continued-from")) {
-		if (!(sl = slot_get(pf, p->s, key)))
+		if (!(sl = pf_slot_get(pf, p, key)))
 			return -ENOENT;
-		slot_put(pf, sl);
+		pf_slot_put(pf, sl);
 		return pc_target(pf->pc, p->s, key) ? own_attr(pf, p, PF_INO(PT_CONT, key), a) : -ENOENT;
 	}
 	if (PF_INNER(parent) == TI_ROOT && !strcmp(name, "forked-from")) {
 		x = pj_by_key(p->s, key);
 		return x && origin(p->s, x) ? own_attr(pf, p, PF_INO(PT_FORK, key), a) : -ENOENT;
 	}
-	sl = slot_get(pf, p->s, key);
+	sl = pf_slot_get(pf, p, key);
 	if (!sl)
 		return -ENOENT;
 	rc = tr_lookup(sl->t, PF_INNER(parent), name, a);
@@ -638,7 +504,7 @@ static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const cha
 		keep_current(a, a->st.st_ino);
 		a->st.st_ino = PF_OUTER(key, a->st.st_ino);
 	}
-	slot_put(pf, sl);
+	pf_slot_put(pf, sl);
 	return rc;
 }
 
@@ -710,12 +576,16 @@ static int session_listing(struct pjfs *pf, struct pf_dir *d)
 	const struct pj_session *x = pj_by_key(d->p->s, d->key);
 	int rc;
 
-	d->sl = x ? slot_get(pf, d->p->s, d->key) : NULL;
+	d->sl = x ? pf_slot_get(pf, d->p, d->key) : NULL;
 	if (!d->sl)
 		return -ENOENT;
 	rc = tr_opendir(d->sl->t, PF_INNER(d->ino), &d->td);
 	if (rc)
 		return rc;
+	pthread_mutex_lock(&pf->mu);
+	d->sl->listed = 1;
+	pthread_mutex_unlock(&pf->mu);
+	pa_listed(pf->ahead, d->key, pf_walk_folder(d->sl->t, PF_INNER(d->ino)));
 	if (PF_INNER(d->ino) == TI_ROOT && origin(d->p->s, x)) {
 		d->link_name[d->nlinks] = "forked-from";
 		d->link_ino[d->nlinks++] = PF_INO(PT_FORK, d->key);
@@ -737,7 +607,7 @@ static void pf_closedir(void *fs, struct vf_dir *vd)
 		return;
 	tr_closedir(d->td);
 	if (d->sl)
-		slot_put(pf, d->sl);
+		pf_slot_put(pf, d->sl);
 	if (d->p)
 		put_set(pf, d->p);
 	free(d->names);
@@ -823,11 +693,11 @@ static int pf_content(void *fs, uint64_t ino, struct blob **out)
 	if (!PF_KEY(ino)) {
 		if (pf_file_index(ino) >= 0)
 			rc = pf_own_file(pf, p, pf_file_index(ino), out);
-	} else if (!(sl = slot_get(pf, p->s, PF_KEY(ino)))) {
+	} else if (!(sl = pf_slot_get(pf, p, PF_KEY(ino)))) {
 		rc = -ENOENT;
 	} else {
 		rc = tr_content(sl->t, PF_INNER(ino), out);
-		slot_put(pf, sl);
+		pf_slot_put(pf, sl);
 	}
 	put_set(pf, p);
 	return rc;
@@ -844,10 +714,10 @@ static int in_tree(struct pjfs *pf, uint64_t ino, int rc_own,
 	if (!PF_KEY(ino))
 		return rc_own;
 	p = get_set(pf, 0);
-	sl = slot_get(pf, p->s, PF_KEY(ino));
+	sl = pf_slot_get(pf, p, PF_KEY(ino));
 	rc = sl ? fn(sl->t, PF_INNER(ino), arg) : -ENOENT;
 	if (sl)
-		slot_put(pf, sl);
+		pf_slot_put(pf, sl);
 	put_set(pf, p);
 	return rc;
 }
@@ -941,9 +811,4 @@ struct pset *pf_set_get(struct pjfs *pf, int rescan)
 void pf_set_put(struct pjfs *pf, struct pset *p)
 {
 	put_set(pf, p);
-}
-
-void pf_slot_put(struct pjfs *pf, struct slot *sl)
-{
-	slot_put(pf, sl);
 }

@@ -1,10 +1,12 @@
 /*
- * pjfs_priv: the insides of the projects layer, shared by pjfs.c and
- * pjlive.c (the notifier's look at the folder and the open sessions).
+ * pjfs_priv: the insides of the projects layer, shared by pjfs.c,
+ * pjfs_cache.c (the cache of open sessions) and pjlive.c (the notifier's
+ * look at the folder and the open sessions).
  *
  * Locking: pf->mu guards the current set, the slots' fields and the LRU
- * list; a set is immutable once made (readers hold a reference); a slot's
- * tree stays open while its refs are above 0.
+ * list; it is never held while pjahead.h's lock is, nor the other way
+ * round. A set is immutable once made (readers hold a reference); a
+ * slot's tree stays open while its refs are above 0.
  */
 #ifndef SESSFS_PJFS_PRIV_H
 #define SESSFS_PJFS_PRIV_H
@@ -59,6 +61,8 @@ struct slot {
 	struct tree *t;			/* NULL: not open */
 	int refs;			/* requests and folders using t */
 	int opening;
+	int ahead;			/* opened ahead of a walk, not used yet */
+	int listed;			/* a folder of its tree was listed */
 	uint32_t opens;			/* times opened (listing generations) */
 	uint64_t base;			/* the index's estimate */
 	uint64_t cost;			/* base and the rendered text kept */
@@ -81,7 +85,9 @@ struct pjfs {
 	struct slot lru;		/* sentinel: next is the newest */
 	uint64_t used, budget;
 	uint32_t nopen;
+	uint32_t nahead;		/* slots opened (or opening) ahead, unused */
 	uint64_t nopened;		/* sessions opened in all */
+	struct pjahead *ahead;		/* the walk's next sessions (pjahead.h) */
 	char **pfolders;		/* project numbers: folder names */
 	uint32_t npfolders;
 	uid_t uid;
@@ -95,8 +101,19 @@ struct pjfs {
  * set and it is time); release with pf_set_put(). */
 struct pset *pf_set_get(struct pjfs *pf, int rescan);
 void pf_set_put(struct pjfs *pf, struct pset *p);
-/* Releases a reference to an open slot taken under pf->mu. */
+
+/* pjfs_cache.c: the cache of open sessions. */
+/* The open session of key in set p, with a reference (release with
+ * pf_slot_put()), or NULL when p holds no such session or it cannot be
+ * opened; tells the walk ahead (pjahead.h) which session is used. */
+struct slot *pf_slot_get(struct pjfs *pf, const struct pset *p, uint32_t key);
+/* Releases a reference (also one taken under pf->mu): the slot's cost
+ * is brought up to what its tree keeps rendered now. */
 void pf_slot_put(struct pjfs *pf, struct slot *sl);
+/* Closes sl, which is open and unused (mu held). */
+void pf_slot_close(struct pjfs *pf, struct slot *sl);
+/* Folder inner of tree t as a walk's folder for pa_listed(). */
+uint64_t pf_walk_folder(struct tree *t, uint64_t inner);
 
 /* pjfs_files.c: the layer's own file of index i (0 README.md, 1
  * sessions.json, 2 errors.txt, 3 usage.json) for set p, rendered once
