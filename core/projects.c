@@ -22,6 +22,7 @@
 struct pj_seen {
 	UT_hash_handle hh;
 	const void *ptr;	/* what it names */
+	unsigned next;		/* as a base name: its suffixes below are taken */
 	char key[];
 };
 
@@ -38,6 +39,7 @@ int pj_seen_add(struct pj_seen **set, const char *key, const void *ptr)
 		return -ENOMEM;
 	memcpy(e->key, key, n + 1);
 	e->ptr = ptr;
+	e->next = 2;
 	HASH_ADD_KEYPTR(hh, *set, e->key, n, e);
 	return 0;
 }
@@ -60,21 +62,28 @@ void pj_seen_free(struct pj_seen **set)
 	}
 }
 
-/* name, or name plus sep and 2, 3… until it is not taken; then taken. */
+/* name, or name plus sep and 2, 3… until it is not taken; then taken.
+ * The base name's entry remembers where its suffixes go on (sets only
+ * grow): n names that clash cost n tries, not n * n / 2. */
 void pj_unique_name(struct pj_seen **taken, char *name, const char *sep, const void *ptr)
 {
 	char base[NM_MAX - 12];
+	struct pj_seen *b;
 	unsigned i;
 
 	if (!pj_seen_add(taken, name, ptr))
 		return;
+	HASH_FIND(hh, *taken, name, strlen(name), b);
 	snprintf(base, sizeof(base), "%s", name);
-	for (i = 2; i < 1000000000u; i++) {
+	for (i = b ? b->next : 2; i < 1000000000u; i++) {
 		snprintf(name, NM_MAX + 1, "%s%.1s%u", base, sep, i);
 		if (pj_seen_add(taken, name, ptr) <= 0)
-			return;
+			break;
 	}
+	if (b)
+		b->next = i + 1;
 }
+
 char *pj_resolve_dir(const char *dir)
 {
 	char *sub, *r;

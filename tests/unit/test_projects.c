@@ -18,6 +18,7 @@
 #include "loghead.h"
 #include "plat.h"
 #include "projects.h"
+#include "projects_priv.h"
 #include "testutil.h"
 
 static char root[64];
@@ -266,6 +267,36 @@ static void test_clashes_get_suffixes(void **state)
 	pj_free(s);
 }
 
+/* Many names of one base: each gets the smallest suffix free, a name
+ * taken on its own ("n.4") is skipped, and a second base is its own. */
+static void test_unique_names_in_order(void **state)
+{
+	struct pj_seen *taken = NULL;
+	char name[NM_MAX + 1], want[NM_MAX + 1];
+	unsigned i;
+
+	(void)state;
+	snprintf(name, sizeof(name), "n.4");
+	pj_unique_name(&taken, name, ".", NULL);
+	assert_string_equal(name, "n.4");
+	for (i = 1; i <= 300; i++) {
+		snprintf(name, sizeof(name), "n");
+		pj_unique_name(&taken, name, ".", NULL);
+		if (i == 1)
+			snprintf(want, sizeof(want), "n");
+		else
+			snprintf(want, sizeof(want), "n.%u", i < 4 ? i : i + 1);
+		assert_string_equal(name, want);
+	}
+	snprintf(name, sizeof(name), "n.2");	/* taken: a suffix of its own */
+	pj_unique_name(&taken, name, ".", NULL);
+	assert_string_equal(name, "n.2.2");
+	snprintf(name, sizeof(name), "m");
+	pj_unique_name(&taken, name, ".", NULL);
+	assert_string_equal(name, "m");
+	pj_seen_free(&taken);
+}
+
 static void test_fork_is_found(void **state)
 {
 	struct pj_set *s;
@@ -426,6 +457,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_titles_and_facts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input_is_a_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clashes_get_suffixes, setup, teardown),
+		cmocka_unit_test(test_unique_names_in_order),
 		cmocka_unit_test_setup_teardown(test_fork_is_found, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rescan_keeps_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_sessions, setup, teardown),
