@@ -624,6 +624,16 @@ const struct us_set *ss_usage(struct session *s)
 	return s->us;
 }
 
+const struct us_set *ss_usage_read(struct session *s)
+{
+	const struct us_set *u;
+
+	pthread_mutex_lock(&s->us_mu);
+	u = s->us;
+	pthread_mutex_unlock(&s->us_mu);
+	return u;
+}
+
 struct answered {
 	const struct us_set *u;
 	const struct graph *g;

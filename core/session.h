@@ -200,6 +200,9 @@ const struct st_state *ss_state(struct session *s);
  * ss_close().
  */
 const struct us_set *ss_usage(struct session *s);
+/* The same when read already (someone asked for the totals), else NULL;
+ * never reads them. Borrowed like ss_usage(). */
+const struct us_set *ss_usage_read(struct session *s);
 /*
  * The last response on the current branch that the API answered (not a
  * "<synthetic>" row): its input + cache tokens are what the model last

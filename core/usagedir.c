@@ -96,13 +96,28 @@ int ud_tx_render(struct view *v, uint64_t lino, struct sbuf *out)
  * A message file's usage is read from its record's line when the file is
  * rendered or its attributes asked for, not from the set of all rows:
  * that set (ss_usage()) is built only for the totals, so a grep -r neither
- * waits for it nor keeps it.
+ * waits for it nor keeps it. Once it is built (usage.json was read; the
+ * projects layer counts each session it opens), the row comes from it:
+ * what the line gives (usage.h: us_read_row()), without reading the line
+ * again.
  */
 static int row_of(struct view *v, uint32_t id, struct us_row *row, struct sbuf *model)
 {
 	uint32_t rec = gr_rec(ss_graph(v->s), id);
+	const struct us_set *u = ss_usage_read(v->s);
+	const struct us_row *r;
 
-	return rec != IDX_NONE && us_read_row(ss_idx(v->s), ss_logf(v->s), rec, row, model) > 0;
+	if (rec == IDX_NONE)
+		return 0;
+	if (!u)
+		return us_read_row(ss_idx(v->s), ss_logf(v->s), rec, row, model) > 0;
+	sb_reset(model);
+	if (!(r = us_of_rec(u, rec)))
+		return 0;
+	*row = *r;
+	row->model = 0;
+	sb_adds(model, us_model(u, r->model));
+	return 1;
 }
 
 void ud_header(struct view *v, uint32_t id, struct sbuf *out)
