@@ -381,6 +381,36 @@ static void work_ahead(struct vfs *t, struct odir *od, size_t size, uint64_t off
 	pool_run(pool, w->npush + w->ne, ahead_item, w);
 }
 
+/*
+ * The last call of a listing, which sends nothing: the reader has taken
+ * every batch, so the kernel knows every file of the last one. It gets
+ * its (empty) reply first and those files are pushed after it, while the
+ * reader goes on to read them: a file it reaches before its push is read
+ * through a request, as any file not pushed.
+ */
+static int end_of_listing(fuse_req_t req, struct odir *od, off_t off)
+{
+	struct vfs *t = tree_of(req);
+	uint64_t *files = od->pending;
+	struct tr_attr a;
+	char name[NM_MAX + 1];
+	struct ahead w;
+
+	if (!no_open || !files || vf_dir_entry(t, od->d, (uint64_t)off, name, &a) != 0)
+		return 0;
+	memset(&w, 0, sizeof(w));
+	w.t = t;
+	w.push = files;
+	w.npush = od->npending;
+	od->pending = NULL;
+	od->npending = 0;
+	/* Once replied, the reader may close the directory: od is gone. */
+	fuse_reply_buf(req, NULL, 0);
+	pool_run(pool, w.npush, ahead_item, &w);
+	free(files);
+	return 1;
+}
+
 static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			   struct fuse_file_info *fi, int plus)
 {
@@ -404,6 +434,11 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 		return;
 	}
 	warm_end(od, 0);
+	if (plus && end_of_listing(req, od, off)) {
+		free(buf);
+		free(files);
+		return;
+	}
 	work_ahead(t, od, size, (uint64_t)off, plus, &w);
 	free(od->pending);
 	od->pending = NULL;
