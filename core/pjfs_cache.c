@@ -232,7 +232,7 @@ int pf_open_ahead(struct pjfs *pf, uint32_t key, uint64_t folder)
 			rc = -EIO;
 		}
 	}
-	if (!rc && folder && !sl->listed) {
+	if (!rc && folder && sl->t && !sl->listed) {	/* (evict() may close it) */
 		sl->listed = 1;
 		sl->refs++;
 	} else {
