@@ -439,7 +439,7 @@ static int getattr_in(struct pjfs *pf, struct pset *p, uint64_t ino, struct tr_a
 
 	if (!key || PF_INNER(ino) == TI_ROOT)
 		return own_attr(pf, p, ino, a);
-	sl = pf_slot_get(pf, p, key);
+	sl = pf_slot_get(pf, p, key, 1);
 	if (!sl)
 		return -ENOENT;
 	rc = tr_getattr(sl->t, PF_INNER(ino), a);
@@ -487,7 +487,7 @@ static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const cha
 		return ino ? own_attr(pf, p, ino, a) : -ENOENT;
 	}
 	if (PF_INNER(parent) == TI_ROOT && !strcmp(name, "continued-from")) {
-		if (!(sl = pf_slot_get(pf, p, key)))
+		if (!(sl = pf_slot_get(pf, p, key, 1)))
 			return -ENOENT;
 		pf_slot_put(pf, sl);
 		return pc_target(pf->pc, p->s, key) ? own_attr(pf, p, PF_INO(PT_CONT, key), a) : -ENOENT;
@@ -496,7 +496,7 @@ static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const cha
 		x = pj_by_key(p->s, key);
 		return x && origin(p->s, x) ? own_attr(pf, p, PF_INO(PT_FORK, key), a) : -ENOENT;
 	}
-	sl = pf_slot_get(pf, p, key);
+	sl = pf_slot_get(pf, p, key, 1);
 	if (!sl)
 		return -ENOENT;
 	rc = tr_lookup(sl->t, PF_INNER(parent), name, a);
@@ -576,7 +576,7 @@ static int session_listing(struct pjfs *pf, struct pf_dir *d)
 	const struct pj_session *x = pj_by_key(d->p->s, d->key);
 	int rc;
 
-	d->sl = x ? pf_slot_get(pf, d->p, d->key) : NULL;
+	d->sl = x ? pf_slot_get(pf, d->p, d->key, 1) : NULL;
 	if (!d->sl)
 		return -ENOENT;
 	rc = tr_opendir(d->sl->t, PF_INNER(d->ino), &d->td);
@@ -693,7 +693,7 @@ static int pf_content(void *fs, uint64_t ino, struct blob **out)
 	if (!PF_KEY(ino)) {
 		if (pf_file_index(ino) >= 0)
 			rc = pf_own_file(pf, p, pf_file_index(ino), out);
-	} else if (!(sl = pf_slot_get(pf, p, PF_KEY(ino)))) {
+	} else if (!(sl = pf_slot_get(pf, p, PF_KEY(ino), 0))) {	/* reads, pushes */
 		rc = -ENOENT;
 	} else {
 		rc = tr_content(sl->t, PF_INNER(ino), out);
@@ -703,8 +703,9 @@ static int pf_content(void *fs, uint64_t ino, struct blob **out)
 	return rc;
 }
 
-/* Calls fn on the open tree of a session's inode; own: rc_own. */
-static int in_tree(struct pjfs *pf, uint64_t ino, int rc_own,
+/* Calls fn on the open tree of a session's inode; own: rc_own. walk: the
+ * call is a reader's (pjahead.h), not the pushes' that follow a listing. */
+static int in_tree(struct pjfs *pf, uint64_t ino, int rc_own, int walk,
 		   int (*fn)(struct tree *t, uint64_t ino, void *arg), void *arg)
 {
 	struct pset *p;
@@ -714,7 +715,7 @@ static int in_tree(struct pjfs *pf, uint64_t ino, int rc_own,
 	if (!PF_KEY(ino))
 		return rc_own;
 	p = get_set(pf, 0);
-	sl = pf_slot_get(pf, p, PF_KEY(ino));
+	sl = pf_slot_get(pf, p, PF_KEY(ino), walk);
 	rc = sl ? fn(sl->t, PF_INNER(ino), arg) : -ENOENT;
 	if (sl)
 		pf_slot_put(pf, sl);
@@ -734,7 +735,7 @@ static int pf_readlink(void *fs, uint64_t ino, char *out)
 	int rc;
 
 	if (PF_KEY(ino))
-		return in_tree(pf, ino, 0, do_readlink, out);
+		return in_tree(pf, ino, 0, 1, do_readlink, out);
 	p = get_set(pf, 0);
 	rc = link_target(pf, p->s, ino, out);
 	put_set(pf, p);
@@ -757,7 +758,7 @@ static int pf_getxattr(void *fs, uint64_t ino, const char *name, struct sbuf *ou
 {
 	struct xattr_arg x = { name, out };
 
-	return in_tree(fs, ino, -ENODATA, do_getxattr, &x);
+	return in_tree(fs, ino, -ENODATA, 1, do_getxattr, &x);
 }
 
 static int do_listxattr(struct tree *t, uint64_t ino, void *arg)
@@ -767,7 +768,7 @@ static int do_listxattr(struct tree *t, uint64_t ino, void *arg)
 
 static int pf_listxattr(void *fs, uint64_t ino, struct sbuf *out)
 {
-	return in_tree(fs, ino, 0, do_listxattr, out);
+	return in_tree(fs, ino, 0, 1, do_listxattr, out);
 }
 
 static int do_claim(struct tree *t, uint64_t ino, void *arg)
@@ -778,7 +779,7 @@ static int do_claim(struct tree *t, uint64_t ino, void *arg)
 
 static int pf_claim_push(void *fs, uint64_t ino)
 {
-	int rc = in_tree(fs, ino, 0, do_claim, NULL);
+	int rc = in_tree(fs, ino, 0, 0, do_claim, NULL);
 
 	return rc > 0;
 }
@@ -792,7 +793,7 @@ static int do_pushed(struct tree *t, uint64_t ino, void *arg)
 
 static void pf_pushed(void *fs, uint64_t ino)
 {
-	in_tree(fs, ino, 0, do_pushed, NULL);
+	in_tree(fs, ino, 0, 0, do_pushed, NULL);
 }
 
 const struct vf_ops pf_ops = {

@@ -123,16 +123,15 @@ static void slot_open(struct pjfs *pf, const struct pj_set *s, const struct pj_s
 	lru_front(pf, sl);
 }
 
-/* The open session of key, with a reference (release with slot_put()), or
- * NULL when the set holds no such session or it cannot be opened. */
-struct slot *pf_slot_get(struct pjfs *pf, const struct pset *p, uint32_t key)
+struct slot *pf_slot_get(struct pjfs *pf, const struct pset *p, uint32_t key, int walk)
 {
 	const struct pj_session *x = pj_by_key(p->s, key);
 	struct slot *sl;
 
 	if (!x)
 		return NULL;
-	pa_used(pf->ahead, p->s, p->gen, key);
+	if (walk)
+		pa_used(pf->ahead, p->s, p->gen, key);
 	pthread_mutex_lock(&pf->mu);
 	sl = slot_of(pf, key);
 	if (sl && !sl->t)

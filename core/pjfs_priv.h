@@ -105,8 +105,10 @@ void pf_set_put(struct pjfs *pf, struct pset *p);
 /* pjfs_cache.c: the cache of open sessions. */
 /* The open session of key in set p, with a reference (release with
  * pf_slot_put()), or NULL when p holds no such session or it cannot be
- * opened; tells the walk ahead (pjahead.h) which session is used. */
-struct slot *pf_slot_get(struct pjfs *pf, const struct pset *p, uint32_t key);
+ * opened. walk: a reader's lookup, listing or link uses it (pa_used();
+ * not so a file's content, which the pushes that follow a listing ask
+ * for after the reader may have moved on to the next session). */
+struct slot *pf_slot_get(struct pjfs *pf, const struct pset *p, uint32_t key, int walk);
 /* Releases a reference (also one taken under pf->mu): the slot's cost
  * is brought up to what its tree keeps rendered now. */
 void pf_slot_put(struct pjfs *pf, struct slot *sl);
