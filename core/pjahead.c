@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "plat.h"
 #include "projects.h"
 
 enum { PA_BY_LINK, PA_BY_TIME, PA_BY_PROJECT, PA_NORDERS };
@@ -87,6 +88,7 @@ static void *worker(void *arg)
 	uint32_t key;
 	int rc;
 
+	pl_name_thread("sessfs-ahead");
 	pthread_mutex_lock(&a->mu);
 	while (!a->stop) {
 		if (!a->left) {
