@@ -79,7 +79,7 @@ static void queue(struct tree *t, uint64_t parent, uint64_t ino, const char *nam
 	pthread_mutex_unlock(&t->q_mu);
 }
 
-static void watch(struct tree *t);
+static uint64_t sign(struct tree *t, uint64_t budget);
 
 void lv_next_poll(struct timespec *until)
 {
@@ -105,7 +105,7 @@ void lv_wait(struct tree *t, struct lv_inval **out, size_t *n)
 			scan(t);
 		} else if (pthread_cond_timedwait(&t->q_cv, &t->q_mu, &until) == ETIMEDOUT) {
 			pthread_mutex_unlock(&t->q_mu);
-			watch(t);
+			sign(t, LV_SIGN_STEP);
 			pthread_mutex_lock(&t->q_mu);
 			lv_next_poll(&until);
 		}
@@ -378,8 +378,9 @@ static void refresh_now(struct tree *t, struct view *v)
  * What is left of a look's share re-checks the bytes signed (ss_scrub():
  * only of a log that moved since its last pass; an inline sidechain's is
  * the session's). A view found rewritten is brought up to its log now.
+ * Returns the share left.
  */
-static void scrub(struct tree *t, uint64_t budget)
+static uint64_t scrub(struct tree *t, uint64_t budget)
 {
 	struct view *v;
 	uint32_t k;
@@ -399,19 +400,17 @@ static void scrub(struct tree *t, uint64_t budget)
 		if (due)
 			refresh_now(t, v);
 	}
+	return budget;
 }
 
 /*
- * The watcher's look (no lock held): each view whose indexed bytes may
- * have changed (ss_rewritten()) is brought up to its log now, so that what
- * the kernel keeps for long is invalidated even when no request comes.
- * Growth waits for a request, as before. Then it signs up to LV_SIGN_STEP
- * bytes of what was indexed (ss_sign()) and, once all is signed, checks
- * the signed bytes again with what is left of that share (scrub()).
+ * Signs up to budget bytes of what was indexed (ss_sign()), each view whose
+ * indexed bytes may have changed (ss_rewritten()) first brought up to its
+ * log, and, once all is signed, checks the signed bytes again with what is
+ * left of that share (scrub()). Returns the share left.
  */
-static void watch(struct tree *t)
+static uint64_t sign(struct tree *t, uint64_t budget)
 {
-	uint64_t budget = LV_SIGN_STEP;
 	struct view *v;
 	uint32_t k;
 	int due;
@@ -428,12 +427,18 @@ static void watch(struct tree *t)
 		if (due)
 			refresh_now(t, v);
 	}
-	scrub(t, budget);
+	return scrub(t, budget);
 }
 
+/*
+ * The watcher's look (no lock held): each view whose indexed bytes may
+ * have changed is brought up to its log now, so that what the kernel
+ * keeps for long is invalidated even when no request comes; growth waits
+ * for a request, as before. Then the signature and its re-check (sign()).
+ */
 void lv_look(struct tree *t)
 {
-	watch(t);
+	sign(t, LV_SIGN_STEP);
 }
 
 /* ---- refresh ---- */
@@ -505,7 +510,8 @@ int lv_refresh(struct tree *t, uint64_t ino)
 
 /* ---- without a thread of its own (a layer above polls: pjfs) ---- */
 
-int lv_tick(struct tree *t, int agents, struct lv_inval **out, size_t *n)
+int lv_tick(struct tree *t, int agents, uint64_t *share, struct lv_inval **out,
+	    size_t *n)
 {
 	struct view *v;
 	uint32_t k;
@@ -535,6 +541,7 @@ int lv_tick(struct tree *t, int agents, struct lv_inval **out, size_t *n)
 		any |= refresh_view(t, v) > 0;
 		pthread_rwlock_unlock(&t->lock);
 	}
+	*share = sign(t, *share);
 	pthread_mutex_lock(&t->q_mu);
 	*out = t->q;
 	*n = t->nq;

@@ -130,13 +130,16 @@ void lv_stop(struct tree *t);
  * a thread of its own, outside every request, now and then: looks at
  * agents/ when agents is set or a request asked for a look since (at most
  * once per LV_SCAN_MS: the walk costs more than the stats), brings every
- * view whose log changed up to it, and hands over
- * what was queued since the last call (also by requests; the queue is on
- * from the first call; lv_scan_now() then never waits). A new array in
- * *out (free() it) of *n entries, the tree's own inodes. 1 if the tree
- * changed (agents/, a log), else 0.
+ * view whose log changed up to it, signs and re-checks what was indexed
+ * as lv_look() does with at most *share bytes (the share left is put back:
+ * one share serves all the trees of a look, the first ones first), and
+ * hands over what was queued since the last call (also by requests; the
+ * queue is on from the first call; lv_scan_now() then never waits). A new
+ * array in *out (free() it) of *n entries, the tree's own inodes. 1 if the
+ * tree changed (agents/, a log), else 0.
  */
-int lv_tick(struct tree *t, int agents, struct lv_inval **out, size_t *n);
+int lv_tick(struct tree *t, int agents, uint64_t *share, struct lv_inval **out,
+	    size_t *n);
 
 /*
  * Epochs across a close and reopen of one log (a cache of trees, pjfs.h).

@@ -198,7 +198,7 @@ void pf_free(struct pjfs *pf)
 			free(pf->slots[i]->title);
 			free(pf->slots[i]);
 		}
-	pv_free(pf->live);
+	pv_free(pf);
 	free(pf->slots);
 	for (i = 0; i < pf->npfolders; i++)
 		free(pf->pfolders[i]);

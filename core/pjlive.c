@@ -42,11 +42,14 @@ struct pjlive *pv_new(void)
 	return lv;
 }
 
-void pv_free(struct pjlive *lv)
+void pv_free(struct pjfs *pf)
 {
+	struct pjlive *lv = pf->live;
+
 	if (!lv)
 		return;
-	/* lv->last is released by pv_wait() before it ends: pf is gone here. */
+	if (lv->last)
+		pf_set_put(pf, lv->last);
 	pthread_cond_destroy(&lv->cv);
 	pthread_mutex_destroy(&lv->mu);
 	free(lv);
@@ -278,13 +281,14 @@ static void session_ticks(struct pjfs *pf, struct queue *q)
 	struct lv_inval *e;
 	struct slot *sl;
 	uint32_t *keys, i, n;
+	uint64_t share = LV_SIGN_STEP;
 	size_t k, ne;
 
 	keys = open_keys(pf, &n);
 	for (i = 0; i < n; i++) {
 		if (!(sl = still_open(pf, keys[i])))
 			continue;
-		if (lv_tick(sl->t, i < PV_RECENT, &e, &ne))
+		if (lv_tick(sl->t, i < PV_RECENT, &share, &e, &ne))
 			learn_title(pf, sl, sl->t);
 		for (k = 0; k < ne; k++)
 			add(q, e[k].parent ? PF_OUTER(sl->key, e[k].parent) : 0,
@@ -314,6 +318,16 @@ static void look(struct pjfs *pf, struct queue *q)
 	pthread_mutex_unlock(&pf->mu);
 }
 
+void pv_look(void *fs, struct lv_inval **out, size_t *n)
+{
+	struct pjfs *pf = fs;
+	struct queue q = { NULL, 0, 0 };
+
+	look(pf, &q);
+	*out = q.e;
+	*n = q.n;
+}
+
 void pv_wait(void *fs, struct lv_inval **out, size_t *n)
 {
 	struct pjfs *pf = fs;
@@ -340,9 +354,6 @@ void pv_wait(void *fs, struct lv_inval **out, size_t *n)
 		free(q.e);
 		q.e = NULL;
 		q.n = 0;
-		if (lv->last)
-			pf_set_put(pf, lv->last);
-		lv->last = NULL;
 	}
 	*out = q.e;
 	*n = q.n;

@@ -12,8 +12,12 @@
  *   - every session open in the cache, and only those, is looked at as the
  *     thread of a single mount does (lv_tick(): the log grown or
  *     rewritten; agents/ for the PV_RECENT most recently used, and for
- *     the others when a request asked), and what its tree queued is told
- *     under its key.
+ *     the others when a request asked), signed and re-checked with one
+ *     share of LV_SIGN_STEP bytes a look for all of them (the most
+ *     recently used first), and what its tree queued is told under its
+ *     key. A rewrite in place is found in a session while it is open; one
+ *     closed is indexed anew when next opened, and one that kept its size
+ *     and times between is not told from growth then (live.h: lv_mark).
  * A session opened again after its tree was closed resumes the epochs it
  * had (lv_resume()), so inodes handed out before cannot name other files.
  *
@@ -38,7 +42,8 @@ struct slot;
 struct tree;
 
 struct pjlive *pv_new(void);
-void pv_free(struct pjlive *lv);
+/* Frees pf->live (the notifier stopped), with the set it holds. */
+void pv_free(struct pjfs *pf);
 
 /* pjfs.c: whether set p differs from o in anything this layer shows
  * (sessions, their names, sizes and times, projects, errors). */
@@ -56,6 +61,9 @@ const char *pv_title(struct pjfs *pf, const struct pj_session *x);
  * kernel must forget something (*n is 0 once stopped), stops, and the
  * mount's own device (never walked into when looking for agents). */
 void pv_wait(void *fs, struct lv_inval **out, size_t *n);
+/* One look now, without waiting (a fuzzer's or a test's watcher): what the
+ * kernel must forget, as pv_wait(). */
+void pv_look(void *fs, struct lv_inval **out, size_t *n);
 void pv_stop(void *fs);
 void pv_own_device(void *fs, dev_t dev);
 

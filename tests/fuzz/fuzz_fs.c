@@ -36,6 +36,7 @@
  * they move to tests/fuzz/seeds/ (fs-*.jsonl).
  */
 #include "pjfs.h"
+#include "pjlive.h"
 #include "tree.h"
 #include "vfs.h"
 #include "fuzz_util.h"
@@ -322,15 +323,27 @@ static void look_view(struct fz *f, uint32_t view)
  * rewrite in place. It brings a view whose indexed bytes may have changed
  * up to its log (growth waits for a request), signs what was indexed
  * (so a rewrite of those bytes is told from a touch, also when growth
- * hides it), and checks the signed bytes again (ss_scrub()). Without a
- * tree (the projects folder polls with lv_tick(), which does not sign) a
- * rewrite that keeps the size is not noticed (the sizes checked may then
- * be of other bytes: f->unnoticed); nor is one that keeps the times too.
- * An inline sidechain's view never looks at the log itself: it follows
- * the session's (live.h).
+ * hides it), and checks the signed bytes again (ss_scrub()). The
+ * projects folder's look (pjlive.h: pv_look()) does the same for the
+ * sessions open in its cache, and looks at the folder; what it would tell
+ * the kernel is dropped here. A session of the folder may be closed when
+ * its log is rewritten in place (a cache of one session), and one opened
+ * again is not told from growth then (live.h: lv_mark), so there a
+ * rewrite that keeps the size is not counted on being noticed (the sizes
+ * checked may then be of other bytes: f->unnoticed); nor, anywhere, is
+ * one that keeps the times too. An inline sidechain's view never looks at
+ * the log itself: it follows the session's (live.h).
  */
 static void look(struct fz *f)
 {
+	struct lv_inval *e;
+	size_t n;
+
+	if (f->pf) {
+		pv_look(f->pf, &e, &n);
+		free(e);
+		return;
+	}
 	if (!f->t)
 		return;
 	lv_look(f->t);

@@ -219,6 +219,27 @@ sleep 2.5	# the notifier's look, then the kernel's keep time
 	bad "live: messages $n0"
 grep -q "\"bytes\":$(stat -c %s "$L/-p/${S7##*/}.jsonl")," "$M/sessions.json" &&
 	ok "live: sessions.json has its new size" || bad "live: sessions.json size"
+# A rewrite in place hidden by growth, in an open session: an early line's
+# bytes changed (the same length), then a row appended, at once. A stat
+# and the bytes before the old end say growth; the notifier's signature of
+# what was indexed finds it, as in a single mount (test_hostile).
+SL="$L/-p/${S7##*/}.jsonl"
+sleep 2		# the notifier signs what was indexed
+{ sed '3s/"timestamp":"2/"timestamp":"1/' "$SL"
+  tail -n 1 "$S7.jsonl" | sed 's/"uuid":"[^"]*"/"uuid":"00000901-0000-4000-8000-000000000901"/'
+} > "$T/rewritten.jsonl"
+cmp -s <(head -c "$(stat -c %s "$SL")" "$T/rewritten.jsonl") "$SL" && bad "live: the rewrite changed nothing"
+dd if="$T/rewritten.jsonl" of="$SL" bs=64M conv=notrunc status=none
+LPID=$PID
+mount_or_end "$T/rewritten.jsonl" "$T/mfresh"
+wait_for 5 grep -q 'indexed again from scratch' "$S/errors.txt" &&
+	ok "live: a rewrite in place hidden by growth is found in an open session" ||
+	bad "live: rewrite: $(cat "$S/errors.txt")"
+wait_for 5 cmp -s <(ls "$S/branches/main" 2>&1) <(ls "$T/mfresh/branches/main") &&
+	diff -r "$S/branches/main" "$T/mfresh/branches/main" > /dev/null &&
+	ok "live: ... and its branch reads as the rewritten log's" || bad "live: rewrite: branches/main differs"
+unmount_log "$T/mfresh"
+PID=$LPID
 exec 7<&-
 unmount_log "$M"
 
