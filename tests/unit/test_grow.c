@@ -104,10 +104,39 @@ static void add_branches(const struct session *s, struct sbuf *out)
 	sb_addc(out, '\n');
 }
 
+/* The graph and the branches node by node: what gr_grow() and br_grow()
+ * must give as a build does (a block by its head: numbers may differ). */
+static void add_graph(const struct session *s, struct sbuf *out)
+{
+	const struct graph *g = ss_graph(s);
+	const struct br_set *b = ss_branches(s);
+	const uint32_t *order;
+	uint32_t n, k;
+
+	order = gr_nodes(g, &n);
+	for (k = 0; k < n; k++) {
+		uint32_t id = order[k];
+
+		sb_addf(out, "node %u rec %u pos %u parent %u/%u dang %u child %u sib %u"
+			" head %u next %u dpos %u side %d branch %d first %d\n", id,
+			gr_rec(g, id), gr_pos(g, id), gr_parent(g, id), gr_vparent(g, id),
+			gr_dangling(g, id), gr_first_child(g, id), gr_next_sibling(g, id),
+			gr_block_head(g, gr_block(g, id)), gr_block_next(g, id), gr_dpos(g, id),
+			gr_main_side(g, id), br_of_node(b, id), br_of_first(b, id));
+	}
+	for (k = 0; k < gr_nerrs(g); k++)
+		sb_addf(out, "graph error %u %u %u %u\n", gr_err(g, k)->line, gr_err(g, k)->id,
+			gr_err(g, k)->aux, gr_err(g, k)->code);
+	for (k = 0; k < br_ndead(b); k++)
+		sb_addf(out, "dead %u %u %u %u %u\n", br_dead(b, k)->terminal, br_dead(b, k)->top,
+			br_dead(b, k)->from, br_dead(b, k)->rows, br_dead(b, k)->why);
+}
+
 static void shown(struct session *s, struct sbuf *out)
 {
 	const struct ctx *x;
 
+	add_graph(s, out);
 	ss_facts_json(s, out);
 	ss_errors_text(s, out);
 	ss_window_md(s, out);
@@ -131,6 +160,7 @@ static void put(const char *path, const char *data, size_t n, int append)
 
 static uint32_t compared;
 static uint32_t origins[3];	/* contexts by ctx_origin(), after growth */
+static struct ss_grow_counts grows;	/* how the growths made the graph */
 
 /* s, grown to the file's bytes, shows what a fresh session of them does. */
 static void check_same(struct session *s, const char *path, const char *what)
@@ -158,6 +188,17 @@ static void check_same(struct session *s, const char *path, const char *what)
 	sb_free(&a);
 	sb_free(&b);
 	ss_close(fresh);
+}
+
+static void add_counts(const struct session *s)
+{
+	struct ss_grow_counts c;
+
+	ss_grow_counts(s, &c);
+	grows.graph[0] += c.graph[0];
+	grows.graph[1] += c.graph[1];
+	grows.branches[0] += c.branches[0];
+	grows.branches[1] += c.branches[1];
 }
 
 /* Line ends of data (offsets just past each '\n'). */
@@ -199,6 +240,7 @@ static void grow(const char *path, const char *data, size_t cut, const size_t *s
 		snprintf(what, sizeof(what), "%s cut at byte %zu grown to %zu", name, cut, at);
 		check_same(s, path, what);
 	}
+	add_counts(s);
 	ss_close(s);
 }
 
@@ -608,6 +650,11 @@ static void test_grown_contexts(void **state)
 		      origins[CTX_BUILT], origins[CTX_GROWN_WINDOW], origins[CTX_GROWN_CUT]);
 	assert_true(origins[CTX_GROWN_WINDOW] > 0);
 	assert_true(origins[CTX_GROWN_CUT] > origins[CTX_GROWN_WINDOW]);
+	print_message("graphs after growth: %u extended, %u built anew; branches: %u extended,"
+		      " %u built anew\n", grows.graph[0], grows.graph[1], grows.branches[0],
+		      grows.branches[1]);
+	assert_true(grows.graph[0] > grows.graph[1]);
+	assert_true(grows.branches[0] > 0);
 }
 
 /* ---- the corpus ---- */
