@@ -21,7 +21,7 @@ struct br_set {
 	struct br_dead *dead;
 	uint32_t ndead, capdead;
 	uint32_t root;		/* first root of the log's own thread */
-	uint32_t lead;		/* the newest terminal, when first accepted */
+	uint32_t lead;		/* the newest terminal (0: none) */
 	uint32_t ncap;		/* ids mark and turn hold: 1..ncap */
 };
 
@@ -192,8 +192,8 @@ static int accept_terminals(struct br_set *bs)
 
 		if (!gr_main_side(g, id) || !is_terminal(g, id))
 			continue;
-		if (!bs->lead && !bs->ndead && !bs->n)
-			bs->lead = id;	/* the first examined: accepted below? */
+		if (!bs->lead)
+			bs->lead = id;	/* the first examined (a branch?) */
 		if (covered(bs, id))
 			continue;
 		if (side_piece(bs, id, &top, &rows)) {
@@ -210,8 +210,6 @@ static int accept_terminals(struct br_set *bs)
 			return -ENOMEM;
 		mark_path(bs, id, bs->n);
 	}
-	if (!bs->n || bs->v[0].terminal != bs->lead)
-		bs->lead = 0;		/* it was not */
 	for (k = 0; k < n && !bs->root; k++)
 		if (gr_main_side(g, order[k]) && !gr_vparent(g, order[k]))
 			bs->root = order[k];
@@ -367,15 +365,18 @@ static int grow_ids(struct br_set *bs, uint32_t n)
 
 /*
  * The new nodes order[from..n) go on from the lead as one path of the
- * log's own thread, not into an old block, with a turn row on the lead
- * or among them; and no marked row hangs off the lead.
+ * log's own thread, not into an old block (whose members' display
+ * positions, which names hold, may move), and no marked row hangs off
+ * the lead (a sidechain row a main row hangs off). Then a build takes
+ * the path's end first, as it took the lead (nothing marked yet: not
+ * covered, not summarised; its piece's walk up meets what the lead's
+ * met), marks the lead's path, and goes on as it did.
  */
 static int lead_goes_on(const struct br_set *bs, const uint32_t *order,
 			uint32_t from, uint32_t n)
 {
 	const struct graph *g = bs->g;
 	uint32_t k, up = bs->lead, first = gr_pos(g, order[from]);
-	int turn = is_turn_row(g, bs->lead);
 
 	if (!bs->lead || primary_child(bs, bs->lead))
 		return 0;
@@ -385,9 +386,8 @@ static int lead_goes_on(const struct br_set *bs, const uint32_t *order,
 		if (gr_vparent(g, id) != up || !gr_main_side(g, id) ||
 		    (b && gr_pos(g, gr_block_head(g, b)) < first))
 			return 0;
-		turn |= is_turn_row(g, id);
 	}
-	return turn;
+	return 1;
 }
 
 int br_grow(struct br_set *bs, uint32_t from)
@@ -403,7 +403,7 @@ int br_grow(struct br_set *bs, uint32_t from)
 	for (i = 0; i < bs->n && bs->v[i].terminal != bs->lead; i++)
 		;
 	if (i == bs->n)
-		return BR_GROW_NO;
+		return BR_GROW_NO;	/* a dead end: not the first accepted */
 	if (grow_ids(bs, idx_nids(gr_idx(g))))
 		return -ENOMEM;
 	for (k = from; k < n; k++)

@@ -68,7 +68,7 @@ void br_free(struct br_set *bs);
  * now gives, at the cost of the new nodes. Returns 0; BR_GROW_NO, bs
  * untouched, when the new nodes are not one path going on from the
  * newest terminal of the log's own thread, which was the first branch
- * accepted, with a turn row on it (the normal append: build anew then);
+ * accepted (the normal append), or join an old block (build anew then);
  * or -ENOMEM (bs untouched but for room). Not thread-safe.
  */
 #define BR_GROW_NO 1
