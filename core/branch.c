@@ -396,6 +396,8 @@ int br_grow(struct br_set *bs, uint32_t from)
 	uint32_t n, k, id, i;
 	const uint32_t *order = gr_nodes(g, &n);
 
+	if (grow_ids(bs, idx_nids(gr_idx(g))))
+		return -ENOMEM;		/* new nodes are read below */
 	if (from == n)
 		return 0;
 	if (from > n || !lead_goes_on(bs, order, from, n))
@@ -404,8 +406,6 @@ int br_grow(struct br_set *bs, uint32_t from)
 		;
 	if (i == bs->n)
 		return BR_GROW_NO;	/* a dead end: not the first accepted */
-	if (grow_ids(bs, idx_nids(gr_idx(g))))
-		return -ENOMEM;
 	for (k = from; k < n; k++)
 		if (is_turn_row(g, order[k]))
 			for (id = order[k]; id && !bs->turn[id]; id = gr_vparent(g, id))
