@@ -88,8 +88,8 @@ void gr_free(struct graph *g);
  * records touch what it cannot prove it extends as a build would (g is
  * then the graph it was: build a new one); -ENOMEM (g as it was).
  * GR_GROW_NO comes for a graph of part of the log, a log whose rows name
- * no parent or whose own thread is a sidechain, and for a new record
- * that is: a duplicate of an old or new uuid, the uuid of a row old rows
+ * no parent (and that has more than one, or that has the new ones too)
+ * or whose own thread is a sidechain, and for a new record that is: a duplicate of an old or new uuid, the uuid of a row old rows
  * name, a dropped row, a progress row under such a uuid, a compaction
  * boundary, a row whose parent is an old row that is no node (bridged or
  * missing) or is written after it, a turn row below an old side row (an

@@ -21,7 +21,11 @@
  *     new member of an old block lands at its list's end (file order),
  *     and shifts the display positions of that block's members only,
  *     since no other row hangs off it (guarded);
- *   - errors: the new ones have the new lines, after every old one.
+ *   - errors: the new ones have the new lines, after every old one;
+ *   - file-order chaining: none before (more than one row and none named
+ *     a parent: GR_GROW_NO) and none after (some row names a parent);
+ *   - the own thread: a sidechain only when every row is one, which new
+ *     rows decide only when there were none.
  */
 #include "graph.h"
 #include "graph_priv.h"
@@ -38,6 +42,7 @@ struct grow {
 	uint32_t touched[GR_GROW_BLOCKS];	/* old blocks new rows join */
 	uint32_t ntouched;
 	uint16_t boundary;	/* the "compact_boundary" atom now */
+	int named;		/* some row, old or new, names a parent */
 };
 
 static uint32_t fill_of(int k)
@@ -148,6 +153,22 @@ static int link_new(struct grow *w)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/*
+ * A graph of at most one node that names no parent (the build did not
+ * chain it in file order: too few rows) grows into one the build would
+ * chain unless a row of it names a parent.
+ */
+static int named(struct grow *w)
+{
+	struct graph *g = w->g;
+	uint32_t k;
+
+	w->named = g->named;
+	for (k = 0; k < g->norder && !w->named; k++)
+		w->named = gr_node_rec(g, g->order[k])->parent || g->vparent[g->order[k]];
+	return w->named || g->norder < 2 ? 0 : GR_GROW_NO;
 }
 
 /*
@@ -269,16 +290,21 @@ static void commit(struct grow *w, uint32_t n)
 	g->n = n;
 	g->nrecs = idx_nrecs(g->ix);
 	g->boundary_atom = w->boundary;
+	g->named = w->named;
+	for (k = w->norder0 ? g->norder : 0; k < g->norder; k++)	/* none before */
+		if (!(g->side_sidechain = !!(gr_node_rec(g, g->order[k])->flags &
+					     IDX_F_SIDECHAIN)))
+			break;
 }
 
 int gr_grow(struct graph *g)
 {
 	uint32_t n = idx_nids(g->ix);
 	struct grow w = { g, g->n, g->norder, g->nblocks, g->nerrs, NULL, NULL,
-			  { 0 }, 0, idx_atom_find(g->ix, "compact_boundary") };
+			  { 0 }, 0, idx_atom_find(g->ix, "compact_boundary"), 0 };
 	int rc;
 
-	if (g->part || !g->named || g->side_sidechain || g->keep)
+	if (g->part || (!g->named && g->norder > 1) || g->side_sidechain || g->keep)
 		return GR_GROW_NO;
 	if (idx_nrecs(g->ix) == g->nrecs && n == g->n)
 		return 0;
@@ -288,7 +314,7 @@ int gr_grow(struct graph *g)
 	w.below = calloc((size_t)(n - w.n0) + 1, 1);
 	rc = !w.bridge || !w.below ? -ENOMEM : 0;
 	if (!rc && !(rc = admit_new(&w)) && !(rc = link_new(&w)) &&
-	    !(rc = mark_below(&w)))
+	    !(rc = named(&w)) && !(rc = mark_below(&w)))
 		rc = join_blocks(&w);
 	if (rc)
 		undo(&w, n);
