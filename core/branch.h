@@ -25,7 +25,8 @@
  * before a compact boundary that joins the same row through its
  * logicalParentUuid (what "Summarize from here" replaced by a summary).
  *
- * Borrows the graph. Read-only after br_build(): safe to share.
+ * Borrows the graph. Read-only after br_build() and between br_grow()
+ * calls: safe to share while nothing grows it.
  */
 #ifndef SESSFS_BRANCH_H
 #define SESSFS_BRANCH_H
