@@ -23,6 +23,7 @@ struct br_set {
 	uint32_t root;		/* first root of the log's own thread */
 	uint32_t lead;		/* the newest terminal (0: none) */
 	uint32_t ncap;		/* ids mark and turn hold: 1..ncap */
+	uint32_t nset;		/* of which set: 1..nset */
 };
 
 /* A row of the conversation: an assistant row, or a user row that is not
@@ -328,7 +329,7 @@ int br_build(const struct graph *g, struct br_set **out)
 	if (!bs)
 		return -ENOMEM;
 	bs->g = g;
-	bs->ncap = idx_nids(gr_idx(g));
+	bs->ncap = bs->nset = idx_nids(gr_idx(g));
 	bs->mark = calloc((size_t)bs->ncap + 1, sizeof(*bs->mark));
 	if (!bs->mark || mark_turns(bs) || accept_terminals(bs) || name_branches(bs)) {
 		br_free(bs);
@@ -341,25 +342,29 @@ int br_build(const struct graph *g, struct br_set **out)
 	return 0;
 }
 
-/* Room in mark and turn for ids up to n (new entries zero). */
+/* Room in mark and turn for ids up to n, a half more each time; the
+ * new ids' entries zero (those past them are not touched). */
 static int grow_ids(struct br_set *bs, uint32_t n)
 {
 	uint32_t cap = bs->ncap + bs->ncap / 2 + 16, *mark;
 	uint8_t *turn;
 
-	if (n <= bs->ncap)
+	if (n <= bs->nset)
 		return 0;
-	if (cap < n)
-		cap = n;
-	if (!(mark = realloc(bs->mark, ((size_t)cap + 1) * sizeof(*mark))))
-		return -ENOMEM;
-	bs->mark = mark;
-	if (!(turn = realloc(bs->turn, (size_t)cap + 1)))
-		return -ENOMEM;
-	bs->turn = turn;
-	memset(mark + bs->ncap + 1, 0, (size_t)(cap - bs->ncap) * sizeof(*mark));
-	memset(turn + bs->ncap + 1, 0, (size_t)(cap - bs->ncap));
-	bs->ncap = cap;
+	if (n > bs->ncap) {
+		if (cap < n)
+			cap = n;
+		if (!(mark = realloc(bs->mark, ((size_t)cap + 1) * sizeof(*mark))))
+			return -ENOMEM;
+		bs->mark = mark;
+		if (!(turn = realloc(bs->turn, (size_t)cap + 1)))
+			return -ENOMEM;
+		bs->turn = turn;
+		bs->ncap = cap;
+	}
+	memset(bs->mark + bs->nset + 1, 0, (size_t)(n - bs->nset) * sizeof(*bs->mark));
+	memset(bs->turn + bs->nset + 1, 0, (size_t)(n - bs->nset));
+	bs->nset = n;
 	return 0;
 }
 

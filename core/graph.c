@@ -469,7 +469,7 @@ int gr_build_only(const struct idx *ix, const uint8_t *keep, struct graph **out)
 	g->ix = ix;
 	g->keep = keep;
 	g->part = keep != NULL;
-	g->n = g->cap = idx_nids(ix);
+	g->n = g->cap = g->filled = idx_nids(ix);
 	g->nrecs = idx_nrecs(ix);
 	g->boundary_atom = idx_atom_find(ix, "compact_boundary");
 	g->rec = id_array(g->n, IDX_NONE);

@@ -50,27 +50,31 @@ static uint32_t fill_of(int k)
 	return k < 2 ? IDX_NONE : 0;	/* rec and pos, then the others */
 }
 
-/* Room for ids up to n, a half more each time; new entries defaulted. */
+/* Room for ids up to n, a half more each time, and ids up to n set to
+ * their defaults (past the old n: none is a node yet). */
 static int grow_arrays(struct graph *g, uint32_t n)
 {
 	uint32_t **a[GRI_NARRAYS] = GRI_ARRAYS(g);
 	uint32_t cap = g->cap + g->cap / 2 + 16, i;
 	int k;
 
-	if (n <= g->cap)
-		return 0;
-	if (cap < n)
-		cap = n;
-	for (k = 0; k < GRI_NARRAYS; k++) {
-		uint32_t *p = realloc(*a[k], ((size_t)cap + 1) * sizeof(*p));
+	if (n > g->cap) {
+		if (cap < n)
+			cap = n;
+		for (k = 0; k < GRI_NARRAYS; k++) {
+			uint32_t *p = realloc(*a[k], ((size_t)cap + 1) * sizeof(*p));
 
-		if (!p)
-			return -ENOMEM;	/* the larger ones are still right */
-		*a[k] = p;
-		for (i = g->cap + 1; i <= cap; i++)
-			p[i] = fill_of(k);
+			if (!p)
+				return -ENOMEM;	/* the larger ones are still right */
+			*a[k] = p;
+		}
+		g->cap = cap;
 	}
-	g->cap = cap;
+	for (k = 0; k < GRI_NARRAYS - 1; k++)	/* order is not per id */
+		for (i = g->filled + 1; i <= n; i++)
+			(*a[k])[i] = fill_of(k);
+	if (n > g->filled)
+		g->filled = n;
 	return 0;
 }
 
@@ -82,7 +86,7 @@ static void undo(struct grow *w, uint32_t n)
 	int k;
 
 	for (k = 0; k < GRI_NARRAYS - 1; k++)	/* order is not per id */
-		for (i = w->n0 + 1; i <= n && i <= g->cap; i++)
+		for (i = w->n0 + 1; i <= n && i <= g->filled; i++)
 			(*a[k])[i] = fill_of(k);
 	g->norder = w->norder0;
 	g->nblocks = w->nblocks0;

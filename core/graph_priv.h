@@ -3,9 +3,9 @@
  * graph_grow.c (the extension after the index grew). Not for other
  * modules: they read the graph through graph.h.
  *
- * Invariant: every per-id array has cap + 1 entries, and the entries past
- * n hold their defaults (rec and pos IDX_NONE, the others 0), so growth
- * may take ids up to cap without filling them.
+ * Invariant: every per-id array has cap + 1 entries, of which those past
+ * n up to filled hold their defaults (rec and pos IDX_NONE, the others
+ * 0); those past filled are not touched (no memory is used for them).
  */
 #ifndef SESSFS_GRAPH_PRIV_H
 #define SESSFS_GRAPH_PRIV_H
@@ -25,6 +25,7 @@ struct graph {
 	const struct idx *ix;
 	uint32_t n;			/* ids: 1..n */
 	uint32_t cap;			/* ids the arrays hold: 1..cap */
+	uint32_t filled;		/* ids set, to a default past n */
 	uint32_t nrecs;			/* records of ix the graph is built from */
 	uint32_t *rec, *pos, *parent, *vparent, *dang;
 	uint32_t *child, *sib;
