@@ -290,7 +290,8 @@ static void commit(struct grow *w, uint32_t n)
 		gri_set_dpos(g, g->blocks[w->touched[k]].head);
 	for (k = w->norder0; k < g->norder; k++)
 		gri_set_dpos(g, g->order[k]);
-	gri_sort_errs(g->errs + w->nerrs0, g->nerrs - w->nerrs0);
+	if (g->nerrs > w->nerrs0)	/* errs may be NULL */
+		gri_sort_errs(g->errs + w->nerrs0, g->nerrs - w->nerrs0);
 	g->n = n;
 	g->nrecs = idx_nrecs(g->ix);
 	g->boundary_atom = w->boundary;
