@@ -21,6 +21,9 @@ struct br_set {
 	struct br_dead *dead;
 	uint32_t ndead, capdead;
 	uint32_t root;		/* first root of the log's own thread */
+	uint32_t lead;		/* the newest terminal (0: none) */
+	uint32_t ncap;		/* ids mark and turn hold: 1..ncap */
+	uint32_t nset;		/* of which set: 1..nset */
 };
 
 /* A row of the conversation: an assistant row, or a user row that is not
@@ -42,7 +45,7 @@ static int mark_turns(struct br_set *bs)
 	uint32_t n, k, id;
 	const uint32_t *order = gr_nodes(g, &n);
 
-	bs->turn = calloc((size_t)idx_nids(gr_idx(g)) + 1, 1);
+	bs->turn = calloc((size_t)bs->ncap + 1, 1);
 	if (!bs->turn)
 		return -ENOMEM;
 	for (k = 0; k < n; k++)
@@ -188,7 +191,11 @@ static int accept_terminals(struct br_set *bs)
 	for (k = n; k-- > 0;) {
 		uint32_t id = order[k], top = 0, rows = 0;
 
-		if (!gr_main_side(g, id) || !is_terminal(g, id) || covered(bs, id))
+		if (!gr_main_side(g, id) || !is_terminal(g, id))
+			continue;
+		if (!bs->lead)
+			bs->lead = id;	/* the first examined (a branch?) */
+		if (covered(bs, id))
 			continue;
 		if (side_piece(bs, id, &top, &rows)) {
 			if (add_dead(bs, id, top, rows, BR_DEAD_SIDE))
@@ -322,7 +329,8 @@ int br_build(const struct graph *g, struct br_set **out)
 	if (!bs)
 		return -ENOMEM;
 	bs->g = g;
-	bs->mark = calloc((size_t)idx_nids(gr_idx(g)) + 1, sizeof(*bs->mark));
+	bs->ncap = bs->nset = idx_nids(gr_idx(g));
+	bs->mark = calloc((size_t)bs->ncap + 1, sizeof(*bs->mark));
 	if (!bs->mark || mark_turns(bs) || accept_terminals(bs) || name_branches(bs)) {
 		br_free(bs);
 		return -ENOMEM;
@@ -331,6 +339,87 @@ int br_build(const struct graph *g, struct br_set **out)
 	for (i = 0; i < bs->n; i++)
 		bs->mark[bs->v[i].terminal] = i + 1;
 	*out = bs;
+	return 0;
+}
+
+/* Room in mark and turn for ids up to n, a half more each time; the
+ * new ids' entries zero (those past them are not touched). */
+static int grow_ids(struct br_set *bs, uint32_t n)
+{
+	uint32_t cap = bs->ncap + bs->ncap / 2 + 16, *mark;
+	uint8_t *turn;
+
+	if (n <= bs->nset)
+		return 0;
+	if (n > bs->ncap) {
+		if (cap < n)
+			cap = n;
+		if (!(mark = realloc(bs->mark, ((size_t)cap + 1) * sizeof(*mark))))
+			return -ENOMEM;
+		bs->mark = mark;
+		if (!(turn = realloc(bs->turn, (size_t)cap + 1)))
+			return -ENOMEM;
+		bs->turn = turn;
+		bs->ncap = cap;
+	}
+	memset(bs->mark + bs->nset + 1, 0, (size_t)(n - bs->nset) * sizeof(*bs->mark));
+	memset(bs->turn + bs->nset + 1, 0, (size_t)(n - bs->nset));
+	bs->nset = n;
+	return 0;
+}
+
+/*
+ * The new nodes order[from..n) go on from the lead as one path of the
+ * log's own thread, not into an old block (whose members' display
+ * positions, which names hold, may move), and no marked row hangs off
+ * the lead (a sidechain row a main row hangs off). Then a build takes
+ * the path's end first, as it took the lead (nothing marked yet: not
+ * covered, not summarised; its piece's walk up meets what the lead's
+ * met), marks the lead's path, and goes on as it did.
+ */
+static int lead_goes_on(const struct br_set *bs, const uint32_t *order,
+			uint32_t from, uint32_t n)
+{
+	const struct graph *g = bs->g;
+	uint32_t k, up = bs->lead, first = gr_pos(g, order[from]);
+
+	if (!bs->lead || primary_child(bs, bs->lead))
+		return 0;
+	for (k = from; k < n; up = order[k++]) {
+		uint32_t id = order[k], b = gr_block(g, id);
+
+		if (gr_vparent(g, id) != up || !gr_main_side(g, id) ||
+		    (b && gr_pos(g, gr_block_head(g, b)) < first))
+			return 0;
+	}
+	return 1;
+}
+
+int br_grow(struct br_set *bs, uint32_t from)
+{
+	const struct graph *g = bs->g;
+	uint32_t n, k, id, i;
+	const uint32_t *order = gr_nodes(g, &n);
+
+	if (grow_ids(bs, idx_nids(gr_idx(g))))
+		return -ENOMEM;		/* new nodes are read below */
+	if (from == n)
+		return 0;
+	if (from > n || !lead_goes_on(bs, order, from, n))
+		return BR_GROW_NO;
+	for (i = 0; i < bs->n && bs->v[i].terminal != bs->lead; i++)
+		;
+	if (i == bs->n)
+		return BR_GROW_NO;	/* a dead end: not the first accepted */
+	for (k = from; k < n; k++)
+		if (is_turn_row(g, order[k]))
+			for (id = order[k]; id && !bs->turn[id]; id = gr_vparent(g, id))
+				bs->turn[id] = 1;
+	bs->mark[bs->lead] = 1;		/* its number when accepted first */
+	for (k = from; k < n; k++)
+		bs->mark[order[k]] = 1;
+	bs->lead = bs->v[i].terminal = order[n - 1];
+	bs->mark[bs->lead] = i + 1;
 	return 0;
 }
 

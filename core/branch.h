@@ -25,7 +25,8 @@
  * before a compact boundary that joins the same row through its
  * logicalParentUuid (what "Summarize from here" replaced by a summary).
  *
- * Borrows the graph. Read-only after br_build(): safe to share.
+ * Borrows the graph. Read-only after br_build() and between br_grow()
+ * calls: safe to share while nothing grows it.
  */
 #ifndef SESSFS_BRANCH_H
 #define SESSFS_BRANCH_H
@@ -62,6 +63,17 @@ struct br_set;
 /* Returns the branches of g in *out; free with br_free(). 0 or -ENOMEM. */
 int br_build(const struct graph *g, struct br_set **out);
 void br_free(struct br_set *bs);
+/*
+ * After the graph grew by gr_grow() (not built anew), from being the
+ * nodes it had (gr_nodes()): extends bs to what br_build() of the graph
+ * now gives, at the cost of the new nodes. Returns 0; BR_GROW_NO, bs
+ * untouched, when the new nodes are not one path going on from the
+ * newest terminal of the log's own thread, which was the first branch
+ * accepted (the normal append), or join an old block (build anew then);
+ * or -ENOMEM (bs untouched but for room). Not thread-safe.
+ */
+#define BR_GROW_NO 1
+int br_grow(struct br_set *bs, uint32_t from);
 
 /* Branches in listing order: main first, then by first own record. */
 uint32_t br_count(const struct br_set *bs);

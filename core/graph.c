@@ -1,36 +1,13 @@
 #include "graph.h"
+#include "graph_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define BRIDGE_STEPS 4096	/* longest chain of bridged rows followed */
 
-struct gr_blk {
-	uint32_t head;
-	uint32_t rows, rows_last;	/* member lists, linked by next[] */
-	uint32_t res, res_last;
-	uint32_t size, start;
-};
-
-struct graph {
-	const struct idx *ix;
-	uint32_t n;			/* ids: 1..n */
-	uint32_t *rec, *pos, *parent, *vparent, *dang;
-	uint32_t *child, *sib;
-	uint32_t *blk, *next, *dpos;
-	uint32_t *order, norder;	/* nodes in file order */
-	struct gr_blk *blocks;
-	uint32_t nblocks, capblocks;
-	struct gr_err *errs;
-	uint32_t nerrs, caperrs;
-	int side_sidechain;		/* the log's own thread is a sidechain */
-	const uint8_t *keep;		/* per record: admitted (NULL: all) */
-	uint16_t boundary_atom;		/* "compact_boundary" */
-};
-
-static int add_err(struct graph *g, uint32_t line, uint32_t id, uint8_t code,
-		   uint32_t aux)
+int gri_add_err(struct graph *g, uint32_t line, uint32_t id, uint8_t code,
+		uint32_t aux)
 {
 	if (g->nerrs == g->caperrs) {
 		uint32_t cap = g->caperrs ? g->caperrs * 2 : 16;
@@ -45,14 +22,13 @@ static int add_err(struct graph *g, uint32_t line, uint32_t id, uint8_t code,
 	return 0;
 }
 
-static int is_msg_type(uint8_t t)
+int gri_is_msg_type(uint8_t t)
 {
 	return t == IDX_T_USER || t == IDX_T_ASSISTANT || t == IDX_T_ATTACHMENT ||
 	       t == IDX_T_SYSTEM;
 }
 
-/* The id a message record is stored under (sentAsUuid, §5.2 step 1). */
-static uint32_t key_of(const struct graph *g, const struct idx_rec *r)
+uint32_t gri_key_of(const struct graph *g, const struct idx_rec *r)
 {
 	if (r->type == IDX_T_USER && r->aux && g->rec[r->aux] == IDX_NONE)
 		return r->aux;
@@ -75,23 +51,23 @@ static int admit(struct graph *g, uint32_t *bridge)
 				bridge[r->uuid] = r->parent;
 			continue;
 		}
-		if (!is_msg_type(r->type))
+		if (!gri_is_msg_type(r->type))
 			continue;
 		if (!r->uuid) {
-			rc = mine ? add_err(g, r->line, 0, GR_E_NO_UUID, 0) : 0;
+			rc = mine ? gri_add_err(g, r->line, 0, GR_E_NO_UUID, 0) : 0;
 			continue;
 		}
 		if (r->drop) {
 			if (g->rec[r->uuid] == IDX_NONE)
 				bridge[r->uuid] = r->parent;
-			rc = mine ? add_err(g, r->line, r->uuid, GR_E_DROPPED, r->drop) : 0;
+			rc = mine ? gri_add_err(g, r->line, r->uuid, GR_E_DROPPED, r->drop) : 0;
 			continue;
 		}
 		if (!mine)
 			continue;	/* a row of another part of the log */
-		key = key_of(g, r);
+		key = gri_key_of(g, r);
 		if (g->rec[key] != IDX_NONE) {
-			rc = add_err(g, r->line, key, GR_E_DUPLICATE,
+			rc = gri_add_err(g, r->line, key, GR_E_DUPLICATE,
 				     idx_rec(g->ix, g->pos[key])->line);
 		} else {
 			g->pos[key] = i;
@@ -110,7 +86,7 @@ static uint32_t resolve(const struct graph *g, const uint32_t *bridge,
 
 	*missing = 0;
 	while (p && g->rec[p] == IDX_NONE) {
-		if (!bridge[p] || ++steps > BRIDGE_STEPS) {
+		if (!bridge[p] || ++steps > GRI_BRIDGE_STEPS) {
 			*missing = p;
 			return 0;
 		}
@@ -136,12 +112,12 @@ static int link_parents(struct graph *g, const uint32_t *bridge)
 		g->vparent[id] = g->parent[id];
 		if (miss) {
 			g->dang[id] = miss;
-			rc = add_err(g, r->line, id, GR_E_DANGLING, miss);
+			rc = gri_add_err(g, r->line, id, GR_E_DANGLING, miss);
 		}
 		if (gr_is_boundary(g, id) && !r->parent && r->aux) {
 			g->vparent[id] = resolve(g, bridge, r->aux, &miss);
 			if (miss && !rc)
-				rc = add_err(g, r->line, id, GR_E_UNLINKED, miss);
+				rc = gri_add_err(g, r->line, id, GR_E_UNLINKED, miss);
 		}
 	}
 	return rc;
@@ -180,8 +156,10 @@ static int chain_unlinked(struct graph *g)
 	for (k = 0; k < g->norder; k++) {
 		uint32_t id = g->order[k];
 
-		if (gr_node_rec(g, id)->parent || g->vparent[id])
+		if (gr_node_rec(g, id)->parent || g->vparent[id]) {
+			g->named = 1;
 			return 0;
+		}
 	}
 	for (k = 0; k < g->norder; k++) {
 		uint32_t id = g->order[k];
@@ -190,7 +168,7 @@ static int chain_unlinked(struct graph *g)
 		g->parent[id] = g->vparent[id] = prev[side];
 		prev[side] = id;
 	}
-	return add_err(g, gr_node_rec(g, g->order[0])->line, g->order[0],
+	return gri_add_err(g, gr_node_rec(g, g->order[0])->line, g->order[0],
 		       GR_E_UNCHAINED, g->norder);
 }
 
@@ -253,7 +231,7 @@ static int cut_cycles(struct graph *g)
 				g->parent[last] = 0;
 			}
 			g->vparent[last] = 0;
-			rc = add_err(g, r->line, last, code, up);
+			rc = gri_add_err(g, r->line, last, code, up);
 		}
 		while (len)
 			state[path[--len]] = 2;
@@ -335,13 +313,12 @@ static int mark_turns_below(struct graph *g, uint8_t **out)
  * attachment or system row (not a boundary) with no user or assistant row
  * below it joins the block of the row it hangs off: a hook's rows beside a
  * tool call's result, a parallel dead end's hook rows, trailing rows. */
-static uint32_t block_for(struct graph *g, uint32_t id, const uint8_t *below,
-			  int *is_row)
+uint32_t gri_block_for(struct graph *g, uint32_t id, int below, int *is_row)
 {
 	const struct idx_rec *r = gr_node_rec(g, id), *pr;
 	uint32_t p = g->vparent[id];
 
-	if (p && g->blk[p] && !below[id] && !gr_is_boundary(g, id) &&
+	if (p && g->blk[p] && !below && !gr_is_boundary(g, id) &&
 	    (r->type == IDX_T_ATTACHMENT || r->type == IDX_T_SYSTEM)) {
 		*is_row = 0;
 		return g->blk[p];
@@ -361,7 +338,7 @@ static uint32_t block_for(struct graph *g, uint32_t id, const uint8_t *below,
 	return 0;
 }
 
-static void block_append(struct graph *g, uint32_t b, uint32_t id, int is_row)
+void gri_block_append(struct graph *g, uint32_t b, uint32_t id, int is_row)
 {
 	struct gr_blk *bl = &g->blocks[b];
 	uint32_t *first = is_row ? &bl->rows : &bl->res;
@@ -394,7 +371,7 @@ static int place(struct graph *g)
 		uint32_t id = queue[qh++], c;
 		int is_row;
 
-		g->blk[id] = block_for(g, id, below, &is_row);
+		g->blk[id] = gri_block_for(g, id, below[id], &is_row);
 		if (g->blk[id] == 0 && is_row) {
 			free(queue);
 			free(below);
@@ -409,27 +386,31 @@ static int place(struct graph *g)
 		uint32_t id = g->order[k];
 
 		if (g->blk[id])
-			block_append(g, g->blk[id], id,
+			gri_block_append(g, g->blk[id], id,
 				     gr_node_rec(g, id)->type == IDX_T_ASSISTANT);
 	}
-	for (k = 0; k < qt; k++) {
-		uint32_t id = queue[k], b = g->blk[id], p = g->vparent[id], end;
-
-		end = !p ? 0 : g->blk[p] ? g->blocks[g->blk[p]].start +
-						   g->blocks[g->blk[p]].size - 1
-					 : g->dpos[p];
-		if (!b) {
-			g->dpos[id] = end + 1;
-		} else if (g->blocks[b].head == id) {
-			uint32_t m, at = end + 1;
-
-			g->blocks[b].start = at;
-			for (m = gr_block_first(g, b); m; m = gr_block_next(g, m))
-				g->dpos[m] = at++;
-		}
-	}
+	for (k = 0; k < qt; k++)
+		gri_set_dpos(g, queue[k]);
 	free(queue);
 	return 0;
+}
+
+void gri_set_dpos(struct graph *g, uint32_t id)
+{
+	uint32_t b = g->blk[id], p = g->vparent[id], end;
+
+	end = !p ? 0 : g->blk[p] ? g->blocks[g->blk[p]].start +
+					   g->blocks[g->blk[p]].size - 1
+				 : g->dpos[p];
+	if (!b) {
+		g->dpos[id] = end + 1;
+	} else if (g->blocks[b].head == id) {
+		uint32_t m, at = end + 1;
+
+		g->blocks[b].start = at;
+		for (m = gr_block_first(g, b); m; m = gr_block_next(g, m))
+			g->dpos[m] = at++;
+	}
 }
 
 static void set_side(struct graph *g)
@@ -452,6 +433,12 @@ static int cmp_err(const void *a, const void *b)
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
 	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+void gri_sort_errs(struct gr_err *e, uint32_t n)
+{
+	if (n)			/* qsort(NULL, 0) is undefined */
+		qsort(e, n, sizeof(*e), cmp_err);
 }
 
 static uint32_t *id_array(uint32_t n, uint32_t fill)
@@ -481,7 +468,9 @@ int gr_build_only(const struct idx *ix, const uint8_t *keep, struct graph **out)
 		return -ENOMEM;
 	g->ix = ix;
 	g->keep = keep;
-	g->n = idx_nids(ix);
+	g->part = keep != NULL;
+	g->n = g->cap = g->filled = idx_nids(ix);
+	g->nrecs = idx_nrecs(ix);
 	g->boundary_atom = idx_atom_find(ix, "compact_boundary");
 	g->rec = id_array(g->n, IDX_NONE);
 	g->pos = id_array(g->n, IDX_NONE);
@@ -505,8 +494,7 @@ int gr_build_only(const struct idx *ix, const uint8_t *keep, struct graph **out)
 		goto fail;
 	set_side(g);
 	g->keep = NULL;		/* borrowed for the build only */
-	if (g->nerrs)		/* qsort(NULL, 0) is undefined */
-		qsort(g->errs, g->nerrs, sizeof(*g->errs), cmp_err);
+	gri_sort_errs(g->errs, g->nerrs);
 	free(bridge);
 	*out = g;
 	return 0;

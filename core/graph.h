@@ -35,8 +35,10 @@
  * Every node has a display position: its 1-based place on any branch that
  * holds it (the same in every branch).
  *
- * The graph borrows the index; rebuild it after the index grows.
- * Read-only after gr_build(): safe to share between threads.
+ * The graph borrows the index; after the index grows, gr_grow() extends
+ * it (graph_grow.c) or says it cannot, and then it is built again.
+ * Read-only after gr_build() and between gr_grow() calls: safe to share
+ * between threads while nothing grows it.
  */
 #ifndef SESSFS_GRAPH_H
 #define SESSFS_GRAPH_H
@@ -76,6 +78,30 @@ int gr_build(const struct idx *ix, struct graph **out);
  */
 int gr_build_only(const struct idx *ix, const uint8_t *keep, struct graph **out);
 void gr_free(struct graph *g);
+
+/*
+ * Extends g, built by gr_build() from the records its index had then, by
+ * the records appended to the index since, to what gr_build() of the
+ * index now gives (block numbers aside: gr_block() values name the same
+ * sets, not the same numbers). Costs the new records and the blocks they
+ * join, not the log. Returns 0 when extended; GR_GROW_NO when the new
+ * records touch what it cannot prove it extends as a build would (g is
+ * then the graph it was: build a new one); -ENOMEM (g as it was).
+ * GR_GROW_NO comes for a graph of part of the log, a log whose rows name
+ * no parent (and that has more than one, or that has the new ones too)
+ * or whose own thread is a sidechain, and for a new record that is: a duplicate of an old or new uuid, the uuid of a row old rows
+ * name, a dropped row, a progress row under such a uuid, a compaction
+ * boundary, a row whose parent is an old row that is no node (bridged or
+ * missing) or is written after it, a turn row below an old side row (an
+ * attachment or system row in a block, or more than GR_GROW_UP of them),
+ * and a row that joins an old block that other rows hang off (which
+ * would move their display positions), or more than GR_GROW_BLOCKS old
+ * blocks at once. Not thread-safe: no reader may use g meanwhile.
+ */
+#define GR_GROW_NO 1
+#define GR_GROW_UP 64
+#define GR_GROW_BLOCKS 16
+int gr_grow(struct graph *g);
 
 const struct idx *gr_idx(const struct graph *g);
 

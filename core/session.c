@@ -22,7 +22,8 @@ static void drop_was(struct st_was *w)
 	memset(w, 0, sizeof(*w));
 }
 
-static void drop_built(struct session *s)
+/* The context and the state (built again when next asked for). */
+static void drop_state(struct session *s)
 {
 	ctx_free(s->ctx);
 	s->ctx = NULL;
@@ -33,6 +34,11 @@ static void drop_built(struct session *s)
 	s->st = NULL;
 	s->st_rc = 0;
 	drop_was(&s->st_was);
+}
+
+static void drop_built(struct session *s)
+{
+	drop_state(s);
 	rs_free(s->chain);
 	sc_free(s->sc);
 	sm_free(s->sm);
@@ -113,9 +119,11 @@ drop:
 }
 
 static int build(struct session *s);
+static int extend(struct session *s);
 
 /* build() after the log grew: keeps what is still true, and the context
- * to build the next one on (the older one if none was built since). */
+ * to build the next one on (the older one if none was built since); the
+ * graph and the branches extended where they can be (extend()). */
 static int build_grown(struct session *s)
 {
 	struct st_state *st = s->st;
@@ -129,7 +137,7 @@ static int build_grown(struct session *s)
 		s->ctx = NULL;
 	else
 		s->ctx_was = NULL;
-	rc = build(s);
+	rc = extend(s);
 	if (rc) {
 		ctx_free(x);
 		st_free(st);
@@ -141,19 +149,11 @@ static int build_grown(struct session *s)
 	return 0;
 }
 
-static int build(struct session *s)
+/* What is built on the graph and the branches. */
+static int build_rest(struct session *s)
 {
-	int rc;
+	int rc = rs_build(s->g, s->lf, &s->chain);
 
-	drop_built(s);
-	/* Usage rows are per record, which growth keeps: read the new ones. */
-	if (!s->us || us_extend(s->us, s->ix, s->lf))
-		drop_usage(s);		/* read again when next asked for */
-	rc = s->part ? build_part(s) : gr_build(s->ix, &s->g);
-	if (!rc)
-		rc = br_build(s->g, &s->br);
-	if (!rc)
-		rc = rs_build(s->g, s->lf, &s->chain);
 	if (!rc && !s->part)
 		rc = sc_build(s->g, s->lf, &s->sc);
 	if (!rc && !s->part)
@@ -164,6 +164,66 @@ static int build(struct session *s)
 	if (s->current < 0 && s->chain->leaf)
 		s->current = br_of_node(s->br, s->chain->leaf);
 	return 0;
+}
+
+/* Usage rows are per record, which growth keeps: read the new ones. */
+static void extend_usage(struct session *s)
+{
+	if (!s->us || us_extend(s->us, s->ix, s->lf))
+		drop_usage(s);		/* read again when next asked for */
+}
+
+static int build(struct session *s)
+{
+	int rc;
+
+	drop_built(s);
+	extend_usage(s);
+	rc = s->part ? build_part(s) : gr_build(s->ix, &s->g);
+	if (!rc)
+		rc = br_build(s->g, &s->br);
+	return rc ? rc : build_rest(s);
+}
+
+/*
+ * build() after the index grew: the graph and the branches extended
+ * (gr_grow(), br_grow()) where they prove equal to a build, else built
+ * anew (counted in s->grow), and the rest built again.
+ */
+static int extend(struct session *s)
+{
+	uint32_t from;
+	int rc;
+
+	if (s->part || !s->g || !s->br)
+		return build(s);
+	gr_nodes(s->g, &from);
+	rc = gr_grow(s->g);
+	s->grow.graph[!!rc]++;
+	if (rc)
+		return build(s);
+	rs_free(s->chain);
+	sc_free(s->sc);
+	sm_free(s->sm);
+	s->chain = NULL;
+	s->sc = NULL;
+	s->sm = NULL;
+	drop_state(s);
+	extend_usage(s);
+	rc = br_grow(s->br, from);
+	s->grow.branches[!!rc]++;
+	if (rc) {
+		br_free(s->br);
+		s->br = NULL;
+		if ((rc = br_build(s->g, &s->br)))
+			return rc;
+	}
+	return build_rest(s);
+}
+
+void ss_grow_counts(const struct session *s, struct ss_grow_counts *out)
+{
+	*out = s->grow;
 }
 
 /* Keeps the bytes before the indexed end, to notice a rewrite later. */

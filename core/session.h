@@ -113,6 +113,15 @@ int ss_rewritten(const struct session *s);
  */
 int ss_refresh(struct session *s);
 
+/* How the growths since ss_open() made the graph and the branches:
+ * [0] extended (gr_grow(), br_grow()), [1] built anew since the appended
+ * rows touch what no extension covers. For the bench and the tests. */
+struct ss_grow_counts {
+	uint32_t graph[2];
+	uint32_t branches[2];
+};
+void ss_grow_counts(const struct session *s, struct ss_grow_counts *out);
+
 /*
  * The signature of the bytes indexed (sig.h): extends it over at most max
  * of the bytes indexed and not signed yet. 1 while some are left, 0 once

@@ -210,6 +210,13 @@ int main(int argc, char **argv)
 	printf("growth_stages_s: refresh %.3f context %.3f state %.3f read %.3f"
 	       " (means; the context grown at the cut %d of %d times)\n",
 	       part[0] / n, part[1] / n, part[2] / n, part[3] / n, grown, n);
+	{
+		struct ss_grow_counts c;
+
+		ss_grow_counts(s, &c);
+		printf("growth_extended: graph %u of %u, branches %u of %u\n", c.graph[0],
+		       c.graph[0] + c.graph[1], c.branches[0], c.branches[0] + c.branches[1]);
+	}
 	stages(s);
 	sb_free(&env);
 	ss_close(s);

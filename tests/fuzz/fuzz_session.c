@@ -174,9 +174,9 @@ static void walk_node(struct session *s, uint32_t id, struct sbuf *out)
 	fz_check_utf8(&text, "message file", 1);
 	sb_addf(out, "%s\n%s", file, text.buf);
 	sb_free(&text);
-	b = gr_block(g, id);
-	sb_addf(out, "p %u v %u d %u b %u h %u f %u n %u\n", gr_parent(g, id),
-		gr_vparent(g, id), gr_dangling(g, id), b, b ? gr_block_head(g, b) : 0,
+	b = gr_block(g, id);	/* by its head: a grown graph numbers blocks otherwise */
+	sb_addf(out, "p %u v %u d %u b %d h %u f %u n %u\n", gr_parent(g, id),
+		gr_vparent(g, id), gr_dangling(g, id), !!b, b ? gr_block_head(g, b) : 0,
 		b ? gr_block_first(g, b) : 0, gr_block_next(g, id));
 	walk_agent(s, id, out);
 }

@@ -104,10 +104,39 @@ static void add_branches(const struct session *s, struct sbuf *out)
 	sb_addc(out, '\n');
 }
 
+/* The graph and the branches node by node: what gr_grow() and br_grow()
+ * must give as a build does (a block by its head: numbers may differ). */
+static void add_graph(const struct session *s, struct sbuf *out)
+{
+	const struct graph *g = ss_graph(s);
+	const struct br_set *b = ss_branches(s);
+	const uint32_t *order;
+	uint32_t n, k;
+
+	order = gr_nodes(g, &n);
+	for (k = 0; k < n; k++) {
+		uint32_t id = order[k];
+
+		sb_addf(out, "node %u rec %u pos %u parent %u/%u dang %u child %u sib %u"
+			" head %u next %u dpos %u side %d branch %d first %d\n", id,
+			gr_rec(g, id), gr_pos(g, id), gr_parent(g, id), gr_vparent(g, id),
+			gr_dangling(g, id), gr_first_child(g, id), gr_next_sibling(g, id),
+			gr_block_head(g, gr_block(g, id)), gr_block_next(g, id), gr_dpos(g, id),
+			gr_main_side(g, id), br_of_node(b, id), br_of_first(b, id));
+	}
+	for (k = 0; k < gr_nerrs(g); k++)
+		sb_addf(out, "graph error %u %u %u %u\n", gr_err(g, k)->line, gr_err(g, k)->id,
+			gr_err(g, k)->aux, gr_err(g, k)->code);
+	for (k = 0; k < br_ndead(b); k++)
+		sb_addf(out, "dead %u %u %u %u %u\n", br_dead(b, k)->terminal, br_dead(b, k)->top,
+			br_dead(b, k)->from, br_dead(b, k)->rows, br_dead(b, k)->why);
+}
+
 static void shown(struct session *s, struct sbuf *out)
 {
 	const struct ctx *x;
 
+	add_graph(s, out);
 	ss_facts_json(s, out);
 	ss_errors_text(s, out);
 	ss_window_md(s, out);
@@ -131,6 +160,7 @@ static void put(const char *path, const char *data, size_t n, int append)
 
 static uint32_t compared;
 static uint32_t origins[3];	/* contexts by ctx_origin(), after growth */
+static struct ss_grow_counts grows;	/* how the growths made the graph */
 
 /* s, grown to the file's bytes, shows what a fresh session of them does. */
 static void check_same(struct session *s, const char *path, const char *what)
@@ -160,6 +190,17 @@ static void check_same(struct session *s, const char *path, const char *what)
 	ss_close(fresh);
 }
 
+static void add_counts(const struct session *s)
+{
+	struct ss_grow_counts c;
+
+	ss_grow_counts(s, &c);
+	grows.graph[0] += c.graph[0];
+	grows.graph[1] += c.graph[1];
+	grows.branches[0] += c.branches[0];
+	grows.branches[1] += c.branches[1];
+}
+
 /* Line ends of data (offsets just past each '\n'). */
 static size_t line_ends(const char *data, size_t n, size_t **out)
 {
@@ -179,7 +220,7 @@ static size_t line_ends(const char *data, size_t n, size_t **out)
  * the last one n), checking after each.
  */
 static void grow(const char *path, const char *data, size_t cut, const size_t *steps,
-		 size_t nsteps, const char *name)
+		 size_t nsteps, const char *name, struct ss_grow_counts *counts)
 {
 	struct session *s;
 	struct sbuf scratch;
@@ -199,6 +240,9 @@ static void grow(const char *path, const char *data, size_t cut, const size_t *s
 		snprintf(what, sizeof(what), "%s cut at byte %zu grown to %zu", name, cut, at);
 		check_same(s, path, what);
 	}
+	add_counts(s);
+	if (counts)
+		ss_grow_counts(s, counts);
 	ss_close(s);
 }
 
@@ -217,7 +261,7 @@ static void grow_everywhere(const char *data, size_t n, size_t stride, size_t nt
 		for (k = 1; k <= 3 && i + k < nl; k++)
 			steps[ns++] = ends[i + k];
 		steps[ns++] = n;
-		grow(path, data, ends[i], steps, ns, name);
+		grow(path, data, ends[i], steps, ns, name, NULL);
 	}
 	{
 		/* A torn line: half a line now, its end and more later. */
@@ -226,7 +270,7 @@ static void grow_everywhere(const char *data, size_t n, size_t stride, size_t nt
 		for (at = 37; at < n && ns < 63; at += n / ntorn + 37)
 			steps[ns++] = at;
 		steps[ns++] = n;
-		grow(path, data, 0, steps, ns, name);
+		grow(path, data, 0, steps, ns, name, NULL);
 	}
 	free(ends);
 	tu_remove(path);
@@ -238,7 +282,7 @@ static void grow_by_record(const char *data, size_t n, const char *name)
 	char *path = tu_write("", 0);
 	size_t *ends, nl = line_ends(data, n, &ends);
 
-	grow(path, data, 0, ends, nl, name);
+	grow(path, data, 0, ends, nl, name, NULL);
 	free(ends);
 	tu_remove(path);
 }
@@ -600,6 +644,231 @@ static void test_unchained(void **state)
 	grow_log(&l, "unchained");
 }
 
+/* ---- the extensions of the graph and the branches, and their guards ---- */
+
+/*
+ * The log cut at cut[0], grown to cut[1..n) and then to its end: the
+ * session shows what a fresh one does, and the growths made the graph
+ * and the branches as want says ([0] extended, [1] built anew).
+ */
+static void grow_cuts(struct tu_log *l, const size_t *cut, size_t n,
+		      struct ss_grow_counts want, const char *name)
+{
+	char *path = tu_write("", 0);
+	size_t steps[8], k;
+	struct ss_grow_counts got;
+
+	for (k = 1; k < n; k++)
+		steps[k - 1] = cut[k];
+	steps[n - 1] = l->sb.len;
+	grow(path, l->sb.buf, cut[0], steps, n, name, &got);
+	if (memcmp(&got, &want, sizeof(got)))
+		fail_msg("%s: graph %u extended %u anew, branches %u extended %u anew;"
+			 " wanted %u %u, %u %u", name, got.graph[0], got.graph[1],
+			 got.branches[0], got.branches[1], want.graph[0], want.graph[1],
+			 want.branches[0], want.branches[1]);
+	tu_log_free(l);
+	tu_remove(path);
+}
+
+static void grow_at(struct tu_log *l, size_t cut, struct ss_grow_counts want,
+		    const char *name)
+{
+	grow_cuts(l, &cut, 1, want, name);
+}
+
+#define EXTENDED ((struct ss_grow_counts){ { 1, 0 }, { 1, 0 } })
+#define BRANCHES_ANEW ((struct ss_grow_counts){ { 1, 0 }, { 0, 1 } })
+#define ALL_ANEW ((struct ss_grow_counts){ { 0, 1 }, { 0, 0 } })
+
+static size_t two_turns(struct tu_log *l)
+{
+	tu_log_init(l);
+	tu_user(l, 1, 0, "one");
+	tu_asst(l, 2, 1, "msg_2", "uno");
+	tu_user(l, 3, 2, "two");
+	tu_asst(l, 4, 3, "msg_4", "dos");
+	return l->sb.len;
+}
+
+/* The normal append: turns going on from the leaf, through a progress
+ * row written with them; both extended. */
+static void test_ext_turns(void **state)
+{
+	struct tu_log l;
+	size_t cut = two_turns(&l);
+
+	(void)state;
+	tu_user(&l, 5, 4, "three");
+	tu_progress(&l, 6, 5);
+	tu_asst(&l, 7, 6, "msg_7", "tres, under a progress row");
+	tu_user(&l, 8, 7, "four");
+	grow_at(&l, cut, EXTENDED, "turns");
+}
+
+/* A later row that is the parent of an earlier dangling row. */
+static void test_ext_parent_later(void **state)
+{
+	struct tu_log l;
+	size_t cut[2];
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "one");
+	tu_asst(&l, 2, 1, "msg_2", "uno");
+	cut[0] = l.sb.len;
+	tu_user(&l, 4, 3, "names 3, not written yet");
+	cut[1] = l.sb.len;
+	tu_user(&l, 3, 2, "three, at last");
+	grow_cuts(&l, cut, 2, ((struct ss_grow_counts){ { 1, 1 }, { 0, 1 } }),
+		  "parent later");
+	/* and both in one growth: named before it is written */
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "one");
+	tu_asst(&l, 2, 1, "msg_2", "uno");
+	cut[0] = l.sb.len;
+	tu_user(&l, 4, 3, "names 3, not written yet");
+	tu_user(&l, 3, 2, "three");
+	grow_at(&l, cut[0], ALL_ANEW, "parent later, one growth");
+}
+
+/* A duplicate of an old uuid, and of a new one. */
+static void test_ext_duplicates(void **state)
+{
+	struct tu_log l;
+	size_t cut = two_turns(&l);
+
+	(void)state;
+	tu_asst(&l, 4, 3, "msg_4", "dos, again");
+	grow_at(&l, cut, ALL_ANEW, "old duplicate");
+	cut = two_turns(&l);
+	tu_user(&l, 5, 4, "three");
+	tu_user(&l, 5, 4, "three, again");
+	grow_at(&l, cut, ALL_ANEW, "new duplicate");
+}
+
+/* A response continued across the cut, a result joining its block: the
+ * graph extends the old block; the branches, whose names hold display
+ * positions, are built anew. A row joining an old block that a turn
+ * hangs off would move that turn's positions: built anew. */
+static void test_ext_blocks(void **state)
+{
+	struct tu_log l;
+	size_t cut;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "one");
+	tu_asst(&l, 2, 1, "msg_2", "uno");
+	cut = l.sb.len;
+	tu_tool_use(&l, 3, 2, "msg_2", "toolu_3");
+	tu_result(&l, 4, 3, "toolu_3");
+	tu_asst(&l, 5, 4, "msg_5", "done");
+	grow_at(&l, cut, BRANCHES_ANEW, "block continued");
+
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "one");
+	tu_tool_use(&l, 2, 1, "msg_2", "toolu_2");
+	tu_result(&l, 3, 2, "toolu_2");
+	tu_asst(&l, 4, 3, "msg_4", "done");
+	cut = l.sb.len;
+	tu_attach(&l, 5, 2, "date_change");
+	grow_at(&l, cut, ALL_ANEW, "block with a turn off it");
+}
+
+/* A rewind: a prompt under an old row. */
+static void test_ext_rewind(void **state)
+{
+	struct tu_log l;
+	size_t cut = two_turns(&l);
+
+	(void)state;
+	tu_user(&l, 5, 2, "two, said otherwise");
+	tu_asst(&l, 6, 5, "msg_6", "otro");
+	grow_at(&l, cut, BRANCHES_ANEW, "rewind");
+}
+
+/* A compaction appended. */
+static void test_ext_compaction(void **state)
+{
+	struct tu_log l;
+	size_t cut = two_turns(&l);
+
+	(void)state;
+	tu_boundary(&l, 5, 4, 0, NULL, 0);
+	tu_summary(&l, 6, 5);
+	tu_user(&l, 7, 6, "three");
+	grow_at(&l, cut, ALL_ANEW, "compaction");
+}
+
+/* A row under an old progress row (bridged: its parent is no node). */
+static void test_ext_old_progress(void **state)
+{
+	struct tu_log l;
+	size_t cut = two_turns(&l);
+
+	(void)state;
+	tu_progress(&l, 5, 4);
+	cut = l.sb.len;
+	tu_user(&l, 6, 5, "three");
+	grow_at(&l, cut, ALL_ANEW, "old progress row");
+	/* a progress row under the uuid an old row names: it bridges that */
+	two_turns(&l);
+	tu_user(&l, 6, 5, "names 5, not written yet");
+	cut = l.sb.len;
+	tu_progress(&l, 5, 4);
+	grow_at(&l, cut, ALL_ANEW, "progress row under a named uuid");
+}
+
+/* A turn below an old side row (a hook row beside a result): the row
+ * leaves the block, being below a turn now. */
+static void test_ext_side_row(void **state)
+{
+	struct tu_log l;
+	size_t cut;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "one");
+	tu_tool_use(&l, 2, 1, "msg_2", "toolu_2");
+	tu_result(&l, 3, 2, "toolu_2");
+	tu_attach(&l, 4, 3, "date_change");
+	cut = l.sb.len;
+	tu_asst(&l, 5, 4, "msg_5", "after the hook row");
+	grow_at(&l, cut, ALL_ANEW, "turn below a side row");
+}
+
+/* The branches built anew: sidechain rows; the newest terminal a dead
+ * end; a marked sidechain row off the leaf (a main row hangs off it). */
+static void test_ext_branch_guards(void **state)
+{
+	struct tu_log l;
+	size_t cut = two_turns(&l);
+
+	(void)state;
+	l.sidechain = 1;
+	tu_user(&l, 5, 4, "a subagent's prompt");
+	grow_at(&l, cut, BRANCHES_ANEW, "sidechain appended");
+
+	two_turns(&l);
+	tu_attach(&l, 5, 2, "date_change");	/* off a row that goes on */
+	cut = l.sb.len;
+	tu_user(&l, 6, 4, "three");
+	grow_at(&l, cut, BRANCHES_ANEW, "newest terminal dead");
+
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "one");
+	tu_asst(&l, 2, 1, "msg_2", "uno");
+	tu_user(&l, 4, 3, "main, off a sidechain row");
+	l.sidechain = 1;
+	tu_user(&l, 3, 5, "a sidechain row off the leaf");
+	l.sidechain = 0;
+	tu_user(&l, 5, 2, "the leaf");
+	cut = l.sb.len;
+	tu_asst(&l, 6, 5, "msg_6", "after the leaf");
+	grow_at(&l, cut, BRANCHES_ANEW, "marked row off the leaf");
+}
+
 /* Growth built on the context before, both ways, somewhere above. */
 static void test_grown_contexts(void **state)
 {
@@ -608,6 +877,11 @@ static void test_grown_contexts(void **state)
 		      origins[CTX_BUILT], origins[CTX_GROWN_WINDOW], origins[CTX_GROWN_CUT]);
 	assert_true(origins[CTX_GROWN_WINDOW] > 0);
 	assert_true(origins[CTX_GROWN_CUT] > origins[CTX_GROWN_WINDOW]);
+	print_message("graphs after growth: %u extended, %u built anew; branches: %u extended,"
+		      " %u built anew\n", grows.graph[0], grows.graph[1], grows.branches[0],
+		      grows.branches[1]);
+	assert_true(grows.graph[0] > grows.graph[1]);
+	assert_true(grows.branches[0] > 0);
 }
 
 /* ---- the corpus ---- */
@@ -684,6 +958,15 @@ int main(void)
 		cmocka_unit_test(test_cut_renders),
 		cmocka_unit_test(test_side_flip),
 		cmocka_unit_test(test_unchained),
+		cmocka_unit_test(test_ext_turns),
+		cmocka_unit_test(test_ext_parent_later),
+		cmocka_unit_test(test_ext_duplicates),
+		cmocka_unit_test(test_ext_blocks),
+		cmocka_unit_test(test_ext_rewind),
+		cmocka_unit_test(test_ext_compaction),
+		cmocka_unit_test(test_ext_old_progress),
+		cmocka_unit_test(test_ext_side_row),
+		cmocka_unit_test(test_ext_branch_guards),
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_grown_contexts),
 	};
