@@ -295,15 +295,18 @@ static uint32_t rec_lookup(struct view *v, const char *name)
 static int render_message(struct tree *t, struct view *v, uint32_t id, struct sbuf *out)
 {
 	char folder[NM_MAX + 1];
-	struct sbuf extra;
+	struct sbuf extra, line;
 	int rc;
 
 	sb_init(&extra);
-	ud_header(v, id, &extra);
+	sb_init(&line);
+	ud_header(v, id, &line, &extra);	/* reads the line of a row with usage */
 	if (ad_folder(t, v, id, folder))
 		sb_addf(&extra, "agent: agents/%s\n", folder);
-	rc = rd_message_ex(ss_graph(v->s), ss_logf(v->s), id, extra.len ? extra.buf : NULL, out);
+	rc = rd_message_line(ss_graph(v->s), ss_logf(v->s), id, extra.len ? extra.buf : NULL,
+			     &line, out);
 	sb_free(&extra);
+	sb_free(&line);
 	return rc;
 }
 

@@ -288,20 +288,30 @@ static int read_rec(struct us_set *u, const struct logf *lf, uint32_t i,
 	return rc ? rc : add_row(u, &row);
 }
 
-int us_read_row(const struct idx *ix, const struct logf *lf, uint32_t rec,
-		struct us_row *row, struct sbuf *model)
+int us_read_row_line(const struct idx *ix, const struct logf *lf, uint32_t rec,
+		     struct us_row *row, struct sbuf *model, struct sbuf *line)
 {
-	struct sbuf buf;
 	struct line l;
 	int rc;
 
 	sb_reset(model);
+	sb_reset(line);
 	if (rec >= idx_nrecs(ix))
 		return 0;
-	sb_init(&buf);
-	rc = line_row(lf, rec, idx_rec(ix, rec), &buf, &l, row);
+	rc = line_row(lf, rec, idx_rec(ix, rec), line, &l, row);
 	if (rc > 0 && l.has_model)
 		model_name(&l, model);
+	return rc;
+}
+
+int us_read_row(const struct idx *ix, const struct logf *lf, uint32_t rec,
+		struct us_row *row, struct sbuf *model)
+{
+	struct sbuf buf;
+	int rc;
+
+	sb_init(&buf);
+	rc = us_read_row_line(ix, lf, rec, row, model, &buf);
 	sb_free(&buf);
 	return rc;
 }

@@ -98,20 +98,34 @@ int ud_tx_render(struct view *v, uint64_t lino, struct sbuf *out)
  * that set (ss_usage()) is built only for the totals, so a grep -r neither
  * waits for it nor keeps it.
  */
-static int row_of(struct view *v, uint32_t id, struct us_row *row, struct sbuf *model)
+static int row_line_of(struct view *v, uint32_t id, struct us_row *row,
+		       struct sbuf *model, struct sbuf *line)
 {
 	uint32_t rec = gr_rec(ss_graph(v->s), id);
 
-	return rec != IDX_NONE && us_read_row(ss_idx(v->s), ss_logf(v->s), rec, row, model) > 0;
+	sb_reset(line);
+	return rec != IDX_NONE &&
+	       us_read_row_line(ss_idx(v->s), ss_logf(v->s), rec, row, model, line) > 0;
 }
 
-void ud_header(struct view *v, uint32_t id, struct sbuf *out)
+static int row_of(struct view *v, uint32_t id, struct us_row *row, struct sbuf *model)
+{
+	struct sbuf line;
+	int rc;
+
+	sb_init(&line);
+	rc = row_line_of(v, id, row, model, &line);
+	sb_free(&line);
+	return rc;
+}
+
+void ud_header(struct view *v, uint32_t id, struct sbuf *line, struct sbuf *out)
 {
 	struct us_row r;
 	struct sbuf model;
 
 	sb_init(&model);
-	if (row_of(v, id, &r, &model)) {
+	if (row_line_of(v, id, &r, &model, line)) {
 		sb_adds(out, "usage: ");
 		us_tokens_text(&r.t, out);
 		if (*model.buf) {
