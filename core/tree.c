@@ -149,6 +149,8 @@ int tr_gone(struct tree *t, uint64_t ino)
 	return tr_stale(t, ino) ? -ESTALE : -ENOENT;
 }
 
+static uint64_t serials;	/* atomic: the last tree's serial */
+
 struct tree *tr_new(struct session *s)
 {
 	struct tree *t = calloc(1, sizeof(*t));
@@ -169,6 +171,7 @@ struct tree *tr_new(struct session *s)
 	}
 	pthread_rwlock_init(&t->lock, NULL);
 	pthread_mutex_init(&t->mu, NULL);
+	t->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
 	lv_init(t);
 	t->epoch_next = 1;
 	t->uid = getuid();
@@ -300,6 +303,7 @@ static int render_message(struct tree *t, struct view *v, uint32_t id, struct sb
 
 	sb_init(&extra);
 	sb_init(&line);
+	tr_read_line(t, ss_logf(v->s), gr_node_rec(ss_graph(v->s), id), &line);
 	ud_header(v, id, &line, &extra);	/* reads the line of a row with usage */
 	if (ad_folder(t, v, id, folder))
 		sb_addf(&extra, "agent: agents/%s\n", folder);

@@ -103,7 +103,6 @@ static int row_line_of(struct view *v, uint32_t id, struct us_row *row,
 {
 	uint32_t rec = gr_rec(ss_graph(v->s), id);
 
-	sb_reset(line);
 	return rec != IDX_NONE &&
 	       us_read_row_line(ss_idx(v->s), ss_logf(v->s), rec, row, model, line) > 0;
 }

@@ -405,6 +405,15 @@ static void line_agrees(struct session *s, uint32_t i, int rc, const struct us_r
 		assert_int_equal(line.len, whole.len);
 		assert_memory_equal(line.buf, whole.buf, line.len);
 	}
+	/* From the whole line given (not read again: the same row). */
+	if (i < idx_nrecs(ss_idx(s)) && !lf_read(ss_logf(s), idx_rec(ss_idx(s), i), &line)) {
+		assert_int_equal(us_read_row_line(ss_idx(s), ss_logf(s), i, &got, &m, &line), rc);
+		if (rc > 0) {
+			assert_memory_equal(&got.t, &row->t, sizeof(got.t));
+			assert_string_equal(m.buf, model);
+		}
+		assert_int_equal(line.len, idx_rec(ss_idx(s), i)->len);
+	}
 	sb_free(&m);
 	sb_free(&line);
 	sb_free(&whole);
