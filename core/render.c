@@ -65,6 +65,7 @@ struct val {
 
 struct rec {
 	struct sbuf line;
+	int have;		/* line was given, not read */
 	struct jv_doc doc;
 	struct val m[RK_N];	/* each member's first occurrence */
 };
@@ -155,7 +156,7 @@ static int rec_load(struct rec *rc, const struct logf *lf, const struct idx_rec 
 	memset(rc->m, 0, sizeof(rc->m));
 	for (i = 0; i < RK_N; i++)
 		rc->m[i].d = &rc->doc;
-	if (rec_read(&rc->line, lf, r))
+	if (!rc->have && rec_read(&rc->line, lf, r))
 		return -1;
 	p = rc->line.buf;
 	e = p + rc->line.len;
@@ -494,15 +495,36 @@ int rd_message(const struct graph *g, const struct logf *lf, uint32_t id,
 int rd_message_ex(const struct graph *g, const struct logf *lf, uint32_t id,
 		  const char *extra, struct sbuf *out)
 {
+	return rd_message_line(g, lf, id, extra, NULL, out);
+}
+
+/* Takes line when it is the record's whole line: its part up to the last
+ * wanted member is what rec_read() would read. */
+static void rec_take(struct rec *rc, struct sbuf *line, const struct idx_rec *r)
+{
+	sb_init(&rc->line);
+	rc->have = line && line->len == r->len && r->rlen <= r->len;
+	if (!rc->have)
+		return;
+	rc->line = *line;
+	sb_init(line);
+	rc->line.len = r->rlen;
+	rc->line.buf[rc->line.len] = '\0';
+}
+
+int rd_message_line(const struct graph *g, const struct logf *lf, uint32_t id,
+		    const char *extra, struct sbuf *line, struct sbuf *out)
+{
+	const struct idx_rec *r = gr_node_rec(g, id);
 	struct rec rc;
 	int ok;
 
-	sb_init(&rc.line);
+	rec_take(&rc, line, r);
 	jv_doc_init(&rc.doc);
 	/* The text is about as long as the line or shorter: one allocation
 	 * (pages not written to cost nothing). */
-	sb_grow(out, gr_node_rec(g, id)->len + 512u);
-	ok = rec_load(&rc, lf, gr_node_rec(g, id)) == 0;
+	sb_grow(out, r->len + 512u);
+	ok = rec_load(&rc, lf, r) == 0;
 	header(g, id, ok ? rc.m[RK_MESSAGE] : at(rc.m[RK_MESSAGE], NULL), extra, out);
 	if (ok)
 		add_content(out, &rc);

@@ -39,6 +39,13 @@ int rd_message(const struct graph *g, const struct logf *lf, uint32_t id,
 int rd_message_ex(const struct graph *g, const struct logf *lf, uint32_t id,
 		  const char *extra, struct sbuf *out);
 
+/* The same from line, when it holds the record's whole line read already
+ * (a message file's usage header reads it: us_read_row_line()): the line
+ * is then taken (line left empty) and not read again. Any other line
+ * (NULL, empty, another length) is left as it is, and the record read. */
+int rd_message_line(const struct graph *g, const struct logf *lf, uint32_t id,
+		    const char *extra, struct sbuf *line, struct sbuf *out);
+
 /* Appends the cJSON value v as JSON, indented by two spaces per level
  * (the layout a message file gives its JSON parts). */
 void rd_json(const cJSON *v, int indent, struct sbuf *out);

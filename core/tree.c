@@ -149,6 +149,8 @@ int tr_gone(struct tree *t, uint64_t ino)
 	return tr_stale(t, ino) ? -ESTALE : -ENOENT;
 }
 
+static uint64_t serials;	/* atomic: the last tree's serial */
+
 struct tree *tr_new(struct session *s)
 {
 	struct tree *t = calloc(1, sizeof(*t));
@@ -169,6 +171,7 @@ struct tree *tr_new(struct session *s)
 	}
 	pthread_rwlock_init(&t->lock, NULL);
 	pthread_mutex_init(&t->mu, NULL);
+	t->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
 	lv_init(t);
 	t->epoch_next = 1;
 	t->uid = getuid();
@@ -295,15 +298,19 @@ static uint32_t rec_lookup(struct view *v, const char *name)
 static int render_message(struct tree *t, struct view *v, uint32_t id, struct sbuf *out)
 {
 	char folder[NM_MAX + 1];
-	struct sbuf extra;
+	struct sbuf extra, line;
 	int rc;
 
 	sb_init(&extra);
-	ud_header(v, id, &extra);
+	sb_init(&line);
+	tr_read_line(t, ss_logf(v->s), gr_node_rec(ss_graph(v->s), id), &line);
+	ud_header(v, id, &line, &extra);	/* reads the line of a row with usage */
 	if (ad_folder(t, v, id, folder))
 		sb_addf(&extra, "agent: agents/%s\n", folder);
-	rc = rd_message_ex(ss_graph(v->s), ss_logf(v->s), id, extra.len ? extra.buf : NULL, out);
+	rc = rd_message_line(ss_graph(v->s), ss_logf(v->s), id, extra.len ? extra.buf : NULL,
+			     &line, out);
 	sb_free(&extra);
+	sb_free(&line);
 	return rc;
 }
 

@@ -62,6 +62,7 @@ struct tree {
 	int64_t scanned_ms;		/* agents/ last looked at */
 	uint64_t gen;			/* atomic: bumped after each change
 					 * (tr_dir_gen()) */
+	uint64_t serial;		/* no other tree of the process has it */
 	struct agentdir *ad;		/* what agents/ was found to hold */
 	pthread_mutex_t q_mu;		/* guards the queue below (live.c) */
 	pthread_cond_t q_cv;
@@ -129,5 +130,11 @@ void tr_set_dir(struct tr_attr *a);
 int tr_attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a);
 /* Whether a name in parent keeps naming ino while the log grows. */
 int tr_name_fixed(uint64_t parent, uint64_t ino);
+
+/* For tree.c (tree's lock held), tree_line.c: record r's whole line of
+ * lf into line from this thread's window of the log, when the lines
+ * asked for go forward (1); else 0 and line empty: read it alone. */
+int tr_read_line(struct tree *t, const struct logf *lf, const struct idx_rec *r,
+		 struct sbuf *line);
 
 #endif

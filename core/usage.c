@@ -254,10 +254,11 @@ static int add_row(struct us_set *u, const struct us_row *row)
 	return 0;
 }
 
-/* Record i's line into buf, and what it gives: 1 (row and l set, but
- * for the model), 0 when it has no row, or -errno. */
+/* Record i's line into buf (unless have: buf holds it), and what it
+ * gives: 1 (row and l set, but for the model), 0 when it has no row, or
+ * -errno. */
 static int line_row(const struct logf *lf, uint32_t i, const struct idx_rec *r,
-		    struct sbuf *buf, struct line *l, struct us_row *row)
+		    struct sbuf *buf, int have, struct line *l, struct us_row *row)
 {
 	int rc;
 
@@ -265,10 +266,12 @@ static int line_row(const struct logf *lf, uint32_t i, const struct idx_rec *r,
 	*l = (struct line){ 0 };
 	if (!(r->flags & IDX_F_USAGE) || r->ts == IDX_NO_TS)
 		return 0;
-	sb_reset(buf);
-	rc = lf_read(lf, r, buf);
-	if (rc)
-		return rc;
+	if (!have) {
+		sb_reset(buf);
+		rc = lf_read(lf, r, buf);
+		if (rc)
+			return rc;
+	}
 	if (!read_line(buf->buf, buf->len, l, row))
 		return 0;
 	row->key = l->has_id ? pair_key(l) : 0;
@@ -280,7 +283,7 @@ static int read_rec(struct us_set *u, const struct logf *lf, uint32_t i,
 {
 	struct us_row row;
 	struct line l;
-	int rc = line_row(lf, i, r, buf, &l, &row);
+	int rc = line_row(lf, i, r, buf, 0, &l, &row);
 
 	if (rc <= 0)
 		return rc;
@@ -288,20 +291,32 @@ static int read_rec(struct us_set *u, const struct logf *lf, uint32_t i,
 	return rc ? rc : add_row(u, &row);
 }
 
+int us_read_row_line(const struct idx *ix, const struct logf *lf, uint32_t rec,
+		     struct us_row *row, struct sbuf *model, struct sbuf *line)
+{
+	struct line l;
+	int rc, have;
+
+	sb_reset(model);
+	have = rec < idx_nrecs(ix) && line->len == idx_rec(ix, rec)->len;
+	if (!have)
+		sb_reset(line);
+	if (rec >= idx_nrecs(ix))
+		return 0;
+	rc = line_row(lf, rec, idx_rec(ix, rec), line, have, &l, row);
+	if (rc > 0 && l.has_model)
+		model_name(&l, model);
+	return rc;
+}
+
 int us_read_row(const struct idx *ix, const struct logf *lf, uint32_t rec,
 		struct us_row *row, struct sbuf *model)
 {
 	struct sbuf buf;
-	struct line l;
 	int rc;
 
-	sb_reset(model);
-	if (rec >= idx_nrecs(ix))
-		return 0;
 	sb_init(&buf);
-	rc = line_row(lf, rec, idx_rec(ix, rec), &buf, &l, row);
-	if (rc > 0 && l.has_model)
-		model_name(&l, model);
+	rc = us_read_row_line(ix, lf, rec, row, model, &buf);
 	sb_free(&buf);
 	return rc;
 }

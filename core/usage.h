@@ -95,6 +95,12 @@ const struct us_row *us_of_rec(const struct us_set *u, uint32_t rec);
  * What a set built from ix holds for rec, for a reader of a few rows. */
 int us_read_row(const struct idx *ix, const struct logf *lf, uint32_t rec,
 		struct us_row *row, struct sbuf *model);
+/* The same from line when it holds the record's whole line (the caller
+ * read it); else line is emptied, and the line read into it when the
+ * record has usage (left there, for a caller that reads the line too: a
+ * message file's renderer). */
+int us_read_row_line(const struct idx *ix, const struct logf *lf, uint32_t rec,
+		     struct us_row *row, struct sbuf *model, struct sbuf *line);
 /* Model number m's name ("" for 0); borrowed, valid until us_free(). */
 const char *us_model(const struct us_set *u, uint32_t m);
 

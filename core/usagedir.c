@@ -98,10 +98,11 @@ int ud_tx_render(struct view *v, uint64_t lino, struct sbuf *out)
  * that set (ss_usage()) is built only for the totals, so a grep -r neither
  * waits for it nor keeps it. Once it is built (usage.json was read; the
  * projects layer counts each session it opens), the row comes from it:
- * what the line gives (usage.h: us_read_row()), without reading the line
- * again.
+ * what the line gives (usage.h: us_read_row()), without reading the line;
+ * else from the line the renderer read (us_read_row_line()), read once.
  */
-static int row_of(struct view *v, uint32_t id, struct us_row *row, struct sbuf *model)
+static int row_line_of(struct view *v, uint32_t id, struct us_row *row,
+		       struct sbuf *model, struct sbuf *line)
 {
 	uint32_t rec = gr_rec(ss_graph(v->s), id);
 	const struct us_set *u = ss_usage_read(v->s);
@@ -110,7 +111,7 @@ static int row_of(struct view *v, uint32_t id, struct us_row *row, struct sbuf *
 	if (rec == IDX_NONE)
 		return 0;
 	if (!u)
-		return us_read_row(ss_idx(v->s), ss_logf(v->s), rec, row, model) > 0;
+		return us_read_row_line(ss_idx(v->s), ss_logf(v->s), rec, row, model, line) > 0;
 	sb_reset(model);
 	if (!(r = us_of_rec(u, rec)))
 		return 0;
@@ -120,13 +121,24 @@ static int row_of(struct view *v, uint32_t id, struct us_row *row, struct sbuf *
 	return 1;
 }
 
-void ud_header(struct view *v, uint32_t id, struct sbuf *out)
+static int row_of(struct view *v, uint32_t id, struct us_row *row, struct sbuf *model)
+{
+	struct sbuf line;
+	int rc;
+
+	sb_init(&line);
+	rc = row_line_of(v, id, row, model, &line);
+	sb_free(&line);
+	return rc;
+}
+
+void ud_header(struct view *v, uint32_t id, struct sbuf *line, struct sbuf *out)
 {
 	struct us_row r;
 	struct sbuf model;
 
 	sb_init(&model);
-	if (row_of(v, id, &r, &model)) {
+	if (row_line_of(v, id, &r, &model, line)) {
 		sb_adds(out, "usage: ");
 		us_tokens_text(&r.t, out);
 		if (*model.buf) {

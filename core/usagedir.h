@@ -36,8 +36,11 @@ uint64_t ud_tx_lookup(struct view *v, const char *name);
 int ud_tx_exists(struct view *v, uint64_t lino);
 int ud_tx_render(struct view *v, uint64_t lino, struct sbuf *out);
 
-/* Appends the "usage: ..." header line of record id, if it has usage. */
-void ud_header(struct view *v, uint32_t id, struct sbuf *out);
+/* Appends the "usage: ..." header line of record id, if it has usage,
+ * from line when it holds the record's whole line; else line holds the
+ * line after, when it had to be read (us_read_row_line()), for the
+ * renderer to read it no second time. */
+void ud_header(struct view *v, uint32_t id, struct sbuf *line, struct sbuf *out);
 /* The usage attributes of record id: value of name, or the names. */
 int ud_getxattr(struct view *v, uint32_t id, const char *name, struct sbuf *out);
 void ud_listxattr(struct view *v, uint32_t id, struct sbuf *out);

@@ -9,7 +9,8 @@
 #     listing, polled every millisecond without a fork), against both
 #   - grep -r over branches/current, cold (first read after the mount) and
 #     warm, against grep -r over a copy of the same tree on tmpfs, and
-#     against grep over the raw log
+#     against grep over the raw log; the daemon's read and write calls
+#     in the cold one (/proc/PID/io)
 #   - the time of the first read of context/messages.json
 #   - the time of the first find over state/
 #   - on a fresh mount, the time of the first read of usage.json and of
@@ -98,7 +99,7 @@ start_mount() {
 }
 
 bench_mount() {
-	local log=$1 idx_s=$2 idx2_s=$3 recs=$4 t0 t1 cold warm tmpfs raw rss copy i best_ready= rss0 rss_grep size
+	local log=$1 idx_s=$2 idx2_s=$3 recs=$4 t0 t1 cold warm tmpfs raw rss copy i best_ready= rss0 rss_grep size io0 io1
 	# Ready is the best of RUNS mounts, like the index time; the last
 	# mount stays for the rest.
 	for i in $(seq 1 "$RUNS"); do
@@ -120,7 +121,9 @@ bench_mount() {
 	t0=$(now); find "$MNT/state" > "$DIR/state.find"; t1=$(now)
 	printf '  state/, cold first find: %.3f s (%s entries)\n' \
 		"$(echo "$t1 - $t0" | bc -l)" "$(wc -l < "$DIR/state.find")"
+	io0=$(io_calls "$PID")
 	t0=$(now); grep -r -c 'NO-SUCH-STRING-xyzzy' "$MNT/branches/current/" > /dev/null; t1=$(now)
+	io1=$(io_calls "$PID")
 	cold=$(echo "$t1 - $t0" | bc -l)
 	warm=$(best grep -r -c 'NO-SUCH-STRING-xyzzy' "$MNT/branches/current/")
 	rss_grep=$(rss_kb "$PID")
@@ -132,6 +135,10 @@ bench_mount() {
 		"$(ls "$MNT/branches/current" | wc -l)" "$cold" "$warm" "$tmpfs" "$raw"
 	printf '  ratios: warm/tmpfs %s, cold/tmpfs %s, warm/raw-log %s\n' \
 		"$(ratio "$warm" "$tmpfs")" "$(ratio "$cold" "$tmpfs")" "$(ratio "$warm" "$raw")"
+	# Counts, whatever the machine's load: the log's lines read, and the
+	# files pushed and replies sent to the kernel.
+	printf '  daemon system calls in the cold grep -r: %s reads, %s writes\n' \
+		"$(( ${io1% *} - ${io0% *} ))" "$(( ${io1#* } - ${io0#* } ))"
 	rss=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
 	printf '  daemon peak RSS: %.1f MB\n' "$(echo "$rss / 1024" | bc -l)"
 	printf '  daemon RSS per record: %.0f bytes at ready, %.0f after a context read, a find of state/ and the grep -r, %.0f after a cp -r of the branch too\n' \
@@ -200,6 +207,8 @@ turn() {
 }
 
 rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+# io_calls PID: "READS WRITES", the system calls of the process so far.
+io_calls() { awk '/^syscr/ {r = $2} /^syscw/ {w = $2} END {print r, w}' "/proc/$1/io"; }
 
 # bench_growth LOG: a copy of LOG mounted, then GROWTHS (50)
 # appends of 10 records each. After each: the time until session.json and

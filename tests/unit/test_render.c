@@ -45,8 +45,38 @@ static void rfx_close(struct rfx *f)
 	tu_remove(f->path);
 }
 
-/* Renders node id both ways (with extra header lines when given); fails
- * unless they are equal. Returns the rendering (free it). */
+/* rd_message_line() of node id from its whole line read first renders
+ * want and takes the line; from a line of another length, it reads the
+ * record and leaves that line. */
+static void from_line(const struct rfx *f, uint32_t id, const char *extra,
+		      const struct sbuf *want)
+{
+	struct sbuf line, c;
+	int i;
+
+	sb_init(&line);
+	sb_init(&c);
+	if (lf_read(f->lf, gr_node_rec(f->g, id), &line)) {	/* no longer whole */
+		sb_free(&line);
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		if (i)
+			sb_adds(&line, "x");
+		sb_reset(&c);
+		assert_int_equal(rd_message_line(f->g, f->lf, id, extra, &line, &c), 0);
+		assert_int_equal(line.len, i ? 1 : 0);
+		if (c.len != want->len || memcmp(c.buf, want->buf, c.len))
+			fail_msg("line %u renders differently from its line (%d):\n%s\n---\n%s",
+				 gr_node_rec(f->g, id)->line, i, c.buf, want->buf);
+	}
+	sb_free(&line);
+	sb_free(&c);
+}
+
+/* Renders node id both ways (with extra header lines when given), and
+ * from its line read first; fails unless they are equal. Returns the
+ * rendering (free it). */
 static char *both(const struct rfx *f, uint32_t id, const char *extra)
 {
 	struct sbuf a, b;
@@ -58,6 +88,7 @@ static char *both(const struct rfx *f, uint32_t id, const char *extra)
 	if (a.len != b.len || memcmp(a.buf, b.buf, a.len))
 		fail_msg("line %u renders differently:\n--- now\n%s\n--- tree renderer\n%s",
 			 gr_node_rec(f->g, id)->line, a.buf, b.buf);
+	from_line(f, id, extra, &a);
 	sb_free(&b);
 	return sb_detach(&a, NULL);
 }

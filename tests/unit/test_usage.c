@@ -381,6 +381,44 @@ static void test_growing_log(void **state)
 }
 
 /* Every corpus log's totals equal ccusage's, as recorded in TABLE. */
+/* us_read_row_line() gives what us_read_row() gave (rc, row, model), and
+ * leaves the record's whole line when it read one: always for a row. */
+static void line_agrees(struct session *s, uint32_t i, int rc, const struct us_row *row,
+			const char *model)
+{
+	struct sbuf m, line, whole;
+	struct us_row got;
+
+	sb_init(&m);
+	sb_init(&line);
+	sb_init(&whole);
+	sb_adds(&line, "stale");
+	assert_int_equal(us_read_row_line(ss_idx(s), ss_logf(s), i, &got, &m, &line), rc);
+	if (rc > 0) {
+		assert_memory_equal(&got.t, &row->t, sizeof(got.t));
+		assert_int_equal(got.key, row->key);
+		assert_string_equal(m.buf, model);
+		assert_true(line.len > 0);
+	}
+	if (line.len) {
+		assert_int_equal(lf_read(ss_logf(s), idx_rec(ss_idx(s), i), &whole), 0);
+		assert_int_equal(line.len, whole.len);
+		assert_memory_equal(line.buf, whole.buf, line.len);
+	}
+	/* From the whole line given (not read again: the same row). */
+	if (i < idx_nrecs(ss_idx(s)) && !lf_read(ss_logf(s), idx_rec(ss_idx(s), i), &line)) {
+		assert_int_equal(us_read_row_line(ss_idx(s), ss_logf(s), i, &got, &m, &line), rc);
+		if (rc > 0) {
+			assert_memory_equal(&got.t, &row->t, sizeof(got.t));
+			assert_string_equal(m.buf, model);
+		}
+		assert_int_equal(line.len, idx_rec(ss_idx(s), i)->len);
+	}
+	sb_free(&m);
+	sb_free(&line);
+	sb_free(&whole);
+}
+
 /* us_read_row() of every record of the log at path gives what the set
  * holds for it: the same row, the same model name. The number of rows. */
 static uint32_t rows_agree(const char *path)
@@ -400,6 +438,7 @@ static uint32_t rows_agree(const char *path)
 		int rc = us_read_row(ss_idx(s), ss_logf(s), i, &got, &model);
 
 		assert_int_equal(rc, want != NULL);
+		line_agrees(s, i, rc, &got, model.buf);
 		if (!want)
 			continue;
 		n++;
