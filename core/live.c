@@ -349,11 +349,11 @@ static int refresh_view(struct tree *t, struct view *v)
 		rc |= follow_part(t, v, -1) > 0;
 	else
 		rc = refresh_log(t, v);
-	/* What the old graph, branches, context and state held, and the
-	 * rebuild's work arrays, go back to the system (the heap would keep
-	 * them, main.c): RSS stays where it was after the first growth. */
-	if (rc > 0)
-		pl_trim_heap();
+	/* No pl_trim_heap() here: what a growth frees (the old chain, the
+	 * rebuild's work arrays) the next growth takes again from the heap's
+	 * free lists, where a trim would have it fault in page by page (a
+	 * third of a growth's time at 1 GB). With one arena (main.c), RSS
+	 * stays where it was after the first growth. */
 	return rc;
 }
 
