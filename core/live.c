@@ -79,7 +79,7 @@ static void queue(struct tree *t, uint64_t parent, uint64_t ino, const char *nam
 	pthread_mutex_unlock(&t->q_mu);
 }
 
-static uint64_t sign(struct tree *t, uint64_t budget);
+static void watch(struct tree *t);
 
 void lv_next_poll(struct timespec *until)
 {
@@ -105,7 +105,7 @@ void lv_wait(struct tree *t, struct lv_inval **out, size_t *n)
 			scan(t);
 		} else if (pthread_cond_timedwait(&t->q_cv, &t->q_mu, &until) == ETIMEDOUT) {
 			pthread_mutex_unlock(&t->q_mu);
-			sign(t, LV_SIGN_STEP);
+			watch(t);
 			pthread_mutex_lock(&t->q_mu);
 			lv_next_poll(&until);
 		}
@@ -404,12 +404,35 @@ static uint64_t scrub(struct tree *t, uint64_t budget)
 }
 
 /*
- * Signs up to budget bytes of what was indexed (ss_sign()), each view whose
- * indexed bytes may have changed (ss_rewritten()) first brought up to its
- * log, and, once all is signed, checks the signed bytes again with what is
- * left of that share (scrub()). Returns the share left.
+ * Signs up to budget bytes of what was indexed (ss_sign()) and, once all
+ * is signed, checks the signed bytes again with what is left of that
+ * share (scrub()). Returns the share left.
  */
 static uint64_t sign(struct tree *t, uint64_t budget)
+{
+	struct view *v;
+	uint32_t k;
+
+	for (k = 0; budget; k++) {
+		pthread_rwlock_rdlock(&t->lock);
+		v = k < t->nviews ? t->views[k] : NULL;
+		if (v && ss_sign(v->s, budget))
+			budget = 0;	/* this look's share is used */
+		pthread_rwlock_unlock(&t->lock);
+		if (!v)
+			break;
+	}
+	return scrub(t, budget);
+}
+
+/*
+ * The watcher's look (no lock held): each view whose indexed bytes may
+ * have changed (ss_rewritten()) is brought up to its log now, so that what
+ * the kernel keeps for long is invalidated even when no request comes;
+ * growth waits for a request, as before. Then the signature and its
+ * re-check (sign()).
+ */
+static void watch(struct tree *t)
 {
 	struct view *v;
 	uint32_t k;
@@ -419,26 +442,18 @@ static uint64_t sign(struct tree *t, uint64_t budget)
 		pthread_rwlock_rdlock(&t->lock);
 		v = k < t->nviews ? t->views[k] : NULL;
 		due = v && ss_rewritten(v->s);
-		if (v && !due && budget && ss_sign(v->s, budget))
-			budget = 0;	/* this look's share is used */
 		pthread_rwlock_unlock(&t->lock);
 		if (!v)
 			break;
 		if (due)
 			refresh_now(t, v);
 	}
-	return scrub(t, budget);
+	sign(t, LV_SIGN_STEP);
 }
 
-/*
- * The watcher's look (no lock held): each view whose indexed bytes may
- * have changed is brought up to its log now, so that what the kernel
- * keeps for long is invalidated even when no request comes; growth waits
- * for a request, as before. Then the signature and its re-check (sign()).
- */
 void lv_look(struct tree *t)
 {
-	sign(t, LV_SIGN_STEP);
+	watch(t);
 }
 
 /* ---- refresh ---- */
