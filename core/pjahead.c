@@ -33,6 +33,8 @@ struct pjahead {
 	int dir;		/* ... going up (1) or down (-1) */
 	int64_t next;
 	uint32_t left;
+	unsigned busy;		/* workers opening a session now */
+	uint64_t moves;		/* window() calls: the window moved */
 };
 
 static void orders_free(struct pjahead *a)
@@ -84,7 +86,8 @@ static void orders_copy(struct pjahead *a, const struct pj_set *s, uint64_t gen)
 static void *worker(void *arg)
 {
 	struct pjahead *a = arg;
-	uint64_t folder;
+	uint64_t folder, moves;
+	int64_t at;
 	uint32_t key;
 	int rc;
 
@@ -96,14 +99,25 @@ static void *worker(void *arg)
 			continue;
 		}
 		key = a->key[a->order][a->next];
+		at = a->next;
+		moves = a->moves;
 		a->next += a->dir;
 		a->left--;
 		folder = a->folder;
+		a->busy++;
 		pthread_mutex_unlock(&a->mu);
 		rc = pf_open_ahead(a->pf, key, folder);
 		pthread_mutex_lock(&a->mu);
-		if (rc == 1)		/* no room: the walk catches up first */
+		a->busy--;
+		if (rc == 1 && moves == a->moves) {
+			/* No room (the walk's own session may not count as
+			 * used yet): the walk's next use resumes from key
+			 * (window() keeps a->next when it is ahead). */
+			a->next = at;
 			a->left = 0;
+		} else if (rc == 1) {
+			a->left = 0;
+		}
 	}
 	pthread_mutex_unlock(&a->mu);
 	return NULL;
@@ -185,6 +199,7 @@ static void window(struct pjahead *a, int o, int dir, int64_t at, int again)
 	if (!again && o == a->order && dir == a->dir && (a->next - next) * dir > 0 &&
 	    (last - a->next) * dir >= -1)
 		next = a->next;		/* the workers are ahead already */
+	a->moves++;
 	a->order = o;
 	a->dir = dir;
 	a->next = next;
@@ -216,6 +231,16 @@ void pa_used(struct pjahead *a, const struct pj_set *s, uint64_t gen, uint32_t k
 		pthread_cond_broadcast(&a->cv);
 	}
 	pthread_mutex_unlock(&a->mu);
+}
+
+int pa_idle(struct pjahead *a)
+{
+	int idle;
+
+	pthread_mutex_lock(&a->mu);
+	idle = !a->left && !a->busy;
+	pthread_mutex_unlock(&a->mu);
+	return idle;
 }
 
 void pa_listed(struct pjahead *a, uint32_t key, uint64_t folder)

@@ -69,5 +69,8 @@ void pa_used(struct pjahead *a, const struct pj_set *s, uint64_t gen, uint32_t k
  * key: when that is the walk's session, the sessions opened ahead from
  * now on have the same folder listed too. */
 void pa_listed(struct pjahead *a, uint32_t key, uint64_t folder);
+/* 1 when nothing is left in the window and no worker is opening a session
+ * (what a test waits for), else 0. */
+int pa_idle(struct pjahead *a);
 
 #endif

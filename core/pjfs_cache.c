@@ -33,14 +33,20 @@ static void lru_front(struct pjfs *pf, struct slot *sl)
 	pf->lru.next = sl;
 }
 
-/* mu held; sl is open and unused. */
-void pf_slot_close(struct pjfs *pf, struct slot *sl)
+/* mu held: sl, if opened ahead, no longer counts as such. */
+static void not_ahead(struct pjfs *pf, struct slot *sl)
 {
-	lru_unlink(sl);
 	if (sl->ahead) {
 		sl->ahead = 0;
 		pf->nahead--;
 	}
+}
+
+/* mu held; sl is open and unused. */
+void pf_slot_close(struct pjfs *pf, struct slot *sl)
+{
+	lru_unlink(sl);
+	not_ahead(pf, sl);
 	lv_mark(sl->t, &sl->mark);
 	tr_free(sl->t);
 	sl->t = NULL;
@@ -130,17 +136,21 @@ struct slot *pf_slot_get(struct pjfs *pf, const struct pset *p, uint32_t key, in
 
 	if (!x)
 		return NULL;
-	if (walk)
+	if (walk) {
+		/* A session opened ahead is the walk's now, before the window
+		 * moves past it: its place goes to the next one. */
+		pthread_mutex_lock(&pf->mu);
+		if ((sl = slot_of(pf, key)) && sl->t)
+			not_ahead(pf, sl);
+		pthread_mutex_unlock(&pf->mu);
 		pa_used(pf->ahead, p->s, p->gen, key);
+	}
 	pthread_mutex_lock(&pf->mu);
 	sl = slot_of(pf, key);
 	if (sl && !sl->t)
 		slot_open(pf, p->s, x, sl);
 	if (sl && sl->t) {
-		if (sl->ahead) {
-			sl->ahead = 0;
-			pf->nahead--;
-		}
+		not_ahead(pf, sl);
 		sl->refs++;
 		lru_front(pf, sl);
 		evict(pf);

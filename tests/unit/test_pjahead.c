@@ -126,19 +126,14 @@ static int opens(struct pjfs *pf, uint32_t i)
 	return is_open(pf, i);
 }
 
-/* Waits until the workers took what the window holds. */
+/* Waits until the workers are done with the window (at most 60 s). */
 static void settle(struct pjfs *pf)
 {
-	uint64_t bytes, opened, before = UINT64_MAX;
-	uint32_t nopen;
+	int i;
 
-	for (;;) {
-		usleep(100000);
-		pf_cache_stats(pf, &nopen, &bytes, &opened);
-		if (opened == before)
-			return;
-		before = opened;
-	}
+	for (i = 0; i < 6000 && !pa_idle(pf->ahead); i++)
+		usleep(10000);
+	assert_true(pa_idle(pf->ahead));
 }
 
 static void test_forward_walk(void **state)
