@@ -275,6 +275,37 @@ esac
 exec 8<&- 9<&-
 unmount_log "$M"
 
+# A rewrite in place hidden by growth while the session was closed: its
+# mark kept the signature of what it indexed, and the background check of
+# the session opened again finds the rewrite (as in an open session).
+mkdir -p "$T/rc/-p"
+cp "$LOG" "$T/rc/-p/$X.jsonl"
+cp "$(ls "$C"/projects/*/*103.jsonl)" "$T/rc/-p/"
+M="$T/mrc"
+mount_or_end "$T/rc" "$M" -o cache_size=1
+S="$M/projects/$P/$X"
+exec 6< "$S/branches/main"	# an open folder keeps the session open
+sleep 2		# the notifier signs what was indexed
+exec 6<&-
+ls "$M"/projects/*/*103/branches/ > /dev/null	# the other opened: this one closed
+{ sed '3s/"timestamp":"2/"timestamp":"1/' "$T/rc/-p/$X.jsonl"; tail -n 1 "$LOG"; } > "$T/rc.jsonl"
+dd if="$T/rc.jsonl" of="$T/rc/-p/$X.jsonl" bs=64M conv=notrunc status=none
+sleep 1.2	# the folder's next look sees the new size
+ls "$S/branches/main" > /dev/null	# opened and closed: no time to check
+exec 6< "$S/branches/main"
+LPID=$PID
+mount_or_end "$T/rc.jsonl" "$T/mrcf"
+wait_for 5 grep -q 'indexed again from scratch' "$S/errors.txt" &&
+	ok "closed: a rewrite in place hidden by growth is found once it is opened again" ||
+	bad "closed rewrite: $(cat "$S/errors.txt")"
+wait_for 5 cmp -s <(ls "$S/branches/main" 2>&1) <(ls "$T/mrcf/branches/main") &&
+	diff -r "$S/branches/main" "$T/mrcf/branches/main" > /dev/null &&
+	ok "closed: ... and its branch reads as the rewritten log's" || bad "closed rewrite: branches/main differs"
+exec 6<&-
+unmount_log "$T/mrcf"
+PID=$LPID
+unmount_log "$M"
+
 # A title written in the middle of a long log (head and tail do not show
 # it): once the session is read, sessions.json, its session.json and its
 # README.md agree on it; its link keeps the name head and tail gave.
