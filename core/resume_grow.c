@@ -329,8 +329,8 @@ static int tail_set(struct gw *w)
 
 /*
  * The new rows: each hangs off a new row or a row of T (a new sidechain
- * row also off an old sidechain row), and a new turn row is below old
- * rows only through a message or an old trailing row.
+ * row also off an old sidechain row, or off none), and a new turn row
+ * is below old rows only through a message or an old trailing row.
  */
 static int new_parents(struct gw *w)
 {
@@ -339,7 +339,11 @@ static int new_parents(struct gw *w)
 	for (k = w->m->norder; k < w->norder; k++) {
 		uint32_t id = w->order[k], p = par(w, id), x;
 
-		if (!is_new(w, id) || !p)
+		if (!is_new(w, id))
+			return RS_GROW_NO;
+		if (!p && !gr_main_side(w->g, id) && !gr_parent(w->g, id))
+			continue;	/* a sidechain's root: below nothing */
+		if (!p)
 			return RS_GROW_NO;
 		if (!is_new(w, p) && !flag(w, p) &&
 		    (gr_main_side(w->g, id) || gr_main_side(w->g, p)))
@@ -348,7 +352,7 @@ static int new_parents(struct gw *w)
 			continue;
 		for (x = p; is_new(w, x) && !(flag(w, x) & F_BELOW); x = par(w, x))
 			*flags(w, x) |= F_BELOW;
-		if (!is_new(w, x) && !gr_is_message(w->g, x) && !(flag(w, x) & F_TRAIL))
+		if (x && !is_new(w, x) && !gr_is_message(w->g, x) && !(flag(w, x) & F_TRAIL))
 			return RS_GROW_NO;
 	}
 	return 0;

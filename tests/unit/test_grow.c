@@ -916,6 +916,152 @@ static void test_ext_branch_guards(void **state)
 	grow_at(&l, cut, BRANCHES_ANEW, "marked row off the leaf");
 }
 
+/* ---- the chain, the sidechains and the summaries extended ---- */
+
+#define CHAIN(e, a) ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 1, 0 }, \
+	.chain = { e, a }, .sidechains = { 1, 0 }, .summaries = { 1, 0 } })
+#define CHAIN_BR(e, a) ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 0, 1 }, \
+	.chain = { e, a }, .sidechains = { 1, 0 }, .summaries = { 0, 1 } })
+
+/* Turns, a checkpoint naming a new row, rows under the trailing rows, a
+ * call answered in the next growth, parallel calls answered: the chain
+ * is extended. */
+static void test_chain_extended(void **state)
+{
+	struct tu_log l;
+	size_t cut;
+
+	(void)state;
+	cut = two_turns(&l);
+	tu_user(&l, 5, 4, "three");
+	tu_asst(&l, 6, 5, "msg_6", "tres");
+	grow_at(&l, cut, CHAIN(1, 0), "chain: turns");
+
+	two_turns(&l);
+	tu_last_prompt(&l, 4, 0);
+	cut = l.sb.len;
+	tu_user(&l, 5, 4, "three");
+	tu_asst(&l, 6, 5, "msg_6", "tres");
+	tu_last_prompt(&l, 6, 0);
+	grow_at(&l, cut, CHAIN(1, 0), "chain: checkpoint on a new row");
+
+	two_turns(&l);
+	tu_user(&l, 5, 4, "three");
+	tu_attach(&l, 6, 5, "date_change");
+	tu_system(&l, 7, 6, "turn_duration");
+	cut = l.sb.len;
+	tu_asst(&l, 8, 7, "msg_8", "tres, under the trailing rows");
+	grow_at(&l, cut, CHAIN(1, 0), "chain: under the trailing rows");
+
+	two_turns(&l);
+	tu_user(&l, 5, 4, "list it");
+	tu_tool_use(&l, 6, 5, "msg_6", "toolu_6");
+	cut = l.sb.len;
+	tu_result(&l, 7, 6, "toolu_6");
+	tu_asst(&l, 8, 7, "msg_8", "listed");
+	grow_at(&l, cut, CHAIN_BR(1, 0), "chain: a call answered");
+
+	two_turns(&l);
+	tu_user(&l, 5, 4, "two at once");
+	tu_tool_use(&l, 6, 5, "msg_6", "toolu_6");
+	tu_tool_use(&l, 7, 6, "msg_6", "toolu_7");
+	cut = l.sb.len;
+	tu_result(&l, 8, 6, "toolu_6");
+	tu_result(&l, 9, 7, "toolu_7");
+	tu_asst(&l, 10, 9, "msg_10", "both");
+	grow_at(&l, cut, CHAIN_BR(1, 0), "chain: parallel calls answered");
+}
+
+/* A rewind, a row with an older response's id, an explicit rewind that
+ * empties the chain, a turn below a side row of the tail: built anew. */
+static void test_chain_anew(void **state)
+{
+	struct tu_log l;
+	size_t cut;
+
+	(void)state;
+	cut = two_turns(&l);
+	tu_user(&l, 5, 2, "two, said otherwise");
+	tu_asst(&l, 6, 5, "msg_6", "otro");
+	grow_at(&l, cut, CHAIN_BR(0, 1), "chain: rewind");
+
+	cut = two_turns(&l);
+	tu_user(&l, 5, 4, "three");
+	tu_asst(&l, 6, 5, "msg_2", "the id of the first response");
+	grow_at(&l, cut, CHAIN(0, 1), "chain: an older response's id");
+
+	two_turns(&l);
+	tu_last_prompt(&l, 4, 0);
+	cut = l.sb.len;
+	tu_last_prompt(&l, 0, 1);
+	grow_at(&l, cut, CHAIN(0, 1), "chain: emptied");
+}
+
+/* A summary record: the titles of the branches. */
+static void title(struct tu_log *l, int leaf, const char *text)
+{
+	char u[37];
+
+	tu_uuid(leaf, u);
+	sb_addf(&l->sb, "{\"type\":\"summary\",\"summary\":\"%s\",\"leafUuid\":\"%s\"}\n", text, u);
+}
+
+/* Titles kept while turns are appended; a new title builds them again. */
+static void test_summaries_grown(void **state)
+{
+	struct tu_log l;
+	size_t cut;
+
+	(void)state;
+	tu_log_init(&l);
+	title(&l, 4, "a title for the first turns");
+	tu_user(&l, 1, 0, "one");
+	tu_asst(&l, 2, 1, "msg_2", "uno");
+	tu_user(&l, 3, 2, "two");
+	tu_asst(&l, 4, 3, "msg_4", "dos");
+	cut = l.sb.len;
+	tu_user(&l, 5, 4, "three");
+	tu_asst(&l, 6, 5, "msg_6", "tres");
+	grow_at(&l, cut, CHAIN(1, 0), "summaries: turns");
+
+	cut = two_turns(&l);
+	title(&l, 4, "a title written later");
+	grow_at(&l, cut, ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 1, 0 },
+		.summaries = { 0, 1 } }), "summaries: a title");
+}
+
+/* An inline subagent (1.0.x) that goes on: its rows extend it; a second
+ * one started builds the set again. */
+static void test_sidechains_grown(void **state)
+{
+	struct tu_log l;
+	size_t cut;
+
+	(void)state;
+	two_turns(&l);
+	tu_tool_call(&l, 5, 4, "Task", "toolu_5", "{\"prompt\":\"look around\"}");
+	l.sidechain = 1;
+	tu_user(&l, 6, 0, "look around");
+	tu_asst(&l, 7, 6, "msg_7", "looking");
+	cut = l.sb.len;
+	tu_user(&l, 8, 7, "more");
+	tu_asst(&l, 9, 8, "msg_9", "still looking");
+	l.sidechain = 0;
+	grow_at(&l, cut, ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 0, 1 },
+		.chain = { 1, 0 }, .sidechains = { 1, 0 } }), "sidechains: rows of an agent");
+
+	two_turns(&l);
+	tu_tool_call(&l, 5, 4, "Task", "toolu_5", "{\"prompt\":\"look around\"}");
+	cut = l.sb.len;
+	l.sidechain = 1;
+	tu_user(&l, 6, 0, "look around");
+	tu_asst(&l, 7, 6, "msg_7", "looking");
+	l.sidechain = 0;
+	grow_at(&l, cut, ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 0, 1 },
+		.chain = { 1, 0 }, .sidechains = { 0, 1 }, .summaries = { 0, 1 } }),
+		"sidechains: a new agent");
+}
+
 /* Growth built on the context before, both ways, somewhere above. */
 static void test_grown_contexts(void **state)
 {
@@ -1018,6 +1164,10 @@ int main(void)
 		cmocka_unit_test(test_ext_old_progress),
 		cmocka_unit_test(test_ext_side_row),
 		cmocka_unit_test(test_ext_branch_guards),
+		cmocka_unit_test(test_chain_extended),
+		cmocka_unit_test(test_chain_anew),
+		cmocka_unit_test(test_summaries_grown),
+		cmocka_unit_test(test_sidechains_grown),
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_grown_contexts),
 	};
