@@ -918,15 +918,16 @@ static int build_chain(struct work *w)
 static int keep_more(struct work *w)
 {
 	struct rs_more *m = w->c->more;
-	uint32_t nn, k, nkeys = 0;
+	uint32_t nn, k;
 	const uint32_t *order = gr_nodes(w->g, &nn);
 
 	m->nrecs = idx_nrecs(w->ix);
 	m->nids = w->n;
 	m->norder = nn;
-	for (k = 0; k < nn; k++)
-		nkeys += rec_of(w, order[k])->type == IDX_T_ASSISTANT ? 2 : 1;
-	if (rsi_filter_init(m, nkeys))
+	for (k = 0; k < nn; k++)	/* counted first */
+		if (!w->del[order[k]])
+			rsi_filter_row(m, w->g, order[k], m->tail);
+	if (rsi_filter_init(m, m->nkeys))
 		return -ENOMEM;
 	for (k = 0; k < nn; k++)
 		if (!w->del[order[k]])

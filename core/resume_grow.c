@@ -36,69 +36,6 @@
 #include <string.h>
 #include <uthash.h>
 
-/* ---- the filter ---- */
-
-static uint64_t mix(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-#define RS_PROBES 3
-#define RS_BITS_PER_KEY 16	/* at build; full at RS_BITS_FULL */
-#define RS_BITS_FULL 10
-
-int rsi_filter_init(struct rs_more *m, uint32_t nkeys)
-{
-	uint64_t want = (uint64_t)(nkeys < 64 ? 64 : nkeys) * RS_BITS_PER_KEY, nb = 64;
-
-	while (nb < want)
-		nb <<= 1;
-	free(m->bits);
-	m->bits = calloc(nb / 64, sizeof(*m->bits));
-	m->nbits = m->bits ? (uint32_t)nb : 0;
-	m->nkeys = 0;
-	return m->bits ? 0 : -ENOMEM;
-}
-
-void rsi_filter_add(struct rs_more *m, enum rs_key kind, uint64_t key)
-{
-	uint64_t h = mix(key ^ mix(kind)), step = (h >> 32) | 1;
-	int i;
-
-	for (i = 0; i < RS_PROBES; i++, h += step)
-		m->bits[(h & (m->nbits - 1)) >> 6] |= 1ull << (h & 63);
-	m->nkeys++;
-}
-
-int rsi_filter_has(const struct rs_more *m, enum rs_key kind, uint64_t key)
-{
-	uint64_t h = mix(key ^ mix(kind)), step = (h >> 32) | 1;
-	int i;
-
-	for (i = 0; i < RS_PROBES; i++, h += step)
-		if (!(m->bits[(h & (m->nbits - 1)) >> 6] & (1ull << (h & 63))))
-			return 0;
-	return 1;
-}
-
-void rsi_filter_row(struct rs_more *m, const struct graph *g, uint32_t id, uint64_t tail)
-{
-	const struct idx_rec *r = gr_node_rec(g, id);
-
-	if (!gr_main_side(g, id))
-		return;
-	if (r->type == IDX_T_ASSISTANT && r->msgid && (!tail || r->msgid != tail)) {
-		rsi_filter_add(m, RS_K_MSG, r->msgid);
-		if (r->useid && r->block == IDX_B_TOOL_USE)
-			rsi_filter_add(m, RS_K_CALL, r->useid);
-	} else if (r->type == IDX_T_USER && r->block == IDX_B_TOOL_RESULT && r->useid) {
-		rsi_filter_add(m, RS_K_RES, r->useid);
-	}
-}
-
 /* ---- the growth's work ---- */
 
 struct ids {
@@ -180,7 +117,7 @@ static int is_new(const struct gw *w, uint32_t id)
 
 static uint32_t tslot(const struct gw *w, uint32_t id)
 {
-	uint32_t h = (uint32_t)mix(id) & w->tmask;
+	uint32_t h = (id * 2654435761u) & w->tmask;
 
 	while (w->tk[h] && w->tk[h] != id)
 		h = (h + 1) & w->tmask;
@@ -982,7 +919,7 @@ static int filter_commit(struct gw *w)
 		add += rec(w, w->order[k])->type == IDX_T_ASSISTANT ? 2 : 1;
 	if (w->tail != m->tail)
 		add += 2 * (w->c->n - m->tb);
-	if ((uint64_t)(m->nkeys + add) * RS_BITS_FULL > m->nbits)
+	if ((uint64_t)(m->nkeys + add) * RSI_BITS_FULL > m->nbits)
 		return RS_GROW_NO;
 	if (w->tail != m->tail && w->tailr)
 		for (i = 0; i < w->tailr->rows.n; i++)

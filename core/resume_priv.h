@@ -2,7 +2,7 @@
  * resume_priv: what rs_build() (resume.c) keeps beside a chain for
  * rs_grow() (resume_grow.c) to extend it. Not for other modules.
  *
- * A few words per chain and a filter of about two bytes per response
+ * A few words per chain and a filter of two to three bytes per response
  * row and tool result, no per-id array: rs_grow() proves from these and
  * the graph that the rows appended leave the chain before its tail as it
  * was, and rebuilds only the tail.
@@ -49,14 +49,14 @@ struct rsi_scan {
 };
 void rsi_scan(const struct graph *g, struct rsi_scan *s, uint32_t from, uint32_t to);
 
-/* Adds key of kind to the filter. */
-void rsi_filter_add(struct rs_more *m, enum rs_key kind, uint64_t key);
+#define RSI_BITS_PER_KEY 12	/* at least, when built (resume_filter.c) */
+#define RSI_BITS_FULL 8		/* at most, when grown */
 /* 0 when no row outside the tail response has key of kind. */
 int rsi_filter_has(const struct rs_more *m, enum rs_key kind, uint64_t key);
-/* Room for nkeys keys at two bytes each (the old filter dropped). */
+/* Room for nkeys keys (the old filter dropped, the count reset). */
 int rsi_filter_init(struct rs_more *m, uint32_t nkeys);
 /* Adds the keys of main-side row id, unless it is an assistant row of
- * response tail (0: none). */
+ * response tail (0: none); before rsi_filter_init(), counts them. */
 void rsi_filter_row(struct rs_more *m, const struct graph *g, uint32_t id, uint64_t tail);
 
 #endif

@@ -995,6 +995,41 @@ static void test_chain_anew(void **state)
 	cut = l.sb.len;
 	tu_last_prompt(&l, 0, 1);
 	grow_at(&l, cut, CHAIN(0, 1), "chain: emptied");
+
+	cut = two_turns(&l);
+	tu_last_prompt(&l, 2, 1);
+	grow_at(&l, cut, CHAIN(0, 1), "chain: an explicit rewind to an old row");
+
+	cut = two_turns(&l);
+	tu_last_prompt(&l, 2, 0);
+	grow_at(&l, cut, CHAIN(0, 1), "chain: a checkpoint on an old row");
+
+	/* a new dead end with an older response's id joins its block */
+	cut = two_turns(&l);
+	tu_user(&l, 5, 4, "three");
+	tu_asst(&l, 7, 5, "msg_2", "a dead end in the first response");
+	tu_asst(&l, 6, 5, "msg_6", "tres");
+	grow_at(&l, cut, CHAIN_BR(0, 1), "chain: a dead end of an older response");
+
+	/* the leaf's trailing row, off the chain now, joins its block */
+	two_turns(&l);
+	tu_attach(&l, 5, 4, "date_change");
+	cut = l.sb.len;
+	tu_user(&l, 6, 4, "three");
+	tu_asst(&l, 7, 6, "msg_7", "tres");
+	grow_at(&l, cut, CHAIN_BR(0, 1), "chain: a trailing row left behind");
+
+	/* a row in the time window of the substitute the walk looked for */
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "one");
+	tu_asst(&l, 2, 1, "msg_2", "uno");
+	tu_at(&l, 20000);
+	tu_user(&l, 3, 99, "names a row never written");
+	tu_asst(&l, 4, 3, "msg_4", "dos");
+	cut = l.sb.len;
+	tu_at(&l, 18000);
+	tu_attach(&l, 5, 4, "date_change");
+	grow_at(&l, cut, CHAIN_BR(0, 1), "chain: a substitute's window");
 }
 
 /* A summary record: the titles of the branches. */
@@ -1023,6 +1058,17 @@ static void test_summaries_grown(void **state)
 	tu_user(&l, 5, 4, "three");
 	tu_asst(&l, 6, 5, "msg_6", "tres");
 	grow_at(&l, cut, CHAIN(1, 0), "summaries: turns");
+
+	/* the new terminal takes the title of an older row */
+	tu_log_init(&l);
+	title(&l, 3, "a title of a prompt");
+	tu_user(&l, 1, 0, "one");
+	tu_asst(&l, 2, 1, "msg_2", "uno");
+	tu_user(&l, 3, 2, "two");
+	cut = l.sb.len;
+	tu_attach(&l, 4, 3, "date_change");
+	grow_at(&l, cut, ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 1, 0 },
+		.chain = { 1, 0 }, .summaries = { 0, 1 } }), "summaries: an older title");
 
 	cut = two_turns(&l);
 	title(&l, 4, "a title written later");
@@ -1060,6 +1106,29 @@ static void test_sidechains_grown(void **state)
 	grow_at(&l, cut, ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 0, 1 },
 		.chain = { 1, 0 }, .sidechains = { 0, 1 }, .summaries = { 0, 1 } }),
 		"sidechains: a new agent");
+
+	/* an agent no call named gets its first text, or a call */
+	two_turns(&l);
+	tu_tool_call(&l, 5, 4, "Task", "toolu_5", "{\"prompt\":\"look around\"}");
+	l.sidechain = 1;
+	tu_result(&l, 6, 0, "toolu_x");
+	cut = l.sb.len;
+	tu_user(&l, 7, 6, "look around");
+	l.sidechain = 0;
+	grow_at(&l, cut, ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 0, 1 },
+		.chain = { 1, 0 }, .sidechains = { 0, 1 }, .summaries = { 0, 1 } }),
+		"sidechains: a first text");
+
+	two_turns(&l);
+	l.sidechain = 1;
+	tu_user(&l, 6, 0, "look around");
+	tu_asst(&l, 7, 6, "msg_7", "looking");
+	l.sidechain = 0;
+	cut = l.sb.len;
+	tu_tool_call(&l, 5, 4, "Task", "toolu_5", "{\"prompt\":\"look around\"}");
+	grow_at(&l, cut, ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 1, 0 },
+		.chain = { 1, 0 }, .sidechains = { 0, 1 }, .summaries = { 1, 0 } }),
+		"sidechains: a call naming an agent");
 }
 
 /* Growth built on the context before, both ways, somewhere above. */
