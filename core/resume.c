@@ -6,40 +6,6 @@
 #include <string.h>
 #include <uthash.h>
 
-/* A growable list of ids. */
-struct ids {
-	uint32_t *v;
-	uint32_t n, cap;
-};
-
-static int ids_push(struct ids *l, uint32_t id)
-{
-	if (l->n == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 16;
-		uint32_t *p = realloc(l->v, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->v = p;
-		l->cap = cap;
-	}
-	l->v[l->n++] = id;
-	return 0;
-}
-
-/* One response (message.id) on the chain, and what answers it. */
-struct resp {
-	UT_hash_handle hh;
-	uint64_t msgid;
-	struct ids rows, results;
-};
-
-struct useref {
-	UT_hash_handle hh;
-	uint64_t useid;
-	struct resp *r;
-};
-
 struct work {
 	const struct graph *g;
 	const struct idx *ix;
@@ -56,11 +22,6 @@ struct work {
 	struct rs_ts *by_ts;	/* rows by time, for substitutes (lazy) */
 	uint32_t nts;
 	uint32_t capnotes;
-};
-
-struct rs_ts {
-	int64_t ts;
-	uint32_t pos, id;
 };
 
 static int note(struct work *w, uint8_t code, uint32_t id, uint32_t aux,
@@ -190,10 +151,10 @@ static int preserved_list(struct work *w, const cJSON *meta, uint32_t *anchor,
 	    cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(pm, "uuids"))) {
 		*anchor = id_of_json(w, cJSON_GetObjectItemCaseSensitive(pm, "anchorUuid"));
 		cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(pm, "uuids"))
-			if (ids_push(list, id_of_json(w, u)) || ids_push(keep, id_of_json(w, u)))
+			if (rsi_push(list, id_of_json(w, u)) || rsi_push(keep, id_of_json(w, u)))
 				return -ENOMEM;
 		cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(pm, "allUuids"))
-			if (ids_push(keep, id_of_json(w, u)))
+			if (rsi_push(keep, id_of_json(w, u)))
 				return -ENOMEM;
 		return 0;
 	}
@@ -204,7 +165,7 @@ static int preserved_list(struct work *w, const cJSON *meta, uint32_t *anchor,
 
 		*anchor = id_of_json(w, cJSON_GetObjectItemCaseSensitive(ps, "anchorUuid"));
 		for (; head && exists(w, id) && steps++ < w->n; id = w->par[id]) {
-			if (ids_push(list, id) || ids_push(keep, id))
+			if (rsi_push(list, id) || rsi_push(keep, id))
 				return -ENOMEM;
 			if (id == head)
 				break;
@@ -358,7 +319,7 @@ static uint32_t newest_descendant(struct work *w, uint32_t top)
 	struct ids stack = { 0 };
 	uint32_t best = top, c;
 
-	if (ids_push(&stack, top))
+	if (rsi_push(&stack, top))
 		return top;
 	w->gen++;		/* relinking can make cycles: visit once */
 	w->seen[top] = w->gen;
@@ -369,7 +330,7 @@ static uint32_t newest_descendant(struct work *w, uint32_t top)
 			w->seen[c] = w->gen;
 			if (rec_of(w, c)->ts > rec_of(w, best)->ts)
 				best = c;
-			if (ids_push(&stack, c))
+			if (rsi_push(&stack, c))
 				break;
 		}
 	}
@@ -436,15 +397,6 @@ static int pick_leaf(struct work *w)
 
 /* ---- rule 4: the walk ---- */
 
-static int cmp_ts(const void *a, const void *b)
-{
-	const struct rs_ts *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
 static int sort_by_time(struct work *w)
 {
 	uint32_t nn, k;
@@ -457,7 +409,7 @@ static int sort_by_time(struct work *w)
 		if (!w->del[order[k]] && rec_of(w, order[k])->ts != IDX_NO_TS)
 			w->by_ts[w->nts++] = (struct rs_ts){ rec_of(w, order[k])->ts,
 							     gr_pos(w->g, order[k]), order[k] };
-	qsort(w->by_ts, w->nts, sizeof(*w->by_ts), cmp_ts);
+	qsort(w->by_ts, w->nts, sizeof(*w->by_ts), rsi_cmp_ts);
 	return 0;
 }
 
@@ -523,7 +475,7 @@ static int walk_up(struct work *w, struct ids *chain)
 			break;
 		}
 		w->seen[id] = w->gen;
-		if (ids_push(chain, id))
+		if (rsi_push(chain, id))
 			return -ENOMEM;
 		if (!p)
 			break;
@@ -557,13 +509,13 @@ static int add_trailing(struct work *w, struct ids *chain)
 	struct ids stack = { 0 }, out = { 0 };
 	struct rs_ts *v = NULL;
 	uint32_t c, i;
-	int rc = ids_push(&stack, w->c->leaf);
+	int rc = rsi_push(&stack, w->c->leaf);
 
 	while (!rc && stack.n) {
 		for (c = w->child[stack.v[--stack.n]]; c && !rc; c = w->sib[c]) {
 			if (gr_is_message(w->g, c) || !gr_main_side(w->g, c))
 				continue;
-			rc = ids_push(&out, c) || ids_push(&stack, c) ? -ENOMEM : 0;
+			rc = rsi_push(&out, c) || rsi_push(&stack, c) ? -ENOMEM : 0;
 		}
 	}
 	if (!rc && out.n && !(v = malloc(out.n * sizeof(*v))))
@@ -575,9 +527,9 @@ static int add_trailing(struct work *w, struct ids *chain)
 				       out.v[i] };
 	}
 	if (!rc && out.n)
-		qsort(v, out.n, sizeof(*v), cmp_ts);
+		qsort(v, out.n, sizeof(*v), rsi_cmp_ts);
 	for (i = 0; !rc && i < out.n; i++)
-		rc = ids_push(chain, v[i].id);
+		rc = rsi_push(chain, v[i].id);
 	free(v);
 	free(stack.v);
 	free(out.v);
@@ -618,7 +570,7 @@ static int gather_rows(struct work *w, struct blocks *b)
 		if (w->del[id] || !gr_main_side(w->g, id) || r->type != IDX_T_ASSISTANT ||
 		    !r->msgid || !(rp = resp_get(b, r->msgid, 0)))
 			continue;
-		if (ids_push(&rp->rows, id))
+		if (rsi_push(&rp->rows, id))
 			return -ENOMEM;
 		b->ofrow[id] = rp;
 		if (!r->useid || r->block != IDX_B_TOOL_USE)
@@ -686,7 +638,7 @@ static int gather_results(struct work *w, struct blocks *b, const uint8_t *on_ch
 			continue;
 		if (r->type != IDX_T_USER) {
 			r1 = side_of(w, b, id, below, on_chain);
-			if (r1 && ids_push(&r1->results, id))
+			if (r1 && rsi_push(&r1->results, id))
 				rc = -ENOMEM;
 			b->ofrow[id] = r1;
 			continue;
@@ -696,8 +648,8 @@ static int gather_results(struct work *w, struct blocks *b, const uint8_t *on_ch
 		if (r->useid)
 			HASH_FIND(hh, b->byuse, &r->useid, sizeof(r->useid), u);
 		r2 = u ? u->r : NULL;
-		if ((r1 && ids_push(&r1->results, id)) ||
-		    (r2 && r2 != r1 && ids_push(&r2->results, id)))
+		if ((r1 && rsi_push(&r1->results, id)) ||
+		    (r2 && r2 != r1 && rsi_push(&r2->results, id)))
 			rc = -ENOMEM;
 		b->ofrow[id] = r2 ? r2 : r1;
 	}
@@ -716,7 +668,7 @@ static int emit_block(struct work *w, const struct ids *l, uint8_t *placed,
 		if (placed[id])
 			continue;
 		placed[id] = 1;
-		if (ids_push(out, id) ||
+		if (rsi_push(out, id) ||
 		    (!on_chain[id] && note(w, RS_N_RECOVERED, id, 0, 0)))
 			return -ENOMEM;
 	}
@@ -746,7 +698,7 @@ static int emit(struct work *w, const struct ids *chain, uint32_t nwalk,
 		}
 		if (!rp) {
 			placed[id] = 1;
-			rc = ids_push(out, id);
+			rc = rsi_push(out, id);
 			continue;
 		}
 		rc = emit_block(w, &rp->rows, placed, on_chain, out);
@@ -844,6 +796,32 @@ static uint32_t attach_point(struct work *w)
 		free(u);
 	}
 	return at;
+}
+
+/* ---- shared with resume_grow.c (resume_priv.h) ---- */
+
+int rsi_push(struct ids *l, uint32_t id)
+{
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 16;
+		uint32_t *p = realloc(l->v, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		l->v = p;
+		l->cap = cap;
+	}
+	l->v[l->n++] = id;
+	return 0;
+}
+
+int rsi_cmp_ts(const void *a, const void *b)
+{
+	const struct rs_ts *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
 /* ---- the whole ---- */

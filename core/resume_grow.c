@@ -38,26 +38,6 @@
 
 /* ---- the growth's work ---- */
 
-struct ids {
-	uint32_t *v;
-	uint32_t n, cap;
-};
-
-static int push(struct ids *l, uint32_t id)
-{
-	if (l->n == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 16;
-		uint32_t *p = realloc(l->v, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->v = p;
-		l->cap = cap;
-	}
-	l->v[l->n++] = id;
-	return 0;
-}
-
 /* Flags of an old row of T, and of a new row. */
 enum {
 	F_UNIT = 1,	/* in T's unit (old) */
@@ -68,18 +48,6 @@ enum {
 	F_CHAIN = 32,	/* on the new walk or trailing */
 	F_PLACED = 64,	/* emitted */
 	F_BELOW = 128,	/* a new turn row below it (new) */
-};
-
-struct resp {
-	UT_hash_handle hh;
-	uint64_t msgid;
-	struct ids rows, results;
-};
-
-struct useref {
-	UT_hash_handle hh;
-	uint64_t useid;
-	struct resp *r;
 };
 
 #define UNKNOWN ((struct resp *)1)
@@ -254,7 +222,7 @@ static int tail_set(struct gw *w)
 		uint32_t p = par(w, i);
 
 		*flags(w, i) |= F_WALK;
-		if (push(&w->wt, i))
+		if (rsi_push(&w->wt, i))
 			return -ENOMEM;
 		if (!p || (flag(w, p) & F_WALK))
 			return RS_GROW_NO;
@@ -398,7 +366,7 @@ static int newest(struct gw *w, uint32_t top, uint32_t *out)
 		struct ids stack = { 0 };
 		uint32_t c;
 
-		if (push(&stack, top))
+		if (rsi_push(&stack, top))
 			return -ENOMEM;
 		while (stack.n) {
 			for (c = gr_first_child(w->g, stack.v[--stack.n]); c;
@@ -411,7 +379,7 @@ static int newest(struct gw *w, uint32_t top, uint32_t *out)
 					continue;
 				if (r->ts > rec(w, best)->ts)
 					best = c;
-				if (push(&stack, c)) {
+				if (rsi_push(&stack, c)) {
 					free(stack.v);
 					return -ENOMEM;
 				}
@@ -503,7 +471,7 @@ static int walk_down(struct gw *w)
 			    ((f & F_UNIT) && r->type != IDX_T_USER && r->type != IDX_T_ASSISTANT)))
 				return RS_GROW_NO;
 			*flags(w, x) |= F_PATH | F_CHAIN;
-			if (push(&w->path, x))
+			if (rsi_push(&w->path, x))
 				return -ENOMEM;
 		}
 		w->z = x;
@@ -530,29 +498,15 @@ static int walk_down(struct gw *w)
 	return j < w->wt.n ? 0 : RS_GROW_NO;
 }
 
-struct tsort {
-	int64_t ts;
-	uint32_t pos, id;
-};
-
-static int cmp_ts(const void *a, const void *b)
-{
-	const struct tsort *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
 /* L1's descendants through non-message rows of the own thread, by time. */
 static int trailing(struct gw *w)
 {
 	uint32_t k, i;
-	struct tsort *v;
+	struct rs_ts *v;
 
 	if (w->l1 == w->l0)
 		for (i = w->c->n - w->m->ntrail; i < w->c->n; i++)
-			if (push(&w->trail, w->c->ids[i]))
+			if (rsi_push(&w->trail, w->c->ids[i]))
 				return -ENOMEM;
 	for (k = w->m->norder; k < w->norder; k++) {
 		uint32_t id = w->order[k], p = par(w, id);
@@ -563,7 +517,7 @@ static int trailing(struct gw *w)
 		    !(w->l1 == w->l0 && !is_new(w, p) && (flag(w, p) & F_TRAIL)))
 			continue;
 		*flags(w, id) |= F_TRAIL | F_CHAIN;
-		if (push(&w->trail, id))
+		if (rsi_push(&w->trail, id))
 			return -ENOMEM;
 	}
 	if (!w->trail.n)
@@ -573,10 +527,10 @@ static int trailing(struct gw *w)
 	for (i = 0; i < w->trail.n; i++) {
 		int64_t ts = rec(w, w->trail.v[i])->ts;
 
-		v[i] = (struct tsort){ ts == IDX_NO_TS ? 0 : ts, gr_pos(w->g, w->trail.v[i]),
+		v[i] = (struct rs_ts){ ts == IDX_NO_TS ? 0 : ts, gr_pos(w->g, w->trail.v[i]),
 				       w->trail.v[i] };
 	}
-	qsort(v, w->trail.n, sizeof(*v), cmp_ts);
+	qsort(v, w->trail.n, sizeof(*v), rsi_cmp_ts);
 	for (i = 0; i < w->trail.n; i++)
 		w->trail.v[i] = v[i].id;
 	free(v);
@@ -643,11 +597,11 @@ static int responses(struct gw *w)
 		const struct idx_rec *r = rec(w, id);
 
 		if (!(flag(w, id) & F_ROW)) {
-			if (push(&w->tailr->results, id))	/* in order */
+			if (rsi_push(&w->tailr->results, id))	/* in order */
 				return -ENOMEM;
 			continue;
 		}
-		if (push(&w->tailr->rows, id) ||
+		if (rsi_push(&w->tailr->rows, id) ||
 		    (r->useid && r->block == IDX_B_TOOL_USE && use_add(w, r->useid, w->tailr)))
 			return -ENOMEM;
 	}
@@ -695,7 +649,7 @@ static int new_rows(struct gw *w)
 			return RS_GROW_NO;
 		if (!(rp = resp_get(w, r->msgid, 0)))
 			continue;
-		if (push(&rp->rows, id))
+		if (rsi_push(&rp->rows, id))
 			return -ENOMEM;
 		w->nresp[id - w->n0] = rp;
 		if (!r->useid || r->block != IDX_B_TOOL_USE)
@@ -728,7 +682,7 @@ static int new_results(struct gw *w)
 				r1 = ofrow(w, par(w, id));
 			if (r1 == UNKNOWN)
 				return RS_GROW_NO;
-			if (r1 && push(&r1->results, id))
+			if (r1 && rsi_push(&r1->results, id))
 				return -ENOMEM;
 			w->nresp[id - w->n0] = r1;
 			continue;
@@ -738,7 +692,7 @@ static int new_results(struct gw *w)
 		if (r->useid && rsi_filter_has(w->m, RS_K_CALL, r->useid))
 			return RS_GROW_NO;	/* maybe an older call's */
 		r2 = r->useid ? use_find(w, r->useid) : NULL;
-		if ((r1 && push(&r1->results, id)) || (r2 && r2 != r1 && push(&r2->results, id)))
+		if ((r1 && rsi_push(&r1->results, id)) || (r2 && r2 != r1 && rsi_push(&r2->results, id)))
 			return -ENOMEM;
 		w->nresp[id - w->n0] = r2 ? r2 : r1;
 	}
@@ -754,7 +708,7 @@ static int emit_one(struct gw *w, uint32_t id)
 	if (*f & F_PLACED)
 		return 0;
 	*f |= F_PLACED;
-	if (push(&w->out, id) || (!(*f & F_CHAIN) && push(&w->recovered, id)))
+	if (rsi_push(&w->out, id) || (!(*f & F_CHAIN) && rsi_push(&w->recovered, id)))
 		return -ENOMEM;
 	return 0;
 }

@@ -10,7 +10,37 @@
 #ifndef SESSFS_RESUME_PRIV_H
 #define SESSFS_RESUME_PRIV_H
 
+#include <uthash.h>
+
 #include "resume.h"
+
+/* A growable list of ids; rsi_push() is 0 or -ENOMEM. */
+struct ids {
+	uint32_t *v;
+	uint32_t n, cap;
+};
+int rsi_push(struct ids *l, uint32_t id);
+
+/* One response (message.id) on the chain, and what answers it (rule 6),
+ * and a call's response by the call's id. */
+struct resp {
+	UT_hash_handle hh;
+	uint64_t msgid;
+	struct ids rows, results;
+};
+
+struct useref {
+	UT_hash_handle hh;
+	uint64_t useid;
+	struct resp *r;
+};
+
+/* A row by time then file position (rule 4), and their order. */
+struct rs_ts {
+	int64_t ts;
+	uint32_t pos, id;
+};
+int rsi_cmp_ts(const void *a, const void *b);
 
 /* Kinds of key in the filter. */
 enum rs_key { RS_K_MSG = 1, RS_K_CALL, RS_K_RES };
