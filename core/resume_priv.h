@@ -2,7 +2,7 @@
  * resume_priv: what rs_build() (resume.c) keeps beside a chain for
  * rs_grow() (resume_grow.c) to extend it. Not for other modules.
  *
- * A few words per chain and a filter of two to three bytes per response
+ * A few words per chain and a filter of 1.5 to 3 bytes per response
  * row and tool result, no per-id array: rs_grow() proves from these and
  * the graph that the rows appended leave the chain before its tail as it
  * was, and rebuilds only the tail.
