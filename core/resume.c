@@ -1,43 +1,10 @@
 #include "resume.h"
+#include "resume_priv.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uthash.h>
-
-/* A growable list of ids. */
-struct ids {
-	uint32_t *v;
-	uint32_t n, cap;
-};
-
-static int ids_push(struct ids *l, uint32_t id)
-{
-	if (l->n == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 16;
-		uint32_t *p = realloc(l->v, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->v = p;
-		l->cap = cap;
-	}
-	l->v[l->n++] = id;
-	return 0;
-}
-
-/* One response (message.id) on the chain, and what answers it. */
-struct resp {
-	UT_hash_handle hh;
-	uint64_t msgid;
-	struct ids rows, results;
-};
-
-struct useref {
-	UT_hash_handle hh;
-	uint64_t useid;
-	struct resp *r;
-};
 
 struct work {
 	const struct graph *g;
@@ -55,11 +22,6 @@ struct work {
 	struct rs_ts *by_ts;	/* rows by time, for substitutes (lazy) */
 	uint32_t nts;
 	uint32_t capnotes;
-};
-
-struct rs_ts {
-	int64_t ts;
-	uint32_t pos, id;
 };
 
 static int note(struct work *w, uint8_t code, uint32_t id, uint32_t aux,
@@ -99,56 +61,73 @@ static int is_sub(const struct work *w, uint32_t id, uint8_t type, uint16_t atom
 
 /* ---- the file scan: lastRow, checkpoint, boundaries (rules 2, 3) ---- */
 
-static void scan_message(struct work *w, uint32_t i, const struct idx_rec *r)
+static void scan_message(const struct graph *g, struct rsi_scan *s, uint32_t i,
+			 const struct idx_rec *r)
 {
 	uint32_t key = r->uuid;
 
-	if (r->type == IDX_T_USER && r->aux && gr_rec(w->g, r->aux) == i)
+	if (r->type == IDX_T_USER && r->aux && gr_rec(g, r->aux) == i)
 		key = r->aux;
-	if (!gr_is_node(w->g, key) || !gr_main_side(w->g, key))
+	if (!gr_is_node(g, key) || !gr_main_side(g, key))
 		return;
-	if (gr_is_boundary(w->g, key)) {
-		w->c->boundary = key;
-		w->checkpoint = 0;
-		w->c->cleared = 0;
+	if (gr_is_boundary(g, key)) {
+		s->boundary = key;
+		s->checkpoint = 0;
+		s->cleared = 0;
 	}
-	if (!(r->type == IDX_T_ATTACHMENT && w->a_fork_briefing &&
-	      r->sub == w->a_fork_briefing) &&
-	    !(r->type == IDX_T_SYSTEM && w->a_file_snapshot &&
-	      r->sub == w->a_file_snapshot))
-		w->last_row = key;
+	if (!(r->type == IDX_T_ATTACHMENT && s->a_fork_briefing &&
+	      r->sub == s->a_fork_briefing) &&
+	    !(r->type == IDX_T_SYSTEM && s->a_file_snapshot &&
+	      r->sub == s->a_file_snapshot))
+		s->last_row = key;
 }
 
-static void scan_checkpoint(struct work *w, const struct idx_rec *r)
+static void scan_checkpoint(struct rsi_scan *s, const struct idx_rec *r)
 {
 	if (r->flags & IDX_F_LEAF_KEY)
-		w->saw_leaf_key = 1;
+		s->saw_leaf_key = 1;
 	if (!r->aux) {
 		if (r->flags & IDX_F_EXPLICIT) {
-			w->c->cleared = 1;
-			w->checkpoint = 0;
+			s->cleared = 1;
+			s->checkpoint = 0;
 		}
 		return;
 	}
-	w->c->cleared = 0;
-	w->checkpoint = r->aux;
-	w->cp_explicit = !!(r->flags & IDX_F_EXPLICIT);
+	s->cleared = 0;
+	s->checkpoint = r->aux;
+	s->cp_explicit = !!(r->flags & IDX_F_EXPLICIT);
+}
+
+void rsi_scan(const struct graph *g, struct rsi_scan *s, uint32_t from, uint32_t to)
+{
+	const struct idx *ix = gr_idx(g);
+	uint32_t i;
+
+	s->a_fork_briefing = idx_atom_find(ix, "fork_briefing");
+	s->a_file_snapshot = idx_atom_find(ix, "file_snapshot");
+	for (i = from; i < to; i++) {
+		const struct idx_rec *r = idx_rec(ix, i);
+
+		if (r->type == IDX_T_LAST_PROMPT)
+			scan_checkpoint(s, r);
+		else if (r->uuid && !r->drop &&
+			 (r->type == IDX_T_USER || r->type == IDX_T_ASSISTANT ||
+			  r->type == IDX_T_ATTACHMENT || r->type == IDX_T_SYSTEM))
+			scan_message(g, s, i, r);
+	}
 }
 
 static void scan_file(struct work *w)
 {
-	uint32_t i, n = idx_nrecs(w->ix);
+	struct rsi_scan s = { 0 };
 
-	for (i = 0; i < n; i++) {
-		const struct idx_rec *r = idx_rec(w->ix, i);
-
-		if (r->type == IDX_T_LAST_PROMPT)
-			scan_checkpoint(w, r);
-		else if (r->uuid && !r->drop &&
-			 (r->type == IDX_T_USER || r->type == IDX_T_ASSISTANT ||
-			  r->type == IDX_T_ATTACHMENT || r->type == IDX_T_SYSTEM))
-			scan_message(w, i, r);
-	}
+	rsi_scan(w->g, &s, 0, idx_nrecs(w->ix));
+	w->last_row = s.last_row;
+	w->checkpoint = s.checkpoint;
+	w->cp_explicit = s.cp_explicit;
+	w->saw_leaf_key = s.saw_leaf_key;
+	w->c->boundary = s.boundary;
+	w->c->cleared = s.cleared;
 }
 
 /* ---- rule 5: the preserved segment of the last boundary ---- */
@@ -172,10 +151,10 @@ static int preserved_list(struct work *w, const cJSON *meta, uint32_t *anchor,
 	    cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(pm, "uuids"))) {
 		*anchor = id_of_json(w, cJSON_GetObjectItemCaseSensitive(pm, "anchorUuid"));
 		cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(pm, "uuids"))
-			if (ids_push(list, id_of_json(w, u)) || ids_push(keep, id_of_json(w, u)))
+			if (rsi_push(list, id_of_json(w, u)) || rsi_push(keep, id_of_json(w, u)))
 				return -ENOMEM;
 		cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(pm, "allUuids"))
-			if (ids_push(keep, id_of_json(w, u)))
+			if (rsi_push(keep, id_of_json(w, u)))
 				return -ENOMEM;
 		return 0;
 	}
@@ -186,7 +165,7 @@ static int preserved_list(struct work *w, const cJSON *meta, uint32_t *anchor,
 
 		*anchor = id_of_json(w, cJSON_GetObjectItemCaseSensitive(ps, "anchorUuid"));
 		for (; head && exists(w, id) && steps++ < w->n; id = w->par[id]) {
-			if (ids_push(list, id) || ids_push(keep, id))
+			if (rsi_push(list, id) || rsi_push(keep, id))
 				return -ENOMEM;
 			if (id == head)
 				break;
@@ -265,6 +244,10 @@ static int relink(struct work *w)
 	for (i = 0; i < keep.n; i++)
 		keepset[keep.v[i]] = 1;
 	relink_apply(w, anchor, &list, keepset);
+	w->c->more->anchor = anchor;
+	w->c->more->list = list.v;	/* taken */
+	w->c->more->nlist = list.n;
+	list.v = NULL;
 out:
 	free(keepset);
 	free(list.v);
@@ -336,7 +319,7 @@ static uint32_t newest_descendant(struct work *w, uint32_t top)
 	struct ids stack = { 0 };
 	uint32_t best = top, c;
 
-	if (ids_push(&stack, top))
+	if (rsi_push(&stack, top))
 		return top;
 	w->gen++;		/* relinking can make cycles: visit once */
 	w->seen[top] = w->gen;
@@ -347,7 +330,7 @@ static uint32_t newest_descendant(struct work *w, uint32_t top)
 			w->seen[c] = w->gen;
 			if (rec_of(w, c)->ts > rec_of(w, best)->ts)
 				best = c;
-			if (ids_push(&stack, c))
+			if (rsi_push(&stack, c))
 				break;
 		}
 	}
@@ -379,7 +362,7 @@ static uint32_t leaf_candidate(struct work *w)
 
 	if (exists(w, cp) && gr_main_side(w->g, cp)) {
 		if (!w->cp_explicit && exists(w, w->last_row) &&
-		    descends(w, w->last_row, cp))
+		    (w->c->more->lr_desc = (uint8_t)descends(w, w->last_row, cp)))
 			return w->last_row;
 		return cp;
 	}
@@ -392,9 +375,17 @@ static int pick_leaf(struct work *w)
 {
 	uint32_t cand;
 
+	struct rs_more *m = w->c->more;
+
+	m->last_row = w->last_row;
+	m->checkpoint = w->checkpoint;
+	m->cp_explicit = (uint8_t)w->cp_explicit;
+	m->saw_leaf_key = (uint8_t)w->saw_leaf_key;
+	m->cp_ok = exists(w, w->checkpoint) && gr_main_side(w->g, w->checkpoint);
+	m->lr_ok = (uint8_t)exists(w, w->last_row);
 	if (w->c->cleared)
 		return 0;
-	cand = leaf_candidate(w);
+	cand = m->cand = leaf_candidate(w);
 	w->c->leaf = cand ? nearest_message(w, cand) : 0;
 	if (!w->c->leaf) {
 		w->c->leaf = terminal_scan(w);
@@ -405,15 +396,6 @@ static int pick_leaf(struct work *w)
 }
 
 /* ---- rule 4: the walk ---- */
-
-static int cmp_ts(const void *a, const void *b)
-{
-	const struct rs_ts *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
 
 static int sort_by_time(struct work *w)
 {
@@ -427,7 +409,7 @@ static int sort_by_time(struct work *w)
 		if (!w->del[order[k]] && rec_of(w, order[k])->ts != IDX_NO_TS)
 			w->by_ts[w->nts++] = (struct rs_ts){ rec_of(w, order[k])->ts,
 							     gr_pos(w->g, order[k]), order[k] };
-	qsort(w->by_ts, w->nts, sizeof(*w->by_ts), cmp_ts);
+	qsort(w->by_ts, w->nts, sizeof(*w->by_ts), rsi_cmp_ts);
 	return 0;
 }
 
@@ -493,7 +475,7 @@ static int walk_up(struct work *w, struct ids *chain)
 			break;
 		}
 		w->seen[id] = w->gen;
-		if (ids_push(chain, id))
+		if (rsi_push(chain, id))
 			return -ENOMEM;
 		if (!p)
 			break;
@@ -527,13 +509,13 @@ static int add_trailing(struct work *w, struct ids *chain)
 	struct ids stack = { 0 }, out = { 0 };
 	struct rs_ts *v = NULL;
 	uint32_t c, i;
-	int rc = ids_push(&stack, w->c->leaf);
+	int rc = rsi_push(&stack, w->c->leaf);
 
 	while (!rc && stack.n) {
 		for (c = w->child[stack.v[--stack.n]]; c && !rc; c = w->sib[c]) {
 			if (gr_is_message(w->g, c) || !gr_main_side(w->g, c))
 				continue;
-			rc = ids_push(&out, c) || ids_push(&stack, c) ? -ENOMEM : 0;
+			rc = rsi_push(&out, c) || rsi_push(&stack, c) ? -ENOMEM : 0;
 		}
 	}
 	if (!rc && out.n && !(v = malloc(out.n * sizeof(*v))))
@@ -545,9 +527,9 @@ static int add_trailing(struct work *w, struct ids *chain)
 				       out.v[i] };
 	}
 	if (!rc && out.n)
-		qsort(v, out.n, sizeof(*v), cmp_ts);
+		qsort(v, out.n, sizeof(*v), rsi_cmp_ts);
 	for (i = 0; !rc && i < out.n; i++)
-		rc = ids_push(chain, v[i].id);
+		rc = rsi_push(chain, v[i].id);
 	free(v);
 	free(stack.v);
 	free(out.v);
@@ -588,7 +570,7 @@ static int gather_rows(struct work *w, struct blocks *b)
 		if (w->del[id] || !gr_main_side(w->g, id) || r->type != IDX_T_ASSISTANT ||
 		    !r->msgid || !(rp = resp_get(b, r->msgid, 0)))
 			continue;
-		if (ids_push(&rp->rows, id))
+		if (rsi_push(&rp->rows, id))
 			return -ENOMEM;
 		b->ofrow[id] = rp;
 		if (!r->useid || r->block != IDX_B_TOOL_USE)
@@ -656,7 +638,7 @@ static int gather_results(struct work *w, struct blocks *b, const uint8_t *on_ch
 			continue;
 		if (r->type != IDX_T_USER) {
 			r1 = side_of(w, b, id, below, on_chain);
-			if (r1 && ids_push(&r1->results, id))
+			if (r1 && rsi_push(&r1->results, id))
 				rc = -ENOMEM;
 			b->ofrow[id] = r1;
 			continue;
@@ -666,8 +648,8 @@ static int gather_results(struct work *w, struct blocks *b, const uint8_t *on_ch
 		if (r->useid)
 			HASH_FIND(hh, b->byuse, &r->useid, sizeof(r->useid), u);
 		r2 = u ? u->r : NULL;
-		if ((r1 && ids_push(&r1->results, id)) ||
-		    (r2 && r2 != r1 && ids_push(&r2->results, id)))
+		if ((r1 && rsi_push(&r1->results, id)) ||
+		    (r2 && r2 != r1 && rsi_push(&r2->results, id)))
 			rc = -ENOMEM;
 		b->ofrow[id] = r2 ? r2 : r1;
 	}
@@ -686,15 +668,17 @@ static int emit_block(struct work *w, const struct ids *l, uint8_t *placed,
 		if (placed[id])
 			continue;
 		placed[id] = 1;
-		if (ids_push(out, id) ||
+		if (rsi_push(out, id) ||
 		    (!on_chain[id] && note(w, RS_N_RECOVERED, id, 0, 0)))
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-static int emit(struct work *w, const struct ids *chain, struct blocks *b,
-		const uint8_t *on_chain, struct ids *out)
+/* The chain's walk (its first nwalk ids) and trailing rows, each
+ * response as its block; the walk's last unit is noted (rs_more). */
+static int emit(struct work *w, const struct ids *chain, uint32_t nwalk,
+		struct blocks *b, const uint8_t *on_chain, struct ids *out)
 {
 	uint8_t *placed = calloc(w->n + 1, 1);
 	uint32_t i;
@@ -708,9 +692,13 @@ static int emit(struct work *w, const struct ids *chain, struct blocks *b,
 		if (placed[id])
 			continue;
 		rp = r->type == IDX_T_ASSISTANT && r->msgid ? resp_get(b, r->msgid, 0) : NULL;
+		if (i < nwalk) {
+			w->c->more->tb = out->n;
+			w->c->more->tail = rp ? rp->msgid : 0;
+		}
 		if (!rp) {
 			placed[id] = 1;
-			rc = ids_push(out, id);
+			rc = rsi_push(out, id);
 			continue;
 		}
 		rc = emit_block(w, &rp->rows, placed, on_chain, out);
@@ -721,7 +709,8 @@ static int emit(struct work *w, const struct ids *chain, struct blocks *b,
 	return rc;
 }
 
-static int recover(struct work *w, const struct ids *chain, struct ids *out)
+static int recover(struct work *w, const struct ids *chain, uint32_t nwalk,
+		   struct ids *out)
 {
 	struct blocks b = { 0 };
 	struct resp *r, *rt;
@@ -750,7 +739,7 @@ static int recover(struct work *w, const struct ids *chain, struct ids *out)
 	if (!rc)
 		rc = gather_results(w, &b, on_chain);
 	if (!rc)
-		rc = emit(w, chain, &b, on_chain, out);
+		rc = emit(w, chain, nwalk, &b, on_chain, out);
 	HASH_ITER(hh, b.byid, r, rt) {
 		HASH_DEL(b.byid, r);
 		free(r->rows.v);
@@ -798,6 +787,7 @@ static uint32_t attach_point(struct work *w)
 		HASH_FIND(hh, answered, &r->useid, sizeof(r->useid), u);
 		if (!u) {
 			at = c->ids[i];
+			c->more->attach_call = 1;
 			break;
 		}
 	}
@@ -806,6 +796,32 @@ static uint32_t attach_point(struct work *w)
 		free(u);
 	}
 	return at;
+}
+
+/* ---- shared with resume_grow.c (resume_priv.h) ---- */
+
+int rsi_push(struct ids *l, uint32_t id)
+{
+	if (l->n == l->cap) {
+		uint32_t cap = l->cap ? l->cap * 2 : 16;
+		uint32_t *p = realloc(l->v, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		l->v = p;
+		l->cap = cap;
+	}
+	l->v[l->n++] = id;
+	return 0;
+}
+
+int rsi_cmp_ts(const void *a, const void *b)
+{
+	const struct rs_ts *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
 /* ---- the whole ---- */
@@ -851,14 +867,16 @@ static int build_chain(struct work *w)
 {
 	struct ids chain = { 0 }, out = { 0 };
 	struct rs_chain *c = w->c;
-	uint32_t i;
+	uint32_t i, nwalk;
 	int rc;
 
 	rc = walk_up(w, &chain);
+	nwalk = chain.n;
 	if (!rc)
 		rc = add_trailing(w, &chain);
+	c->more->ntrail = chain.n - nwalk;
 	if (!rc)
-		rc = recover(w, &chain, &out);
+		rc = recover(w, &chain, nwalk, &out);
 	free(chain.v);
 	if (rc) {
 		free(out.v);
@@ -873,6 +891,28 @@ static int build_chain(struct work *w)
 	return 0;
 }
 
+/* What rs_grow() extends from: the sizes built over, and the filter of
+ * the keys outside the tail response (resume_priv.h). */
+static int keep_more(struct work *w)
+{
+	struct rs_more *m = w->c->more;
+	uint32_t nn, k;
+	const uint32_t *order = gr_nodes(w->g, &nn);
+
+	m->nrecs = idx_nrecs(w->ix);
+	m->nids = w->n;
+	m->norder = nn;
+	for (k = 0; k < nn; k++)	/* counted first */
+		if (!w->del[order[k]])
+			rsi_filter_row(m, w->g, order[k], m->tail);
+	if (rsi_filter_init(m, m->nkeys))
+		return -ENOMEM;
+	for (k = 0; k < nn; k++)
+		if (!w->del[order[k]])
+			rsi_filter_row(m, w->g, order[k], m->tail);
+	return 0;
+}
+
 int rs_build(const struct graph *g, const struct logf *lf, struct rs_chain **out)
 {
 	struct rs_chain *c = calloc(1, sizeof(*c));
@@ -880,8 +920,10 @@ int rs_build(const struct graph *g, const struct logf *lf, struct rs_chain **out
 	int rc;
 
 	*out = NULL;
-	if (!c)
+	if (!c || !(c->more = calloc(1, sizeof(*c->more)))) {
+		free(c);
 		return -ENOMEM;
+	}
 	rc = work_init(&w, g, lf, c);
 	if (!rc) {
 		scan_file(&w);
@@ -893,6 +935,8 @@ int rs_build(const struct graph *g, const struct logf *lf, struct rs_chain **out
 		rc = pick_leaf(&w);
 	if (!rc && c->leaf)
 		rc = build_chain(&w);
+	if (!rc)
+		rc = keep_more(&w);
 	work_free(&w);
 	if (rc) {
 		rs_free(c);
@@ -906,6 +950,11 @@ void rs_free(struct rs_chain *c)
 {
 	if (!c)
 		return;
+	if (c->more) {
+		free(c->more->list);
+		free(c->more->bits);
+		free(c->more);
+	}
 	free(c->ids);
 	free(c->notes);
 	free(c);

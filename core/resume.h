@@ -10,7 +10,12 @@
  * (rows in file order, then the tool results that answer it, in file
  * order). The attach point is the record a resume appends after.
  *
- * The chain is computed once and is read-only afterwards.
+ * After the graph grew by gr_grow(), rs_grow() extends the chain by the
+ * rows appended (resume_grow.c) where it proves the result is what
+ * rs_build() gives, else says so and the chain is built again.
+ *
+ * Read-only after rs_build() and between rs_grow() calls: safe to share
+ * while nothing grows it.
  */
 #ifndef SESSFS_RESUME_H
 #define SESSFS_RESUME_H
@@ -48,11 +53,36 @@ struct rs_chain {
 	int relinked;		/* the last boundary's preserved segment was relinked */
 	struct rs_note *notes;
 	uint32_t nnotes;
+	struct rs_more *more;	/* what rs_grow() extends from (resume_priv.h) */
 };
 
 /* Computes the chain; returns 0 and a new chain in *out (free with
  * rs_free()), or -ENOMEM. lf is read for the last boundary's metadata. */
 int rs_build(const struct graph *g, const struct logf *lf, struct rs_chain **out);
 void rs_free(struct rs_chain *c);
+
+/*
+ * After g (the graph c was built from) grew by gr_grow(), not built anew:
+ * extends c to what rs_build(g, lf) now gives, at the cost of the new
+ * records and the chain's tail (the last response's block and the leaf's
+ * trailing rows), not the log. Returns 0; RS_GROW_NO when it cannot
+ * prove the result equal (build the chain again; c is then unusable
+ * but for rs_free()); or -ENOMEM (likewise).
+ *
+ * It extends when the new rows hang off new rows or the chain's tail
+ * (the leaf, its response's block, its trailing rows), the leaf found
+ * anew is the old one or a new row below it whose path up takes in every
+ * old trailing row, no new row has the id of a response, call or tool
+ * result of an old row outside the tail's response (a filter of them
+ * tells), and the leaf's pick is decided by the new rows: a new
+ * last-prompt checkpoint names a new row, the old leaf, lastRow or
+ * checkpoint. RS_GROW_NO else: a rewind (a new row off an older row),
+ * an explicit checkpoint emptying the chain, a leaf found by the
+ * terminal scan, a new row in the time window of a substitute parent,
+ * a row joining an older response, a relinked row's neighbourhood,
+ * the filter full. Not thread-safe.
+ */
+#define RS_GROW_NO 1
+int rs_grow(struct rs_chain *c, const struct graph *g, const struct logf *lf);
 
 #endif

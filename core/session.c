@@ -149,6 +149,14 @@ static int build_grown(struct session *s)
 	return 0;
 }
 
+/* The current branch: the one holding the chain's attach point. */
+static void set_current(struct session *s)
+{
+	s->current = s->chain->attach ? br_of_node(s->br, s->chain->attach) : -1;
+	if (s->current < 0 && s->chain->leaf)
+		s->current = br_of_node(s->br, s->chain->leaf);
+}
+
 /* What is built on the graph and the branches. */
 static int build_rest(struct session *s)
 {
@@ -160,9 +168,44 @@ static int build_rest(struct session *s)
 		rc = sm_build(s->g, s->br, s->lf, &s->sm);
 	if (rc)
 		return rc;
-	s->current = s->chain->attach ? br_of_node(s->br, s->chain->attach) : -1;
-	if (s->current < 0 && s->chain->leaf)
-		s->current = br_of_node(s->br, s->chain->leaf);
+	set_current(s);
+	return 0;
+}
+
+/*
+ * build_rest() after the graph grew (gr_grow()): the chain extended
+ * (rs_grow()) where it proves equal to a build, else built again, and
+ * the same for the sidechains and the summaries; counted in s->grow.
+ * anew_br: the branches were built anew (the summaries follow them).
+ */
+static int grow_rest(struct session *s, uint32_t from, uint32_t n0, int anew_br)
+{
+	int rc = s->chain ? rs_grow(s->chain, s->g, s->lf) : RS_GROW_NO;
+
+	s->grow.chain[!!rc]++;
+	if (rc) {
+		rs_free(s->chain);
+		s->chain = NULL;
+		if ((rc = rs_build(s->g, s->lf, &s->chain)))
+			return rc;
+	}
+	rc = s->sc ? sc_grow(s->sc, s->g, s->lf, from, n0) : SC_GROW_NO;
+	s->grow.sidechains[!!rc]++;
+	if (rc) {
+		sc_free(s->sc);
+		s->sc = NULL;
+		if ((rc = sc_build(s->g, s->lf, &s->sc)))
+			return rc;
+	}
+	rc = s->sm && !anew_br ? sm_grow(s->sm, s->g, s->br, n0) : SM_GROW_NO;
+	s->grow.summaries[!!rc]++;
+	if (rc) {
+		sm_free(s->sm);
+		s->sm = NULL;
+		if ((rc = sm_build(s->g, s->br, s->lf, &s->sm)))
+			return rc;
+	}
+	set_current(s);
 	return 0;
 }
 
@@ -179,6 +222,7 @@ static int build(struct session *s)
 
 	drop_built(s);
 	extend_usage(s);
+	s->nids_built = idx_nids(s->ix);
 	rc = s->part ? build_part(s) : gr_build(s->ix, &s->g);
 	if (!rc)
 		rc = br_build(s->g, &s->br);
@@ -192,33 +236,30 @@ static int build(struct session *s)
  */
 static int extend(struct session *s)
 {
-	uint32_t from;
-	int rc;
+	uint32_t from, n0;
+	int rc, anew;
 
 	if (s->part || !s->g || !s->br)
 		return build(s);
 	gr_nodes(s->g, &from);
+	n0 = s->nids_built;
 	rc = gr_grow(s->g);
 	s->grow.graph[!!rc]++;
 	if (rc)
 		return build(s);
-	rs_free(s->chain);
-	sc_free(s->sc);
-	sm_free(s->sm);
-	s->chain = NULL;
-	s->sc = NULL;
-	s->sm = NULL;
+	s->nids_built = idx_nids(s->ix);
 	drop_state(s);
 	extend_usage(s);
 	rc = br_grow(s->br, from);
 	s->grow.branches[!!rc]++;
+	anew = rc != 0;
 	if (rc) {
 		br_free(s->br);
 		s->br = NULL;
 		if ((rc = br_build(s->g, &s->br)))
 			return rc;
 	}
-	return build_rest(s);
+	return grow_rest(s, from, n0, anew);
 }
 
 void ss_grow_counts(const struct session *s, struct ss_grow_counts *out)

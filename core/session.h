@@ -115,12 +115,18 @@ int ss_rewritten(const struct session *s);
  */
 int ss_refresh(struct session *s);
 
-/* How the growths since ss_open() made the graph and the branches:
- * [0] extended (gr_grow(), br_grow()), [1] built anew since the appended
- * rows touch what no extension covers. For the bench and the tests. */
+/* How the growths since ss_open() made the graph, the branches, the
+ * chain, the inline sidechains and the summaries: [0] extended
+ * (gr_grow(), br_grow(), rs_grow(), sc_grow(), sm_grow()), [1] built
+ * anew since the appended rows touch what no extension covers (all but
+ * the graph counted only where the graph was extended). For the bench
+ * and the tests. */
 struct ss_grow_counts {
 	uint32_t graph[2];
 	uint32_t branches[2];
+	uint32_t chain[2];
+	uint32_t sidechains[2];
+	uint32_t summaries[2];
 };
 void ss_grow_counts(const struct session *s, struct ss_grow_counts *out);
 

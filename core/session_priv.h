@@ -74,6 +74,7 @@ struct session {
 	int scrub_bad;		/* atomic: a pass found the bytes changed */
 	uint32_t resets;	/* times indexed again from scratch */
 	struct ss_grow_counts grow;	/* what growths extended, built anew */
+	uint32_t nids_built;	/* idx_nids() the graph was built or grown to */
 	/* A part (session_part.c): what of its whole it was built from. */
 	uint32_t whole_resets;	/* the whole's resets then */
 	uint32_t whole_recs;	/* the whole's records then (copied up to) */

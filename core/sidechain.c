@@ -338,3 +338,81 @@ int sc_keep(const struct graph *g, uint32_t root, uint8_t **keep)
 	*keep = k;
 	return 0;
 }
+
+/* The root of sidechain row id (its highest ancestor through sidechain
+ * rows); top[] caches new rows' (per id - n0). */
+static uint32_t top_of(const struct graph *g, uint32_t id, uint32_t n0, uint32_t *top)
+{
+	uint32_t x = id, p, t;
+
+	while (!(x > n0 && top[x - n0]) && (p = gr_vparent(g, x)) && is_side(g, p))
+		x = p;
+	t = x > n0 && top[x - n0] ? top[x - n0] : x;
+	for (x = id; x > n0 && !top[x - n0]; x = gr_vparent(g, x))
+		top[x - n0] = t;
+	return t;
+}
+
+/* Whether a new row written from record nrecs0 on holds a Task call. */
+static int new_calls(const struct graph *g, const struct logf *lf, uint32_t from, int *any)
+{
+	uint32_t n, k, ncalls = 0;
+	const uint32_t *order = gr_nodes(g, &n);
+	struct call *calls = NULL;
+	int rc = 0;
+
+	for (k = from; k < n && !rc; k++)
+		if (gr_node_rec(g, order[k])->type == IDX_T_ASSISTANT)
+			rc = row_calls(g, lf, order[k], &calls, &ncalls);
+	for (k = 0; k < ncalls; k++) {
+		free(calls[k].id);
+		free(calls[k].prompt);
+	}
+	free(calls);
+	*any = ncalls > 0;
+	return rc;
+}
+
+int sc_grow(struct sc_set *s, const struct graph *g, const struct logf *lf, uint32_t from,
+	    uint32_t n0)
+{
+	uint32_t n, k, i, *top, unnamed = 0;
+	const uint32_t *order = gr_nodes(g, &n);
+	int any = 0, rc;
+
+	if (!from || from > n)
+		return SC_GROW_NO;
+	for (i = 0; i < s->n; i++)
+		unnamed += !s->v[i].call;
+	top = calloc((size_t)(idx_nids(gr_idx(g)) - n0) + 1, sizeof(*top));
+	if (!top)
+		return -ENOMEM;
+	for (k = from; k < n; k++) {	/* first the checks: s is kept on NO */
+		uint32_t id = order[k], t;
+
+		if (id <= n0) {
+			free(top);
+			return SC_GROW_NO;
+		}
+		if (!is_side(g, id))
+			continue;
+		t = top_of(g, id, n0, top);
+		for (i = 0; i < s->n && s->v[i].root != t; i++)
+			;
+		if (i == s->n || (!s->v[i].call && gr_node_rec(g, id)->type == IDX_T_USER)) {
+			free(top);
+			return SC_GROW_NO;	/* a new agent, or its first text */
+		}
+	}
+	if (unnamed && (rc = new_calls(g, lf, from, &any))) {
+		free(top);
+		return rc;
+	}
+	for (k = from; !any && k < n; k++)
+		if (is_side(g, order[k]))
+			for (i = 0; i < s->n; i++)
+				if (s->v[i].root == top[order[k] - n0])
+					s->v[i].rows++;
+	free(top);
+	return any ? SC_GROW_NO : 0;
+}

@@ -18,7 +18,8 @@
  * conversation no call matches is "sidechain-<root uuid8>". A log whose
  * rows are all sidechain rows (a subagent's own log) has none.
  *
- * Built from a graph and its log; read-only afterwards: safe to share.
+ * Built from a graph and its log (and extended by sc_grow()); read-only
+ * afterwards: safe to share.
  */
 #ifndef SESSFS_SIDECHAIN_H
 #define SESSFS_SIDECHAIN_H
@@ -48,6 +49,17 @@ struct sc_set;
  * its nodes. */
 int sc_build(const struct graph *g, const struct logf *lf, struct sc_set **out);
 void sc_free(struct sc_set *s);
+/*
+ * After g grew by gr_grow() from the nodes it had (from, gr_nodes()) and
+ * ids (n0, idx_nids()): extends s to what sc_build() now gives, at the
+ * cost of the new rows (and the walk up their agent's rows). Returns 0;
+ * SC_GROW_NO, s untouched, when a new row starts an agent, gives an
+ * agent no call names its first text, or a new Task call may name an
+ * agent none named; -ENOMEM. Not thread-safe.
+ */
+#define SC_GROW_NO 1
+int sc_grow(struct sc_set *s, const struct graph *g, const struct logf *lf, uint32_t from,
+	    uint32_t n0);
 
 /* Conversations in the file order of their roots; borrowed, valid until
  * sc_free(). */

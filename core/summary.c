@@ -6,7 +6,9 @@
 
 struct sm_set {
 	char **title;		/* per branch, or NULL */
+	uint32_t *terminal;	/* per branch: its terminal then */
 	uint32_t nbranches;
+	uint32_t nrecs;		/* records read */
 	struct sm_cont *cont;
 	uint32_t ncont, nsum;
 };
@@ -126,12 +128,16 @@ int sm_build(const struct graph *g, const struct br_set *bs, const struct logf *
 	if (has_summary(gr_idx(g))) {
 		by_leaf = calloc((size_t)nid + 1, sizeof(*by_leaf));
 		s->title = calloc(br_count(bs) ? br_count(bs) : 1, sizeof(*s->title));
+		s->terminal = calloc(br_count(bs) ? br_count(bs) : 1, sizeof(*s->terminal));
 		s->nbranches = br_count(bs);
-		rc = by_leaf && s->title ? read_summaries(s, g, lf, by_leaf) : -ENOMEM;
+		rc = by_leaf && s->title && s->terminal ? read_summaries(s, g, lf, by_leaf) :
+		     -ENOMEM;
 	}
+	s->nrecs = idx_nrecs(gr_idx(g));
 	for (i = 0; !rc && by_leaf && i < s->nbranches; i++) {
 		const char *t = title_of(g, by_leaf, br_get(bs, i)->terminal);
 
+		s->terminal[i] = br_get(bs, i)->terminal;
 		if (t && !(s->title[i] = strdup(t)))
 			rc = -ENOMEM;
 	}
@@ -157,6 +163,7 @@ void sm_free(struct sm_set *s)
 	for (i = 0; i < s->ncont; i++)
 		free(s->cont[i].summary);
 	free(s->title);
+	free(s->terminal);
 	free(s->cont);
 	free(s);
 }
@@ -197,4 +204,44 @@ void sm_branches_text(const struct sm_set *s, const struct br_set *bs, int cur,
 		sb_add_lines(out, s->cont[i].summary);
 		sb_addc(out, '\n');
 	}
+}
+
+/* The title of new terminal t: none when its nearest message is new (no
+ * summary of an older record names a newer one); -1 when it is old. */
+static int new_title_none(const struct graph *g, uint32_t t, uint32_t n0)
+{
+	uint32_t id = t, steps = 0, n;
+
+	gr_nodes(g, &n);
+	while (id > n0 && !gr_is_message(g, id) && steps++ < n)
+		id = gr_vparent(g, id);
+	return id > n0 || !id ? 0 : -1;
+}
+
+int sm_grow(struct sm_set *s, const struct graph *g, const struct br_set *bs, uint32_t n0)
+{
+	const struct idx *ix = gr_idx(g);
+	uint32_t i;
+
+	for (i = s->nrecs; i < idx_nrecs(ix); i++)
+		if (idx_rec(ix, i)->type == IDX_T_SUMMARY)
+			return SM_GROW_NO;
+	if (s->title) {
+		if (s->nbranches != br_count(bs))
+			return SM_GROW_NO;
+		for (i = 0; i < s->nbranches; i++)
+			if (br_get(bs, i)->terminal != s->terminal[i] &&
+			    (br_get(bs, i)->terminal <= n0 ||
+			     new_title_none(g, br_get(bs, i)->terminal, n0)))
+				return SM_GROW_NO;
+		for (i = 0; i < s->nbranches; i++) {
+			if (br_get(bs, i)->terminal == s->terminal[i])
+				continue;
+			free(s->title[i]);
+			s->title[i] = NULL;
+			s->terminal[i] = br_get(bs, i)->terminal;
+		}
+	}
+	s->nrecs = idx_nrecs(ix);
+	return 0;
 }

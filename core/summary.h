@@ -10,8 +10,8 @@
  * record of an earlier log): those summaries are listed, in file order,
  * once per leaf, the last text winning.
  *
- * Built from the graph and the branches; read-only afterwards: safe to
- * share.
+ * Built from the graph and the branches (and extended by sm_grow());
+ * read-only afterwards: safe to share.
  */
 #ifndef SESSFS_SUMMARY_H
 #define SESSFS_SUMMARY_H
@@ -38,6 +38,15 @@ struct sm_set;
 int sm_build(const struct graph *g, const struct br_set *bs, const struct logf *lf,
 	     struct sm_set **out);
 void sm_free(struct sm_set *s);
+/*
+ * After the graph grew by gr_grow() (new ids above n0) and bs by
+ * br_grow() (not built anew): extends s to what sm_build() now gives, at
+ * the cost of the new records. Returns 0; SM_GROW_NO, s untouched, when
+ * a new record is a summary or a branch's new terminal is old or takes
+ * its title from an old record. Not thread-safe.
+ */
+#define SM_GROW_NO 1
+int sm_grow(struct sm_set *s, const struct graph *g, const struct br_set *bs, uint32_t n0);
 
 /* The title of branch i of bs, or NULL; borrowed, valid until sm_free(). */
 const char *sm_branch_title(const struct sm_set *s, uint32_t i);

@@ -214,8 +214,12 @@ int main(int argc, char **argv)
 		struct ss_grow_counts c;
 
 		ss_grow_counts(s, &c);
-		printf("growth_extended: graph %u of %u, branches %u of %u\n", c.graph[0],
-		       c.graph[0] + c.graph[1], c.branches[0], c.branches[0] + c.branches[1]);
+		printf("growth_extended: graph %u of %u, branches %u of %u, chain %u of %u,"
+		       " sidechains %u of %u, summaries %u of %u\n", c.graph[0],
+		       c.graph[0] + c.graph[1], c.branches[0], c.branches[0] + c.branches[1],
+		       c.chain[0], c.chain[0] + c.chain[1], c.sidechains[0],
+		       c.sidechains[0] + c.sidechains[1], c.summaries[0],
+		       c.summaries[0] + c.summaries[1]);
 	}
 	stages(s);
 	sb_free(&env);

@@ -97,11 +97,37 @@ static void add_branches(const struct session *s, struct sbuf *out)
 		check_last(b, i, ids, n);
 		free(ids);
 	}
-	sb_addf(out, "current %d chain leaf %u attach %u window %u:", ss_current_branch(s),
-		c->leaf, c->attach, c->window);
+	sb_addf(out, "current %d chain leaf %u attach %u window %u n %u boundary %u deleted %u"
+		" cleared %d relinked %d:", ss_current_branch(s), c->leaf, c->attach, c->window,
+		c->n, c->boundary, c->deleted, c->cleared, c->relinked);
 	for (k = 0; k < c->n; k++)
 		sb_addf(out, " %u", c->ids[k]);
 	sb_addc(out, '\n');
+	for (k = 0; k < c->nnotes; k++)
+		sb_addf(out, "chain note %u %u %u %u\n", c->notes[k].code, c->notes[k].id,
+			c->notes[k].aux, c->notes[k].aux2);
+}
+
+/* The inline sidechains and the summaries, field by field. */
+static void add_sets(const struct session *s, struct sbuf *out)
+{
+	const struct sc_set *sc = ss_sidechains(s);
+	const struct sm_set *sm = ss_summaries(s);
+	const struct br_set *b = ss_branches(s);
+	uint32_t i;
+
+	for (i = 0; i < sc_count(sc); i++) {
+		const struct sc_agent *a = sc_get(sc, i);
+
+		sb_addf(out, "agent %u root %u rows %u call %u use %llu id %s uuid %s\n", i,
+			a->root, a->rows, a->call, (unsigned long long)a->useid, a->id, a->uuid);
+	}
+	sb_addf(out, "summaries %u cont %u\n", sm_nsummaries(sm), sm_ncont(sm));
+	for (i = 0; i < br_count(b); i++)
+		sb_addf(out, "title %u %s\n", i, sm_branch_title(sm, i) ? sm_branch_title(sm, i) : "-");
+	for (i = 0; i < sm_ncont(sm); i++)
+		sb_addf(out, "cont %s %u %s\n", sm_cont(sm, i)->leaf, sm_cont(sm, i)->line,
+			sm_cont(sm, i)->summary);
 }
 
 /* The graph and the branches node by node: what gr_grow() and br_grow()
@@ -141,6 +167,7 @@ static void shown(struct session *s, struct sbuf *out)
 	ss_errors_text(s, out);
 	ss_window_md(s, out);
 	add_branches(s, out);
+	add_sets(s, out);
 	x = ss_context(s);
 	if (x)
 		ctx_messages_json(x, out);
@@ -199,6 +226,12 @@ static void add_counts(const struct session *s)
 	grows.graph[1] += c.graph[1];
 	grows.branches[0] += c.branches[0];
 	grows.branches[1] += c.branches[1];
+	grows.chain[0] += c.chain[0];
+	grows.chain[1] += c.chain[1];
+	grows.sidechains[0] += c.sidechains[0];
+	grows.sidechains[1] += c.sidechains[1];
+	grows.summaries[0] += c.summaries[0];
+	grows.summaries[1] += c.summaries[1];
 }
 
 /* Line ends of data (offsets just past each '\n'). */
@@ -646,10 +679,18 @@ static void test_unchained(void **state)
 
 /* ---- the extensions of the graph and the branches, and their guards ---- */
 
+/* Whether the counts a and b of one part differ; a part want leaves at
+ * zero (the chain, sidechains, summaries) is not looked at. */
+static int differ(const uint32_t *got, const uint32_t *want, int always)
+{
+	return (always || want[0] || want[1]) && (got[0] != want[0] || got[1] != want[1]);
+}
+
 /*
  * The log cut at cut[0], grown to cut[1..n) and then to its end: the
- * session shows what a fresh one does, and the growths made the graph
- * and the branches as want says ([0] extended, [1] built anew).
+ * session shows what a fresh one does, and the growths made the graph,
+ * the branches and (where want says) the chain, the sidechains and the
+ * summaries as want says ([0] extended, [1] built anew).
  */
 static void grow_cuts(struct tu_log *l, const size_t *cut, size_t n,
 		      struct ss_grow_counts want, const char *name)
@@ -662,11 +703,17 @@ static void grow_cuts(struct tu_log *l, const size_t *cut, size_t n,
 		steps[k - 1] = cut[k];
 	steps[n - 1] = l->sb.len;
 	grow(path, l->sb.buf, cut[0], steps, n, name, &got);
-	if (memcmp(&got, &want, sizeof(got)))
-		fail_msg("%s: graph %u extended %u anew, branches %u extended %u anew;"
-			 " wanted %u %u, %u %u", name, got.graph[0], got.graph[1],
-			 got.branches[0], got.branches[1], want.graph[0], want.graph[1],
-			 want.branches[0], want.branches[1]);
+	if (differ(got.graph, want.graph, 1) || differ(got.branches, want.branches, 1) ||
+	    differ(got.chain, want.chain, 0) || differ(got.sidechains, want.sidechains, 0) ||
+	    differ(got.summaries, want.summaries, 0))
+		fail_msg("%s: extended/anew: graph %u %u, branches %u %u, chain %u %u, sidechains"
+			 " %u %u, summaries %u %u; wanted %u %u, %u %u, %u %u, %u %u, %u %u", name,
+			 got.graph[0], got.graph[1], got.branches[0], got.branches[1],
+			 got.chain[0], got.chain[1], got.sidechains[0], got.sidechains[1],
+			 got.summaries[0], got.summaries[1], want.graph[0], want.graph[1],
+			 want.branches[0], want.branches[1], want.chain[0], want.chain[1],
+			 want.sidechains[0], want.sidechains[1], want.summaries[0],
+			 want.summaries[1]);
 	tu_log_free(l);
 	tu_remove(path);
 }
@@ -677,9 +724,9 @@ static void grow_at(struct tu_log *l, size_t cut, struct ss_grow_counts want,
 	grow_cuts(l, &cut, 1, want, name);
 }
 
-#define EXTENDED ((struct ss_grow_counts){ { 1, 0 }, { 1, 0 } })
-#define BRANCHES_ANEW ((struct ss_grow_counts){ { 1, 0 }, { 0, 1 } })
-#define ALL_ANEW ((struct ss_grow_counts){ { 0, 1 }, { 0, 0 } })
+#define EXTENDED ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 1, 0 } })
+#define BRANCHES_ANEW ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 0, 1 } })
+#define ALL_ANEW ((struct ss_grow_counts){ .graph = { 0, 1 } })
 
 static size_t two_turns(struct tu_log *l)
 {
@@ -720,7 +767,7 @@ static void test_ext_parent_later(void **state)
 	tu_user(&l, 4, 3, "names 3, not written yet");
 	cut[1] = l.sb.len;
 	tu_user(&l, 3, 2, "three, at last");
-	grow_cuts(&l, cut, 2, ((struct ss_grow_counts){ { 1, 1 }, { 0, 1 } }),
+	grow_cuts(&l, cut, 2, ((struct ss_grow_counts){ .graph = { 1, 1 }, .branches = { 0, 1 } }),
 		  "parent later");
 	/* and both in one growth: named before it is written */
 	tu_log_init(&l);
@@ -869,6 +916,221 @@ static void test_ext_branch_guards(void **state)
 	grow_at(&l, cut, BRANCHES_ANEW, "marked row off the leaf");
 }
 
+/* ---- the chain, the sidechains and the summaries extended ---- */
+
+#define CHAIN(e, a) ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 1, 0 }, \
+	.chain = { e, a }, .sidechains = { 1, 0 }, .summaries = { 1, 0 } })
+#define CHAIN_BR(e, a) ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 0, 1 }, \
+	.chain = { e, a }, .sidechains = { 1, 0 }, .summaries = { 0, 1 } })
+
+/* Turns, a checkpoint naming a new row, rows under the trailing rows, a
+ * call answered in the next growth, parallel calls answered: the chain
+ * is extended. */
+static void test_chain_extended(void **state)
+{
+	struct tu_log l;
+	size_t cut;
+
+	(void)state;
+	cut = two_turns(&l);
+	tu_user(&l, 5, 4, "three");
+	tu_asst(&l, 6, 5, "msg_6", "tres");
+	grow_at(&l, cut, CHAIN(1, 0), "chain: turns");
+
+	two_turns(&l);
+	tu_last_prompt(&l, 4, 0);
+	cut = l.sb.len;
+	tu_user(&l, 5, 4, "three");
+	tu_asst(&l, 6, 5, "msg_6", "tres");
+	tu_last_prompt(&l, 6, 0);
+	grow_at(&l, cut, CHAIN(1, 0), "chain: checkpoint on a new row");
+
+	two_turns(&l);
+	tu_user(&l, 5, 4, "three");
+	tu_attach(&l, 6, 5, "date_change");
+	tu_system(&l, 7, 6, "turn_duration");
+	cut = l.sb.len;
+	tu_asst(&l, 8, 7, "msg_8", "tres, under the trailing rows");
+	grow_at(&l, cut, CHAIN(1, 0), "chain: under the trailing rows");
+
+	two_turns(&l);
+	tu_user(&l, 5, 4, "list it");
+	tu_tool_use(&l, 6, 5, "msg_6", "toolu_6");
+	cut = l.sb.len;
+	tu_result(&l, 7, 6, "toolu_6");
+	tu_asst(&l, 8, 7, "msg_8", "listed");
+	grow_at(&l, cut, CHAIN_BR(1, 0), "chain: a call answered");
+
+	two_turns(&l);
+	tu_user(&l, 5, 4, "two at once");
+	tu_tool_use(&l, 6, 5, "msg_6", "toolu_6");
+	tu_tool_use(&l, 7, 6, "msg_6", "toolu_7");
+	cut = l.sb.len;
+	tu_result(&l, 8, 6, "toolu_6");
+	tu_result(&l, 9, 7, "toolu_7");
+	tu_asst(&l, 10, 9, "msg_10", "both");
+	grow_at(&l, cut, CHAIN_BR(1, 0), "chain: parallel calls answered");
+}
+
+/* A rewind, a row with an older response's id, an explicit rewind that
+ * empties the chain, a turn below a side row of the tail: built anew. */
+static void test_chain_anew(void **state)
+{
+	struct tu_log l;
+	size_t cut;
+
+	(void)state;
+	cut = two_turns(&l);
+	tu_user(&l, 5, 2, "two, said otherwise");
+	tu_asst(&l, 6, 5, "msg_6", "otro");
+	grow_at(&l, cut, CHAIN_BR(0, 1), "chain: rewind");
+
+	cut = two_turns(&l);
+	tu_user(&l, 5, 4, "three");
+	tu_asst(&l, 6, 5, "msg_2", "the id of the first response");
+	grow_at(&l, cut, CHAIN(0, 1), "chain: an older response's id");
+
+	two_turns(&l);
+	tu_last_prompt(&l, 4, 0);
+	cut = l.sb.len;
+	tu_last_prompt(&l, 0, 1);
+	grow_at(&l, cut, CHAIN(0, 1), "chain: emptied");
+
+	cut = two_turns(&l);
+	tu_last_prompt(&l, 2, 1);
+	grow_at(&l, cut, CHAIN(0, 1), "chain: an explicit rewind to an old row");
+
+	cut = two_turns(&l);
+	tu_last_prompt(&l, 2, 0);
+	grow_at(&l, cut, CHAIN(0, 1), "chain: a checkpoint on an old row");
+
+	/* a new dead end with an older response's id joins its block */
+	cut = two_turns(&l);
+	tu_user(&l, 5, 4, "three");
+	tu_asst(&l, 7, 5, "msg_2", "a dead end in the first response");
+	tu_asst(&l, 6, 5, "msg_6", "tres");
+	grow_at(&l, cut, CHAIN_BR(0, 1), "chain: a dead end of an older response");
+
+	/* the leaf's trailing row, off the chain now, joins its block */
+	two_turns(&l);
+	tu_attach(&l, 5, 4, "date_change");
+	cut = l.sb.len;
+	tu_user(&l, 6, 4, "three");
+	tu_asst(&l, 7, 6, "msg_7", "tres");
+	grow_at(&l, cut, CHAIN_BR(0, 1), "chain: a trailing row left behind");
+
+	/* a row in the time window of the substitute the walk looked for */
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "one");
+	tu_asst(&l, 2, 1, "msg_2", "uno");
+	tu_at(&l, 20000);
+	tu_user(&l, 3, 99, "names a row never written");
+	tu_asst(&l, 4, 3, "msg_4", "dos");
+	cut = l.sb.len;
+	tu_at(&l, 18000);
+	tu_attach(&l, 5, 4, "date_change");
+	grow_at(&l, cut, CHAIN_BR(0, 1), "chain: a substitute's window");
+}
+
+/* A summary record: the titles of the branches. */
+static void title(struct tu_log *l, int leaf, const char *text)
+{
+	char u[37];
+
+	tu_uuid(leaf, u);
+	sb_addf(&l->sb, "{\"type\":\"summary\",\"summary\":\"%s\",\"leafUuid\":\"%s\"}\n", text, u);
+}
+
+/* Titles kept while turns are appended; a new title builds them again. */
+static void test_summaries_grown(void **state)
+{
+	struct tu_log l;
+	size_t cut;
+
+	(void)state;
+	tu_log_init(&l);
+	title(&l, 4, "a title for the first turns");
+	tu_user(&l, 1, 0, "one");
+	tu_asst(&l, 2, 1, "msg_2", "uno");
+	tu_user(&l, 3, 2, "two");
+	tu_asst(&l, 4, 3, "msg_4", "dos");
+	cut = l.sb.len;
+	tu_user(&l, 5, 4, "three");
+	tu_asst(&l, 6, 5, "msg_6", "tres");
+	grow_at(&l, cut, CHAIN(1, 0), "summaries: turns");
+
+	/* the new terminal takes the title of an older row */
+	tu_log_init(&l);
+	title(&l, 3, "a title of a prompt");
+	tu_user(&l, 1, 0, "one");
+	tu_asst(&l, 2, 1, "msg_2", "uno");
+	tu_user(&l, 3, 2, "two");
+	cut = l.sb.len;
+	tu_attach(&l, 4, 3, "date_change");
+	grow_at(&l, cut, ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 1, 0 },
+		.chain = { 1, 0 }, .summaries = { 0, 1 } }), "summaries: an older title");
+
+	cut = two_turns(&l);
+	title(&l, 4, "a title written later");
+	grow_at(&l, cut, ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 1, 0 },
+		.summaries = { 0, 1 } }), "summaries: a title");
+}
+
+/* An inline subagent (1.0.x) that goes on: its rows extend it; a second
+ * one started builds the set again. */
+static void test_sidechains_grown(void **state)
+{
+	struct tu_log l;
+	size_t cut;
+
+	(void)state;
+	two_turns(&l);
+	tu_tool_call(&l, 5, 4, "Task", "toolu_5", "{\"prompt\":\"look around\"}");
+	l.sidechain = 1;
+	tu_user(&l, 6, 0, "look around");
+	tu_asst(&l, 7, 6, "msg_7", "looking");
+	cut = l.sb.len;
+	tu_user(&l, 8, 7, "more");
+	tu_asst(&l, 9, 8, "msg_9", "still looking");
+	l.sidechain = 0;
+	grow_at(&l, cut, ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 0, 1 },
+		.chain = { 1, 0 }, .sidechains = { 1, 0 } }), "sidechains: rows of an agent");
+
+	two_turns(&l);
+	tu_tool_call(&l, 5, 4, "Task", "toolu_5", "{\"prompt\":\"look around\"}");
+	cut = l.sb.len;
+	l.sidechain = 1;
+	tu_user(&l, 6, 0, "look around");
+	tu_asst(&l, 7, 6, "msg_7", "looking");
+	l.sidechain = 0;
+	grow_at(&l, cut, ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 0, 1 },
+		.chain = { 1, 0 }, .sidechains = { 0, 1 }, .summaries = { 0, 1 } }),
+		"sidechains: a new agent");
+
+	/* an agent no call named gets its first text, or a call */
+	two_turns(&l);
+	tu_tool_call(&l, 5, 4, "Task", "toolu_5", "{\"prompt\":\"look around\"}");
+	l.sidechain = 1;
+	tu_result(&l, 6, 0, "toolu_x");
+	cut = l.sb.len;
+	tu_user(&l, 7, 6, "look around");
+	l.sidechain = 0;
+	grow_at(&l, cut, ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 0, 1 },
+		.chain = { 1, 0 }, .sidechains = { 0, 1 }, .summaries = { 0, 1 } }),
+		"sidechains: a first text");
+
+	two_turns(&l);
+	l.sidechain = 1;
+	tu_user(&l, 6, 0, "look around");
+	tu_asst(&l, 7, 6, "msg_7", "looking");
+	l.sidechain = 0;
+	cut = l.sb.len;
+	tu_tool_call(&l, 5, 4, "Task", "toolu_5", "{\"prompt\":\"look around\"}");
+	grow_at(&l, cut, ((struct ss_grow_counts){ .graph = { 1, 0 }, .branches = { 1, 0 },
+		.chain = { 1, 0 }, .sidechains = { 0, 1 }, .summaries = { 1, 0 } }),
+		"sidechains: a call naming an agent");
+}
+
 /* Growth built on the context before, both ways, somewhere above. */
 static void test_grown_contexts(void **state)
 {
@@ -880,8 +1142,12 @@ static void test_grown_contexts(void **state)
 	print_message("graphs after growth: %u extended, %u built anew; branches: %u extended,"
 		      " %u built anew\n", grows.graph[0], grows.graph[1], grows.branches[0],
 		      grows.branches[1]);
+	print_message("chains: %u extended, %u built anew; sidechains: %u, %u; summaries: %u, %u\n",
+		      grows.chain[0], grows.chain[1], grows.sidechains[0], grows.sidechains[1],
+		      grows.summaries[0], grows.summaries[1]);
 	assert_true(grows.graph[0] > grows.graph[1]);
 	assert_true(grows.branches[0] > 0);
+	assert_true(grows.chain[0] > grows.chain[1]);
 }
 
 /* ---- the corpus ---- */
@@ -967,6 +1233,10 @@ int main(void)
 		cmocka_unit_test(test_ext_old_progress),
 		cmocka_unit_test(test_ext_side_row),
 		cmocka_unit_test(test_ext_branch_guards),
+		cmocka_unit_test(test_chain_extended),
+		cmocka_unit_test(test_chain_anew),
+		cmocka_unit_test(test_summaries_grown),
+		cmocka_unit_test(test_sidechains_grown),
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_grown_contexts),
 	};
