@@ -29,8 +29,9 @@
  * A rescan reads again only the logs whose size, mtime or inode changed.
  *
  * A set is immutable once built: readers may share it from any thread.
- * The module is three files: projects.c (the scan, the set, look-ups,
- * JSON), projects_name.c (names and tables), projects_lineage.c (forks).
+ * The module is four files: projects.c (the set, look-ups, JSON),
+ * projects_scan.c (the scan), projects_name.c (names and tables),
+ * projects_lineage.c (forks).
  */
 #ifndef SESSFS_PROJECTS_H
 #define SESSFS_PROJECTS_H

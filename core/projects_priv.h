@@ -1,9 +1,10 @@
 /*
- * projects_priv: what the three files of the projects module share. Not
- * part of the API (projects.h is); included only by projects.c (the scan:
- * the folders, the logs' heads and tails, the set and its look-ups, JSON),
- * projects_name.c (the names of projects, sessions and links, and the
- * set's tables) and projects_lineage.c (where a fork came from).
+ * projects_priv: what the four files of the projects module share. Not
+ * part of the API (projects.h is); included only by projects.c (the set,
+ * its look-ups, JSON), projects_scan.c (the scan: the folders, the logs'
+ * heads and tails), projects_name.c (the names of projects, sessions and
+ * links, and the set's tables) and projects_lineage.c (where a fork came
+ * from).
  */
 #ifndef SESSFS_PROJECTS_PRIV_H
 #define SESSFS_PROJECTS_PRIV_H
