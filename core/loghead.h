@@ -33,6 +33,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #define LH_HEAD (32u << 10)	/* bytes read from the start */
@@ -57,10 +58,16 @@ struct lh_facts {
 /*
  * Reads the facts of the log at path (stem: the file's name without
  * .jsonl, for the own id). 0, -ENOMSG (not a session log), or the -errno
- * of open/read (a symbolic link is not followed: -ELOOP). Fills *out (free
- * with lh_free(); zeroed on error).
+ * of open/read (a symbolic link is not followed: -ELOOP; a folder:
+ * -EISDIR, another file that is not a regular one: -EINVAL). Fills *out
+ * (free with lh_free(); zeroed on error). The log is opened with
+ * O_NOATIME where the kernel allows it (its owner, root).
  */
 int lh_read(int dirfd, const char *name, const char *stem, struct lh_facts *out);
+/* The same, and the log's stat when it was read in *st (bytes, mtime and
+ * inode of what the facts are of): a scan needs no stat of its own. */
+int lh_read_stat(int dirfd, const char *name, const char *stem, struct lh_facts *out,
+		 struct stat *st);
 void lh_free(struct lh_facts *f);
 
 /*

@@ -18,11 +18,25 @@
 
 /* ---- building a set ---- */
 
+/*
+ * The folders are listed on the calling thread (their names and types, no
+ * stat); everything that touches a log (a stat, the open, the reads of
+ * head and tail) is done on PJ_THREADS threads, by the descriptor of its
+ * folder. At most PJ_OPEN_DIRS folders are open at once: the folders are
+ * listed and their logs read in runs of that many.
+ */
+#define PJ_OPEN_DIRS 256
+
 /* A log found by the scan, until its facts are read. */
 struct pend {
-	struct stat st;
+	int dfd;			/* its folder, open while its run is read */
 	int rc;				/* why it cannot be used */
-	int read;			/* its head and tail are to be read */
+};
+
+/* A folder's entries (pj_list_typed()). */
+struct ent {
+	char *name;
+	unsigned char type;		/* DT_*, DT_UNKNOWN when not told */
 };
 
 struct build {
@@ -31,24 +45,33 @@ struct build {
 	struct pj_seen *prev_by_path;	/* prev's sessions */
 	size_t capsess;
 	struct pend *pend;		/* per session, while building */
-	uint32_t next;			/* atomic: the next log to read */
+	uint32_t next, end;		/* next: atomic, the next log of the run */
+	int dfd[PJ_OPEN_DIRS];		/* the run's folders */
 };
 
-static int name_cmp(const void *a, const void *b)
+static int ent_cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const struct ent *)a)->name, ((const struct ent *)b)->name);
 }
 
-/* The entries of an open folder, sorted (the names are malloc'd). */
-int pj_list_dir(int fd, char ***out, size_t *n)
+static void free_ents(struct ent *v, size_t n)
+{
+	while (n)
+		free(v[--n].name);
+	free(v);
+}
+
+/* The entries of an open folder with their types, sorted by name. */
+static int list_typed(int fd, struct ent **out, size_t *n)
 {
 	int dfd = dup(fd);
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 	struct dirent *de;
-	char **v = NULL, **p;
+	struct ent *v = NULL, *p;
 	size_t cap = 0;
 
 	*n = 0;
+	*out = NULL;
 	if (!d) {
 		if (dfd >= 0)
 			close(dfd);
@@ -63,14 +86,37 @@ int pj_list_dir(int fd, char ***out, size_t *n)
 				break;
 			v = p;
 		}
-		if (!(v[*n] = strdup(de->d_name)))
+		if (!(v[*n].name = strdup(de->d_name)))
 			break;
-		(*n)++;
+		v[(*n)++].type = de->d_type;
 	}
 	closedir(d);
 	if (*n)
-		qsort(v, *n, sizeof(*v), name_cmp);
+		qsort(v, *n, sizeof(*v), ent_cmp);
 	*out = v;
+	return 0;
+}
+
+int pj_list_dir(int fd, char ***out, size_t *n)
+{
+	struct ent *v;
+	char **names;
+	size_t i;
+	int rc = list_typed(fd, &v, n);
+
+	*out = NULL;
+	if (rc)
+		return rc;
+	names = malloc((*n ? *n : 1) * sizeof(*names));
+	if (!names) {
+		free_ents(v, *n);
+		*n = 0;
+		return -ENOMEM;
+	}
+	for (i = 0; i < *n; i++)
+		names[i] = v[i].name;
+	free(v);
+	*out = names;
 	return 0;
 }
 
@@ -98,26 +144,25 @@ static void facts_copy(struct lh_facts *d, const struct lh_facts *s)
 	d->copy_sid = dup_or_null(s->copy_sid);
 }
 
-static struct pj_session *new_session(struct build *b)
+/* Room for n more sessions: 0 or -ENOMEM. */
+static int reserve(struct build *b, size_t n)
 {
 	struct pj_set *s = b->s;
+	size_t cap = b->capsess;
+	struct pj_session *p;
+	struct pend *q;
 
-	if (s->nsessions == b->capsess) {
-		size_t cap = b->capsess ? b->capsess * 2 : 64;
-		struct pj_session *p = realloc(s->sessions, cap * sizeof(*p));
-		struct pend *q;
-
-		if (!p)
-			return NULL;
-		s->sessions = p;
-		if (!(q = realloc(b->pend, cap * sizeof(*q))))
-			return NULL;
-		b->pend = q;
-		b->capsess = cap;
-	}
-	memset(&s->sessions[s->nsessions], 0, sizeof(s->sessions[0]));
-	memset(&b->pend[s->nsessions], 0, sizeof(b->pend[0]));
-	return &s->sessions[s->nsessions];
+	if (s->nsessions + n <= cap)
+		return 0;
+	cap = s->nsessions + n;
+	if (!(p = realloc(s->sessions, cap * sizeof(*p))))
+		return -ENOMEM;
+	s->sessions = p;
+	if (!(q = realloc(b->pend, cap * sizeof(*q))))
+		return -ENOMEM;
+	b->pend = q;
+	b->capsess = cap;
+	return 0;
 }
 
 /* Whether prev's old is log x as it is now (st): its facts hold. */
@@ -128,58 +173,75 @@ static int unchanged(const struct pj_session *old, const struct stat *st)
 	       old->mtime.tv_nsec == PL_MTIM(*st).tv_nsec;
 }
 
-/* A log found: its path and stat, its facts from prev when unchanged;
- * else it is read by read_logs(). */
-static void take_log(struct build *b, uint32_t p, int dfd, const char *name)
+/* A log found in project p's folder (open as dfd, room reserved): its
+ * path; what its type already tells (a symbolic link, not a file). */
+static void take_log(struct build *b, uint32_t p, int dfd, const struct ent *e)
 {
 	struct pj_set *s = b->s;
-	struct pj_session *x = new_session(b);
-	const struct pj_session *old;
-	struct pend *q;
-	int rc = 0;
+	struct pj_session *x = &s->sessions[s->nsessions];
+	struct pend *q = &b->pend[s->nsessions];
 
-	if (!x || asprintf(&x->path, "%s/%s", s->projects[p].folder, name) < 0)
+	memset(x, 0, sizeof(*x));
+	if (asprintf(&x->path, "%s/%s", s->projects[p].folder, e->name) < 0)
 		return;
-	q = &b->pend[s->nsessions++];
+	s->nsessions++;
 	x->project = p;
-	if (fstatat(dfd, name, &q->st, AT_SYMLINK_NOFOLLOW) < 0)
-		rc = -errno;
-	else if (S_ISLNK(q->st.st_mode))
-		rc = -ELOOP;
-	else if (!S_ISREG(q->st.st_mode))
-		rc = -EINVAL;
-	q->rc = rc;
-	if (rc)
-		return;
-	old = pj_seen_get(b->prev_by_path, x->path);
-	if (old)
-		x->key = old->key;
-	if (!old || !unchanged(old, &q->st)) {
-		q->read = 1;
-		return;
-	}
+	q->dfd = dfd;
+	q->rc = e->type == DT_LNK ? -ELOOP :
+		e->type != DT_REG && e->type != DT_UNKNOWN ? -EINVAL : 0;
+}
+
+/* The type of what st describes as a log's error: 0 for a file. */
+static int file_rc(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) ? 0 : S_ISLNK(st->st_mode) ? -ELOOP : -EINVAL;
+}
+
+/* Its facts from prev when the log did not change: 1, else 0 (to be
+ * read), or -errno. */
+static int take_prev(struct build *b, struct pj_session *x, int dfd, const char *name)
+{
+	const struct pj_session *old = pj_seen_get(b->prev_by_path, x->path);
+	struct stat st;
+	int rc;
+
+	if (!old)
+		return 0;
+	x->key = old->key;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if ((rc = file_rc(&st)) || !unchanged(old, &st))
+		return rc;
 	facts_copy(&x->f, &old->f);
 	x->fork_known = old->fork_known;
 	x->fork_sid = dup_or_null(old->fork_sid);
 	x->fork_uuid = dup_or_null(old->fork_uuid);
+	x->mtime = PL_MTIM(st);
+	x->ino = st.st_ino;
+	return 1;
 }
 
-/* Reads the head and tail of log i (any thread). */
+/* The facts of log i, from prev or from its head and tail (any thread). */
 static void read_one(struct build *b, uint32_t i)
 {
 	struct pj_session *x = &b->s->sessions[i];
+	struct pend *q = &b->pend[i];
 	const char *name = strrchr(x->path, '/') + 1;
-	char stem[NM_MAX + 1], *abs;
+	char stem[NM_MAX + 1];
+	struct stat st;
+	int rc;
 
-	if (b->pend[i].rc || !b->pend[i].read)
+	if (q->rc || (rc = take_prev(b, x, q->dfd, name)) == 1)
 		return;
-	snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(name) - 6), name);
-	if (asprintf(&abs, "%s/%s", b->s->root, x->path) < 0) {
-		b->pend[i].rc = -ENOMEM;
-		return;
+	if (!rc) {
+		snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(name) - 6), name);
+		rc = lh_read_stat(q->dfd, name, stem, &x->f, &st);
 	}
-	b->pend[i].rc = lh_read(AT_FDCWD, abs, stem, &x->f);
-	free(abs);
+	q->rc = rc == -EISDIR ? -EINVAL : rc;
+	if (rc)
+		return;
+	x->mtime = PL_MTIM(st);
+	x->ino = st.st_ino;
 }
 
 static void *read_worker(void *arg)
@@ -187,19 +249,20 @@ static void *read_worker(void *arg)
 	struct build *b = arg;
 	uint32_t i;
 
-	while ((i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED)) < b->s->nsessions)
+	while ((i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED)) < b->end)
 		read_one(b, i);
 	return NULL;
 }
 
-/* The logs to read, on PJ_THREADS threads when there are many. */
-static void read_logs(struct build *b)
+/* Logs from..end, on PJ_THREADS threads when there are many. */
+static void read_logs(struct build *b, uint32_t from)
 {
 	pthread_t th[PJ_THREADS];
 	int i, n = 0;
 
-	b->next = 0;
-	for (i = 1; b->s->nsessions >= PJ_THREADED && i < PJ_THREADS; i++)
+	b->next = from;
+	b->end = b->s->nsessions;
+	for (i = 1; b->end - from >= PJ_THREADED && i < PJ_THREADS; i++)
 		if (!pthread_create(&th[n], NULL, read_worker, b))
 			n++;
 	read_worker(b);
@@ -223,7 +286,6 @@ static void keep_logs(struct build *b)
 
 	for (i = 0; i < s->nsessions; i++) {
 		struct pj_session *x = &s->sessions[i];
-		const struct stat *st = &b->pend[i].st;
 		int rc = b->pend[i].rc;
 
 		if (!rc && !x->key && s->next_key > PJ_KEY_MAX)
@@ -238,10 +300,8 @@ static void keep_logs(struct build *b)
 		}
 		if (!x->key)
 			x->key = s->next_key++;
-		x->mtime = PL_MTIM(*st);
-		x->ino = st->st_ino;
 		x->start_ms = x->f.first_ms != LH_NO_TS ? x->f.first_ms :
-			      (int64_t)PL_MTIM(*st).tv_sec * 1000 + PL_MTIM(*st).tv_nsec / 1000000;
+			      (int64_t)x->mtime.tv_sec * 1000 + x->mtime.tv_nsec / 1000000;
 		s->sessions[n++] = *x;
 	}
 	s->nsessions = n;
@@ -254,26 +314,56 @@ int pj_is_session_file(const char *name)
 	return n > 6 && !strcmp(name + n - 6, ".jsonl") && strncmp(name, "agent-", 6);
 }
 
-static void scan_project(struct build *b, int rootfd, uint32_t p)
+/* Project p's folder, open (its descriptor in *dfd, else -1) and listed:
+ * the session logs in it. */
+static size_t list_project(struct build *b, int rootfd, uint32_t p, int *dfd,
+			   struct ent **ents, size_t *n)
 {
 	struct pj_project *pr = &b->s->projects[p];
-	int dfd = openat(rootfd, pr->folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	char **names = NULL;
-	size_t n = 0, i;
-	int rc = dfd < 0 ? -errno : pj_list_dir(dfd, &names, &n);
+	size_t i, logs = 0;
+	int rc;
 
+	*n = 0;
+	*ents = NULL;
+	*dfd = openat(rootfd, pr->folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	rc = *dfd < 0 ? -errno : list_typed(*dfd, ents, n);
 	if (rc) {
 		pj_err_line(b->s, pr->folder, rc == -EACCES ? "cannot read the folder (permission denied)" :
 			 strerror(-rc));
-		if (dfd >= 0)
-			close(dfd);
-		return;
+		if (*dfd >= 0)
+			close(*dfd);
+		*dfd = -1;
+		return 0;
 	}
-	for (i = 0; i < n; i++)
-		if (pj_is_session_file(names[i]))
-			take_log(b, p, dfd, names[i]);
-	pj_free_names(names, n);
-	close(dfd);
+	for (i = 0; i < *n; i++)
+		logs += pj_is_session_file((*ents)[i].name);
+	return logs;
+}
+
+/* Projects first..last: their folders listed, their logs read. */
+static int scan_run(struct build *b, int rootfd, uint32_t first, uint32_t last)
+{
+	struct ent *ents[PJ_OPEN_DIRS];
+	size_t n[PJ_OPEN_DIRS], logs = 0, i;
+	uint32_t p, from = b->s->nsessions;
+	int rc;
+
+	for (p = first; p < last; p++)
+		logs += list_project(b, rootfd, p, &b->dfd[p - first], &ents[p - first],
+				     &n[p - first]);
+	rc = reserve(b, logs);
+	for (p = first; p < last; p++) {
+		for (i = 0; !rc && i < n[p - first]; i++)
+			if (pj_is_session_file(ents[p - first][i].name))
+				take_log(b, p, b->dfd[p - first], &ents[p - first][i]);
+		free_ents(ents[p - first], n[p - first]);
+	}
+	if (!rc)
+		read_logs(b, from);
+	for (p = first; p < last; p++)
+		if (b->dfd[p - first] >= 0)
+			close(b->dfd[p - first]);
+	return rc;
 }
 
 static int add_project(struct pj_set *s, const char *folder)
@@ -291,32 +381,43 @@ static int add_project(struct pj_set *s, const char *folder)
 	return 0;
 }
 
+/* An entry of the root: a project folder, or a symbolic link (a line). */
+static int take_folder(struct build *b, int rootfd, const struct ent *e)
+{
+	struct stat st;
+	unsigned char type = e->type;
+
+	if (type == DT_UNKNOWN) {
+		if (fstatat(rootfd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return 0;
+		type = S_ISLNK(st.st_mode) ? DT_LNK : S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+	}
+	if (type == DT_LNK)
+		pj_err_line(b->s, e->name, "a symbolic link, not followed");
+	else if (type == DT_DIR)
+		return add_project(b->s, e->name);
+	return 0;
+}
+
 /* The project folders under root, then their logs. */
 static int scan_root(struct build *b, int rootfd)
 {
-	char **names;
+	struct ent *ents;
 	size_t n, i;
-	struct stat st;
-	int rc = pj_list_dir(rootfd, &names, &n);
-	uint32_t p;
+	int rc = list_typed(rootfd, &ents, &n);
+	uint32_t p, last;
 
 	if (rc)
 		return rc;
-	for (i = 0; i < n && !rc; i++) {
-		if (fstatat(rootfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (S_ISLNK(st.st_mode))
-			pj_err_line(b->s, names[i], "a symbolic link, not followed");
-		else if (S_ISDIR(st.st_mode))
-			rc = add_project(b->s, names[i]);
+	for (i = 0; i < n && !rc; i++)
+		rc = take_folder(b, rootfd, &ents[i]);
+	free_ents(ents, n);
+	for (p = 0; !rc && p < b->s->nprojects; p = last) {
+		last = b->s->nprojects - p > PJ_OPEN_DIRS ? p + PJ_OPEN_DIRS : b->s->nprojects;
+		rc = scan_run(b, rootfd, p, last);
 	}
-	pj_free_names(names, n);
-	for (p = 0; !rc && p < b->s->nprojects; p++)
-		scan_project(b, rootfd, p);
-	if (!rc) {
-		read_logs(b);
+	if (!rc)
 		keep_logs(b);
-	}
 	return rc;
 }
 
@@ -336,7 +437,7 @@ static void index_prev(struct build *b)
 int pj_scan(const char *dir, const struct pj_set *prev, struct pj_set **out)
 {
 	struct pj_set *s = calloc(1, sizeof(*s));
-	struct build b = { s, prev, NULL, 0, NULL, 0 };
+	struct build b = { .s = s, .prev = prev };
 	int rootfd = -1, rc;
 
 	*out = NULL;
