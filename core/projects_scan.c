@@ -221,8 +221,9 @@ static int take_prev(struct build *b, struct pj_session *x, int dfd, const char 
 	return 1;
 }
 
-/* The facts of log i, from prev or from its head and tail (any thread). */
-static void read_one(struct build *b, uint32_t i)
+/* The facts of log i, from prev or from its head and tail (any thread;
+ * buf: the thread's LH_BUF bytes, or NULL). */
+static void read_one(struct build *b, uint32_t i, char *buf)
 {
 	struct pj_session *x = &b->s->sessions[i];
 	struct pend *q = &b->pend[i];
@@ -235,7 +236,7 @@ static void read_one(struct build *b, uint32_t i)
 		return;
 	if (!rc) {
 		snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(name) - 6), name);
-		rc = lh_read_stat(q->dfd, name, stem, &x->f, &st);
+		rc = lh_read_stat(q->dfd, name, stem, buf, &x->f, &st);
 	}
 	q->rc = rc == -EISDIR ? -EINVAL : rc;
 	if (rc)
@@ -247,10 +248,12 @@ static void read_one(struct build *b, uint32_t i)
 static void *read_worker(void *arg)
 {
 	struct build *b = arg;
+	char *buf = malloc(LH_BUF);
 	uint32_t i;
 
 	while ((i = __atomic_fetch_add(&b->next, 1, __ATOMIC_RELAXED)) < b->end)
-		read_one(b, i);
+		read_one(b, i, buf);
+	free(buf);
 	return NULL;
 }
 
