@@ -108,6 +108,8 @@ void pj_free(struct pj_set *s)
 		return;
 	for (i = 0; i < s->nsessions; i++) {
 		free(s->sessions[i].path);
+		free(s->sessions[i].name);
+		free(s->sessions[i].link);
 		lh_free(&s->sessions[i].f);
 		free(s->sessions[i].fork_sid);
 		free(s->sessions[i].fork_uuid);

@@ -59,8 +59,9 @@ struct pj_session {
 	ino_t ino;
 	int fork_known;			/* fork_sid/fork_uuid were looked for */
 	char *fork_sid, *fork_uuid;	/* forkedFrom, when found */
-	char name[NM_MAX + 1];		/* its folder under projects/<p>/ */
-	char link[NM_MAX + 1];		/* its link under sessions/ */
+	char *name;			/* its folder under projects/<p>/ */
+	char *link;			/* its link under sessions/ (both at
+					 * most NM_MAX bytes, owned by the set) */
 };
 
 struct pj_project {

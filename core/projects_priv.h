@@ -36,10 +36,10 @@ void pj_free_names(char **v, size_t n);
 int pj_is_session_file(const char *name);
 
 /* projects_name.c: each project's cwd and name (sorted by name), then the
- * sessions' folder and link names (sorted by time), then the look-up
- * tables (0 or -ENOMEM). */
+ * sessions' folder and link names (sorted by time; 0 or -ENOMEM), then
+ * the look-up tables (0 or -ENOMEM). */
 void pj_name_projects(struct pj_set *s);
-void pj_name_sessions(struct pj_set *s);
+int pj_name_sessions(struct pj_set *s);
 int pj_index_sessions(struct pj_set *s);
 
 /* projects_lineage.c: pj_find_fork() of each session not yet looked at. */

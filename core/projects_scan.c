@@ -467,8 +467,9 @@ int pj_scan(const char *dir, const struct pj_set *prev, struct pj_set **out)
 	if (rc)
 		goto out;
 	pj_name_projects(s);
-	pj_name_sessions(s);
-	rc = pj_index_sessions(s);
+	rc = pj_name_sessions(s);
+	if (!rc)
+		rc = pj_index_sessions(s);
 	if (!rc)
 		pj_find_forks(s);
 out:
