@@ -222,10 +222,13 @@ int pj_index_sessions(struct pj_set *s)
 	uint32_t i, p;
 
 	s->latest = -1;
+	for (i = 0; i < s->nsessions; i++)
+		s->projects[s->sessions[i].project].nsessions++;
 	for (p = 0; p < s->nprojects; p++) {
-		s->projects[p].sessions = malloc((s->nsessions + 1) * sizeof(uint32_t));
+		s->projects[p].sessions = malloc((s->projects[p].nsessions + 1) * sizeof(uint32_t));
 		if (!s->projects[p].sessions)
 			return -ENOMEM;
+		s->projects[p].nsessions = 0;
 	}
 	for (i = 0; i < s->nsessions; i++) {
 		const struct pj_session *x = &s->sessions[i], *l;
