@@ -36,6 +36,10 @@ struct acc {
 	int chain_seen;
 	int old_reply;			/* an assistant row older than the first time */
 	int reply_seen;			/* an assistant row with a time */
+	/* The last cwd, version and gitBranch of the lines taken, not yet
+	 * copied (n == 0: none): copied once per buffer (acc_flush()), not
+	 * once per line. */
+	struct js_str cwd, version, branch;
 };
 
 static int is_true(const char *v, const char *e)
@@ -277,12 +281,25 @@ static void take_line(struct acc *a, const char *p, const char *e)
 		a->old_reply |= ms < f->first_ms;
 	}
 	if (l.cwd.n)
-		replace(&f->cwd, &l.cwd);
+		a->cwd = l.cwd;
 	if (l.version.n)
-		replace(&f->version, &l.version);
+		a->version = l.version;
 	if (l.branch.n)
-		replace(&f->branch, &l.branch);
+		a->branch = l.branch;
 	take_title(a, &l);
+}
+
+/* Copies what take_line() left pointing into the buffer, before the
+ * buffer is used again. */
+static void acc_flush(struct acc *a)
+{
+	if (a->cwd.n)
+		replace(&a->f->cwd, &a->cwd);
+	if (a->version.n)
+		replace(&a->f->version, &a->version);
+	if (a->branch.n)
+		replace(&a->f->branch, &a->branch);
+	a->cwd.n = a->version.n = a->branch.n = 0;
 }
 
 /* Every complete line of buf[0..n); returns the offset of the first byte
@@ -296,6 +313,7 @@ static size_t take_lines(struct acc *a, const char *buf, size_t n)
 		take_line(a, buf + i, nl);
 		i = (size_t)(nl - buf) + 1;
 	}
+	acc_flush(a);
 	return i;
 }
 
@@ -390,10 +408,21 @@ static void acc_free(struct acc *a)
 	sb_free(&a->copy_sid);
 }
 
+/* Opens a log read-only, its atime left alone where the kernel lets us
+ * (O_NOATIME: the owner's or root's; a listing reads thousands of logs,
+ * and a log written since its last read would get an inode write each
+ * time), without following a symbolic link. fd or -errno; *st its stat. */
 static int open_log(int dirfd, const char *name, struct stat *st)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, fd = -1;
 
+#ifdef O_NOATIME
+	fd = openat(dirfd, name, flags | O_NOATIME);
+	if (fd < 0 && errno != EPERM)
+		return -errno;
+#endif
+	if (fd < 0)
+		fd = openat(dirfd, name, flags);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
@@ -469,14 +498,15 @@ static int reply_line(void *arg, const char *p, const char *e)
 	struct acc *a = arg;
 
 	take_line(a, p, e);
+	acc_flush(a);
 	return fork_known(a);
 }
 
 /* Head and tail (or the whole log) through the accumulator. */
-static int read_parts(struct acc *a, int fd, uint64_t size)
+static int read_parts(struct acc *a, int fd, uint64_t size, char *lent)
 {
-	size_t n = size <= LH_HEAD + LH_TAIL ? (size_t)size : LH_HEAD, got, used;
-	char *buf = malloc(n > LH_TAIL ? n : LH_TAIL);
+	size_t n = size <= LH_BUF ? (size_t)size : LH_HEAD, got, used;
+	char *buf = lent ? lent : malloc(n > LH_TAIL ? n : LH_TAIL);
 	off_t toff;
 	int rc;
 
@@ -500,24 +530,25 @@ static int read_parts(struct acc *a, int fd, uint64_t size)
 				take_lines(a, nl + 1, got - (size_t)(nl + 1 - buf));
 		}
 	}
-	free(buf);
+	if (!lent)
+		free(buf);
 	return rc;
 }
 
-int lh_read(int dirfd, const char *name, const char *stem, struct lh_facts *out)
+int lh_read_stat(int dirfd, const char *name, const char *stem, char *buf,
+		 struct lh_facts *out, struct stat *st)
 {
-	struct stat st;
 	struct acc a;
 	int fd, rc;
 
 	memset(out, 0, sizeof(*out));
 	out->first_ms = out->last_ms = LH_NO_TS;
-	fd = open_log(dirfd, name, &st);
+	fd = open_log(dirfd, name, st);
 	if (fd < 0)
 		return fd;
-	out->bytes = (uint64_t)st.st_size;
+	out->bytes = (uint64_t)st->st_size;
 	acc_init(&a, out, stem);
-	rc = read_parts(&a, fd, out->bytes);
+	rc = read_parts(&a, fd, out->bytes, buf);
 	close(fd);
 	if (!rc && !a.valid)
 		rc = -ENOMSG;
@@ -529,6 +560,13 @@ int lh_read(int dirfd, const char *name, const char *stem, struct lh_facts *out)
 		out->first_ms = out->last_ms = LH_NO_TS;
 	}
 	return rc;
+}
+
+int lh_read(int dirfd, const char *name, const char *stem, struct lh_facts *out)
+{
+	struct stat st;
+
+	return lh_read_stat(dirfd, name, stem, NULL, out, &st);
 }
 
 void lh_free(struct lh_facts *f)

@@ -33,10 +33,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #define LH_HEAD (32u << 10)	/* bytes read from the start */
 #define LH_TAIL (32u << 10)	/* and from the end */
+#define LH_BUF (LH_HEAD + LH_TAIL)	/* a log up to this size is read whole */
 #define LH_PROMPT_MAX (1u << 20)	/* the longest first prompt line read */
 #define LH_TITLE_MAX 200	/* bytes of a title kept */
 #define LH_NO_TS INT64_MIN
@@ -57,10 +59,18 @@ struct lh_facts {
 /*
  * Reads the facts of the log at path (stem: the file's name without
  * .jsonl, for the own id). 0, -ENOMSG (not a session log), or the -errno
- * of open/read (a symbolic link is not followed: -ELOOP). Fills *out (free
- * with lh_free(); zeroed on error).
+ * of open/read (a symbolic link is not followed: -ELOOP; a folder:
+ * -EISDIR, another file that is not a regular one: -EINVAL). Fills *out
+ * (free with lh_free(); zeroed on error). The log is opened with
+ * O_NOATIME where the kernel allows it (its owner, root).
  */
 int lh_read(int dirfd, const char *name, const char *stem, struct lh_facts *out);
+/* The same, and the log's stat when it was read in *st (bytes, mtime and
+ * inode of what the facts are of): a scan needs no stat of its own. buf:
+ * LH_BUF bytes the caller lends for the reads (one per thread, used again
+ * for every log: no fresh memory per log), or NULL. */
+int lh_read_stat(int dirfd, const char *name, const char *stem, char *buf,
+		 struct lh_facts *out, struct stat *st);
 void lh_free(struct lh_facts *f);
 
 /*

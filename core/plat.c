@@ -32,6 +32,15 @@ void pl_one_arena(void)
 #endif
 }
 
+void pl_pad_heap(size_t bytes)
+{
+#if defined(__GLIBC__)
+	mallopt(M_TOP_PAD, bytes > INT_MAX ? INT_MAX : (int)bytes);
+#else
+	(void)bytes;
+#endif
+}
+
 void pl_trim_heap(void)
 {
 #if defined(__GLIBC__)

@@ -47,6 +47,9 @@ void pl_tune_heap(void);
 /* One malloc arena for all threads (glibc M_ARENA_MAX 1). Elsewhere
  * nothing. */
 void pl_one_arena(void);
+/* The heap grown by at least bytes at a time (glibc mallopt M_TOP_PAD;
+ * 128 KB by default). Elsewhere nothing. */
+void pl_pad_heap(size_t bytes);
 /* Gives the heap's free memory back to the system (glibc malloc_trim(0)).
  * Elsewhere nothing. */
 void pl_trim_heap(void);

@@ -29,8 +29,9 @@
  * A rescan reads again only the logs whose size, mtime or inode changed.
  *
  * A set is immutable once built: readers may share it from any thread.
- * The module is three files: projects.c (the scan, the set, look-ups,
- * JSON), projects_name.c (names and tables), projects_lineage.c (forks).
+ * The module is four files: projects.c (the set, look-ups, JSON),
+ * projects_scan.c (the scan), projects_name.c (names and tables),
+ * projects_lineage.c (forks).
  */
 #ifndef SESSFS_PROJECTS_H
 #define SESSFS_PROJECTS_H
@@ -58,8 +59,9 @@ struct pj_session {
 	ino_t ino;
 	int fork_known;			/* fork_sid/fork_uuid were looked for */
 	char *fork_sid, *fork_uuid;	/* forkedFrom, when found */
-	char name[NM_MAX + 1];		/* its folder under projects/<p>/ */
-	char link[NM_MAX + 1];		/* its link under sessions/ */
+	char *name;			/* its folder under projects/<p>/ */
+	char *link;			/* its link under sessions/ (both at
+					 * most NM_MAX bytes, owned by the set) */
 };
 
 struct pj_project {

@@ -154,22 +154,27 @@ static void link_name(const struct pj_session *x, char *out)
 
 /* Session folder names (path order: the first log of an id keeps it),
  * then sessions/ links (time order). */
-void pj_name_sessions(struct pj_set *s)
+int pj_name_sessions(struct pj_set *s)
 {
 	struct pj_seen *ids = NULL, *links = NULL, **taken;
 	uint32_t i;
-	char why[2 * NM_MAX + 64];
+	char why[2 * NM_MAX + 64], name[NM_MAX + 1];
+	int rc = 0;
 
 	taken = calloc(s->nprojects ? s->nprojects : 1, sizeof(*taken));
+	if (!taken)
+		return -ENOMEM;
 	sort(s->sessions, s->nsessions, sizeof(*s->sessions), path_cmp);
-	for (i = 0; taken && i < s->nsessions; i++) {
+	for (i = 0; !rc && i < s->nsessions; i++) {
 		struct pj_session *x = &s->sessions[i];
 		const char *id = x->f.sid ? x->f.sid : "";
 		const struct pj_session *first = pj_seen_get(ids, id);
 
-		nm_safe(id, strlen(id), x->name, PJ_NAME_MAX + 1);
-		pj_unique_name(&taken[x->project], x->name, ".", NULL);
-		if (first) {
+		nm_safe(id, strlen(id), name, PJ_NAME_MAX + 1);
+		pj_unique_name(&taken[x->project], name, ".", NULL);
+		if (!(x->name = strdup(name)))
+			rc = -ENOMEM;
+		else if (first) {
 			snprintf(why, sizeof(why), "session id already used by %s; shown as %s",
 				 first->path, x->name);
 			pj_err_line(s, x->path, why);
@@ -177,16 +182,21 @@ void pj_name_sessions(struct pj_set *s)
 			pj_seen_add(&ids, id, x);
 		}
 	}
-	for (i = 0; taken && i < s->nprojects; i++)
+	for (i = 0; i < s->nprojects; i++)
 		pj_seen_free(&taken[i]);
 	free(taken);
 	pj_seen_free(&ids);
+	if (rc)
+		return rc;
 	sort(s->sessions, s->nsessions, sizeof(*s->sessions), time_cmp);
-	for (i = 0; i < s->nsessions; i++) {
-		link_name(&s->sessions[i], s->sessions[i].link);
-		pj_unique_name(&links, s->sessions[i].link, ".", NULL);
+	for (i = 0; !rc && i < s->nsessions; i++) {
+		link_name(&s->sessions[i], name);
+		pj_unique_name(&links, name, ".", NULL);
+		if (!(s->sessions[i].link = strdup(name)))
+			rc = -ENOMEM;
 	}
 	pj_seen_free(&links);
+	return rc;
 }
 
 static int session_name_cmp(const void *a, const void *b, void *arg)
@@ -212,10 +222,13 @@ int pj_index_sessions(struct pj_set *s)
 	uint32_t i, p;
 
 	s->latest = -1;
+	for (i = 0; i < s->nsessions; i++)
+		s->projects[s->sessions[i].project].nsessions++;
 	for (p = 0; p < s->nprojects; p++) {
-		s->projects[p].sessions = malloc((s->nsessions + 1) * sizeof(uint32_t));
+		s->projects[p].sessions = malloc((s->projects[p].nsessions + 1) * sizeof(uint32_t));
 		if (!s->projects[p].sessions)
 			return -ENOMEM;
+		s->projects[p].nsessions = 0;
 	}
 	for (i = 0; i < s->nsessions; i++) {
 		const struct pj_session *x = &s->sessions[i], *l;

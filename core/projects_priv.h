@@ -1,9 +1,10 @@
 /*
- * projects_priv: what the three files of the projects module share. Not
- * part of the API (projects.h is); included only by projects.c (the scan:
- * the folders, the logs' heads and tails, the set and its look-ups, JSON),
- * projects_name.c (the names of projects, sessions and links, and the
- * set's tables) and projects_lineage.c (where a fork came from).
+ * projects_priv: what the four files of the projects module share. Not
+ * part of the API (projects.h is); included only by projects.c (the set,
+ * its look-ups, JSON), projects_scan.c (the scan: the folders, the logs'
+ * heads and tails), projects_name.c (the names of projects, sessions and
+ * links, and the set's tables) and projects_lineage.c (where a fork came
+ * from).
  */
 #ifndef SESSFS_PROJECTS_PRIV_H
 #define SESSFS_PROJECTS_PRIV_H
@@ -35,10 +36,10 @@ void pj_free_names(char **v, size_t n);
 int pj_is_session_file(const char *name);
 
 /* projects_name.c: each project's cwd and name (sorted by name), then the
- * sessions' folder and link names (sorted by time), then the look-up
- * tables (0 or -ENOMEM). */
+ * sessions' folder and link names (sorted by time; 0 or -ENOMEM), then
+ * the look-up tables (0 or -ENOMEM). */
 void pj_name_projects(struct pj_set *s);
-void pj_name_sessions(struct pj_set *s);
+int pj_name_sessions(struct pj_set *s);
 int pj_index_sessions(struct pj_set *s);
 
 /* projects_lineage.c: pj_find_fork() of each session not yet looked at. */

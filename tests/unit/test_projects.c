@@ -426,6 +426,51 @@ static void test_many_sessions(void **state)
 	pj_free(s);
 }
 
+/* More folders than are held open at once (the scan reads them in runs):
+ * every project and log is there, with the errors of each run in folder
+ * order, and a rescan (a log changed in the last run, one log gone)
+ * keeps the keys. */
+static void test_many_projects(void **state)
+{
+	struct pj_set *s, *t;
+	char rel[64], sid[32], cwd[32], err[128];
+	const char *a, *b;
+	int i;
+	uint32_t j;
+
+	(void)state;
+	for (i = 0; i < 300; i++) {
+		mk("-p%03d", i);
+		snprintf(sid, sizeof(sid), "s%03d", i);
+		snprintf(cwd, sizeof(cwd), "/p/%03d", i);
+		snprintf(rel, sizeof(rel), "-p%03d/%s.jsonl", i, sid);
+		write_log(rel, sid, cwd, i % 60, "t", NULL);
+	}
+	put("-p010/junk.jsonl", "not a log\n", 0);
+	put("-p290/junk.jsonl", "not a log\n", 0);
+	s = scan(NULL);
+	assert_int_equal(s->nprojects, 300);
+	assert_int_equal(s->nsessions, 300);
+	for (j = 0; j < s->nprojects; j++)
+		assert_int_equal(s->projects[j].nsessions, 1);
+	a = strstr(s->errors.buf, "-p010/junk.jsonl: not a session log");
+	b = strstr(s->errors.buf, "-p290/junk.jsonl: not a session log");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(a < b);
+	put("-p299/s299.jsonl", "{\"type\":\"custom-title\",\"customTitle\":\"New\",\"sessionId\":\"s299\"}\n", 1);
+	snprintf(err, sizeof(err), "%s/-p000/s000.jsonl", root);
+	assert_int_equal(unlink(err), 0);
+	t = scan(s);
+	assert_int_equal(t->nsessions, 299);
+	assert_null(by_sid(t, "s000"));
+	assert_int_equal(by_sid(t, "s150")->key, by_sid(s, "s150")->key);
+	assert_int_equal(by_sid(t, "s299")->key, by_sid(s, "s299")->key);
+	assert_string_equal(by_sid(t, "s299")->f.title, "New");
+	pj_free(s);
+	pj_free(t);
+}
+
 static void test_claude_dir_and_json(void **state)
 {
 	struct pj_set *s;
@@ -461,6 +506,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fork_is_found, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rescan_keeps_keys, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_sessions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_projects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_claude_dir_and_json, setup, teardown),
 	};
 
