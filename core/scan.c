@@ -97,7 +97,7 @@ static const char *scan_uuid(struct scan *sc, const char *v, const char *e,
 	end = js_string(v, e, &s);
 	if (!end)
 		return NULL;
-	if (s.escaped || s.n == 0 || s.n > IDX_UUID_MAX) {
+	if (s.escaped || s.n == 0 || s.n > IDX_UUID_MAX || memchr(s.p, 0, s.n)) {
 		struct sbuf dec;
 
 		sb_init(&dec);

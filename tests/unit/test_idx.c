@@ -264,15 +264,20 @@ static void test_unusable_uuid_is_reported_and_ignored(void **state)
 		sb_addc(&sb, 'a');
 	sb_adds(&sb, "\",\"message\":{\"content\":\"x\"}}\n");
 	sb_adds(&sb, "{\"type\":\"user\",\"uuid\":\"a\\u0000b\",\"message\":{\"content\":\"x\"}}\n");
+	sb_adds(&sb, "{\"type\":\"user\",\"uuid\":\"a");	/* a raw NUL byte */
+	sb_addc(&sb, '\0');
+	sb_adds(&sb, "b\",\"message\":{\"content\":\"x\"}}\n");
 	ixf_full(&x, sb.buf, sb.len);
-	assert_int_equal(idx_nrecs(x.ix), 3);
-	assert_int_equal(idx_nerrs(x.ix), 3);
+	assert_int_equal(idx_nrecs(x.ix), 4);
+	assert_int_equal(idx_nerrs(x.ix), 4);
 	assert_int_equal(idx_rec(x.ix, 0)->uuid, 0);
 	assert_int_equal(idx_rec(x.ix, 1)->uuid, 0);
 	assert_int_equal(idx_rec(x.ix, 2)->uuid, 0);
+	assert_int_equal(idx_rec(x.ix, 3)->uuid, 0);
 	assert_int_equal(idx_err(x.ix, 0)->code, IDX_E_BAD_UUID);
 	assert_int_equal(idx_err(x.ix, 1)->line, 2);
 	assert_int_equal(idx_err(x.ix, 2)->line, 3);
+	assert_int_equal(idx_err(x.ix, 3)->line, 4);
 	ixf_close(&x);
 	sb_free(&sb);
 }
