@@ -418,10 +418,10 @@ static uint64_t sign(struct tree *t, uint64_t budget)
 		pthread_rwlock_rdlock(&t->lock);
 		v = k < t->nviews ? t->views[k] : NULL;
 		if (v) {
-			before = ss_signed(v->s);
+			before = ss_signed_len(v->s);
 			if (ss_sign(v->s, budget))
 				budget = 0;	/* this look's share is used */
-			after = ss_signed(v->s);
+			after = ss_signed_len(v->s);
 			if (after > before)	/* the bytes signed count */
 				budget -= after - before < budget ? after - before : budget;
 		}

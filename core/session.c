@@ -548,7 +548,7 @@ int ss_sign(struct session *s, uint64_t max)
 	return more;
 }
 
-uint64_t ss_signed(struct session *s)
+uint64_t ss_signed_len(struct session *s)
 {
 	uint64_t n;
 
