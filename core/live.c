@@ -609,6 +609,7 @@ int lv_mark(struct tree *t, struct lv_mark *m)
 	pthread_rwlock_rdlock(&t->lock);
 	m->next = t->epoch_next;
 	log_id(t, &m->dev, &m->ino, &m->bytes);
+	ss_signed(t->views[0]->s, &m->sig);
 	m->epochs = calloc(t->nviews, sizeof(*m->epochs));
 	m->names = calloc(t->nviews, sizeof(*m->names));
 	for (i = 0; m->epochs && m->names && i < t->nviews; i++) {
@@ -655,6 +656,8 @@ void lv_resume(struct tree *t, const struct lv_mark *m)
 		return;			/* never marked: the tree's first open */
 	pthread_rwlock_wrlock(&t->lock);
 	same = same_tree(t, m);
+	if (same)
+		ss_resume_signed(t->views[0]->s, &m->sig);
 	for (i = 0; i < t->nviews; i++)
 		t->views[i]->epoch = same && i < m->n ? m->epochs[i] : m->next;
 	t->epoch_new = m->next;

@@ -72,6 +72,7 @@
 #include <time.h>
 
 #include "names.h"
+#include "session.h"
 
 #define LV_SCAN_MS 1000		/* how often agents/ is looked at */
 #define LV_POLL_MS 1000		/* how often a log's indexed bytes are watched */
@@ -152,7 +153,10 @@ int lv_tick(struct tree *t, int agents, uint64_t *share, struct lv_inval **out,
  * still name what they named); anything else: every view takes an epoch
  * no tree of the log gave yet (modulo 16), so inodes handed out before are
  * stale (ESTALE). A rewrite in place that does not shrink the log, between
- * the close and the reopen, is not told from growth.
+ * the close and the reopen, is not told from growth there; the mark keeps
+ * view 0's signature (session.h ss_signed()), which the new tree takes on,
+ * so the background check finds a rewrite of the bytes signed before the
+ * close as in an open tree (and the tree is re-indexed with new epochs).
  */
 struct lv_mark {
 	int set;			/* 0: no tree was marked yet */
@@ -163,6 +167,7 @@ struct lv_mark {
 	dev_t dev;			/* view 0's log */
 	ino_t ino;
 	uint64_t bytes;			/* ... and the bytes indexed of it */
+	struct ss_signed sig;		/* ... and its signature */
 };
 /* Marks t (m is overwritten). 0, or -ENOMEM (then the next tree starts
  * with new epochs). */

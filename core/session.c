@@ -577,6 +577,27 @@ uint64_t ss_scrub(struct session *s, uint64_t max)
 	return used;
 }
 
+void ss_signed(struct session *s, struct ss_signed *out)
+{
+	pthread_mutex_lock(&s->sig_mu);
+	out->sig = s->sig;
+	out->checked = s->scrub_st;
+	if (s->scrub.on)	/* a pass under way: the next tree begins one */
+		memset(&out->checked, 0, sizeof(out->checked));
+	pthread_mutex_unlock(&s->sig_mu);
+}
+
+void ss_resume_signed(struct session *s, const struct ss_signed *m)
+{
+	if (s->part || !m->sig.len || m->sig.len > idx_end(s->ix))
+		return;		/* nothing signed, or not this log grown */
+	pthread_mutex_lock(&s->sig_mu);
+	s->sig = m->sig;
+	scr_init(&s->scrub);
+	s->scrub_st = m->checked;	/* moved since: a pass checks them */
+	pthread_mutex_unlock(&s->sig_mu);
+}
+
 /*
  * Whether the bytes indexed are still those signed: 1 yes, 0 no, -1 not
  * known (not all are signed yet, or they could not be read again).

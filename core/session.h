@@ -16,6 +16,7 @@
 #define SESSFS_SESSION_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "branch.h"
 #include "ctx.h"
@@ -25,6 +26,7 @@
 #include "resume.h"
 #include "sbuf.h"
 #include "sidechain.h"
+#include "sig.h"
 #include "state.h"
 #include "summary.h"
 #include "usage.h"
@@ -157,6 +159,28 @@ uint64_t ss_signed_len(struct session *s);
  * signature's lock), as ss_sign().
  */
 uint64_t ss_scrub(struct session *s, uint64_t max);
+
+/*
+ * What a session leaves of its signature when it is closed, to check its
+ * log by when it is opened again (a cache of sessions, live.h lv_mark()):
+ * the signature as far as signed, and the log as its bytes were last
+ * found the same (when the last check began, or when it was indexed first).
+ * ss_resume_signed() gives a new session of the same log (nothing read
+ * from it yet but its index) both as its own: ss_sign() goes on from the
+ * signature over the bytes now there, and when the log moved since it was
+ * last found the same, the background check (ss_scrub()) begins a pass
+ * that hashes the bytes signed again: rewritten while the session was
+ * closed, they are found as in an open session (ss_changed(), ss_refresh()
+ * indexes again with a note), also after closes and reopens that gave the
+ * check no time. Bytes not signed before the close are not checked. Both
+ * take the signature's lock.
+ */
+struct ss_signed {
+	struct sig sig;
+	struct stat checked;
+};
+void ss_signed(struct session *s, struct ss_signed *out);
+void ss_resume_signed(struct session *s, const struct ss_signed *m);
 
 /* Borrowed; valid until the next ss_refresh() or ss_close(). */
 const struct idx *ss_idx(const struct session *s);

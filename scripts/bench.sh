@@ -153,7 +153,7 @@ bench_mount() {
 	printf '  usage.json, first read: %.3f s = %.2f x index time (%s responses)\n' \
 		"$(echo "$t1 - $t0" | bc -l)" "$(echo "($t1 - $t0) / $idx_s" | bc -l)" \
 		"$(sed -n '/^  "session": {/,/^  }/s/^    "responses": \([0-9]*\).*/\1/p' "$MNT/usage.json")"
-	t0=$(now); size=$(stat -c %s "$MNT/transcripts/current.md")
+	t0=$(now); size=$(stat -L -c %s "$MNT/transcripts/current.md")
 	cat "$MNT/transcripts/current.md" > /dev/null; t1=$(now)
 	printf '  transcripts/current.md, stat and first read: %.3f s = %.2f x index time (%s bytes)\n' \
 		"$(echo "$t1 - $t0" | bc -l)" "$(echo "($t1 - $t0) / $idx_s" | bc -l)" "$size"
@@ -283,7 +283,7 @@ bench_big() {
 	echo "== one 100 MB record: line of $(head -n 1 "$log" | wc -c) bytes"
 	start_mount "$log" || { echo "  mount did not come up: $(cat "$DIR/daemon.err")"; return; }
 	f=$MNT/branches/current/000001-user.md
-	t0=$(now); size=$(stat -c %s "$f"); cat "$f" > /dev/null; t1=$(now)
+	t0=$(now); size=$(stat -L -c %s "$f"); cat "$f" > /dev/null; t1=$(now)
 	rss=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
 	printf '  stat and cat of its file (%s bytes): %.3f s; daemon peak RSS %.1f MB\n' \
 		"$size" "$(echo "$t1 - $t0" | bc -l)" "$(echo "$rss / 1024" | bc -l)"
@@ -313,9 +313,9 @@ walk_once() {
 bench_window() {
 	local long=$DIR/bench-window.jsonl normal=$DIR/bench-window-normal.jsonl lw lf lr
 	[ -f "$long" ] || awk -v n=300000 -f scripts/chainlog.awk > "$long"
-	[ -f "$normal" ] || $B/genlog "$(stat -c %s "$long")" "$normal" 2>/dev/null || return
+	[ -f "$normal" ] || $B/genlog "$(stat -L -c %s "$long")" "$normal" 2>/dev/null || return
 	echo
-	echo "== a window of 300,000 rows: $(stat -c %s "$long") bytes, against a genlog log of $(stat -c %s "$normal")"
+	echo "== a window of 300,000 rows: $(stat -L -c %s "$long") bytes, against a genlog log of $(stat -L -c %s "$normal")"
 	walk_once "$long"; lw=$WALK; lf=$WALK_FILES; lr=$WALK_RSS
 	walk_once "$normal"
 	printf '  full walk: %.1f s for %s files (peak RSS %.0f MB), normal log %.1f s for %s files (%.0f MB): %.1f x, %.1f x per file\n' \
@@ -330,7 +330,7 @@ for size in $SIZES; do
 	[ -f "$log" ] || $B/genlog "$size" "$log" 2>/dev/null || exit 1
 	cat "$log" > /dev/null
 	echo
-	echo "== $size log: $(stat -c %s "$log") bytes, $(wc -l < "$log") lines"
+	echo "== $size log: $(stat -L -c %s "$log") bytes, $(wc -l < "$log") lines"
 	line=
 	idx2=
 	same2=

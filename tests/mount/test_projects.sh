@@ -15,6 +15,23 @@ for d in "$CORPUS"/*/file-history; do [ -d "$d" ] && cp -r "$d/." "$C/file-histo
 NLOGS=$(ls "$C"/projects/*/*.jsonl | grep -vc '/agent-')
 P=home-user-src-todo-app
 
+# found_rewrite SESSION REWRITTEN_LOG WHAT: the session's errors.txt says
+# it was indexed again, and its branches/main reads as a fresh single
+# mount of the rewritten log.
+found_rewrite() {
+	local s=$1 log=$2 what=$3 lpid=$PID
+	mount_or_end "$log" "$T/mfresh"
+	wait_for 5 grep -q 'indexed again from scratch' "$s/errors.txt" &&
+		ok "$what: the rewrite in place hidden by growth is found" ||
+		bad "$what: rewrite: $(cat "$s/errors.txt")"
+	wait_for 5 cmp -s <(ls "$s/branches/main" 2>&1) <(ls "$T/mfresh/branches/main") &&
+		diff -r "$s/branches/main" "$T/mfresh/branches/main" > /dev/null &&
+		ok "$what: ... and its branch reads as the rewritten log's" ||
+		bad "$what: rewrite: branches/main differs"
+	unmount_log "$T/mfresh"
+	PID=$lpid
+}
+
 # A name sessfs may make: [A-Za-z0-9._-], 1..255 bytes, not . or ..
 safe_name() {
 	[ "${#1}" -ge 1 ] && [ "${#1}" -le 255 ] && [ "$1" != . ] && [ "$1" != .. ] &&
@@ -230,16 +247,7 @@ sleep 2		# the notifier signs what was indexed
 } > "$T/rewritten.jsonl"
 cmp -s <(head -c "$(stat -c %s "$SL")" "$T/rewritten.jsonl") "$SL" && bad "live: the rewrite changed nothing"
 dd if="$T/rewritten.jsonl" of="$SL" bs=64M conv=notrunc status=none
-LPID=$PID
-mount_or_end "$T/rewritten.jsonl" "$T/mfresh"
-wait_for 5 grep -q 'indexed again from scratch' "$S/errors.txt" &&
-	ok "live: a rewrite in place hidden by growth is found in an open session" ||
-	bad "live: rewrite: $(cat "$S/errors.txt")"
-wait_for 5 cmp -s <(ls "$S/branches/main" 2>&1) <(ls "$T/mfresh/branches/main") &&
-	diff -r "$S/branches/main" "$T/mfresh/branches/main" > /dev/null &&
-	ok "live: ... and its branch reads as the rewritten log's" || bad "live: rewrite: branches/main differs"
-unmount_log "$T/mfresh"
-PID=$LPID
+found_rewrite "$S" "$T/rewritten.jsonl" "live, an open session"
 exec 7<&-
 unmount_log "$M"
 
@@ -273,6 +281,28 @@ case $out in
 *) bad "epochs: replaced log, the held file reads: $(printf '%s' "$out" | head -c 200)" ;;
 esac
 exec 8<&- 9<&-
+unmount_log "$M"
+
+# A rewrite in place hidden by growth while the session was closed: its
+# mark kept the signature of what it indexed, and the background check of
+# the session opened again finds the rewrite (as in an open session).
+mkdir -p "$T/rc/-p"
+cp "$LOG" "$T/rc/-p/$X.jsonl"
+cp "$(ls "$C"/projects/*/*103.jsonl)" "$T/rc/-p/"
+M="$T/mrc"
+mount_or_end "$T/rc" "$M" -o cache_size=1
+S="$M/projects/$P/$X"
+exec 6< "$S/branches/main"	# an open folder keeps the session open
+sleep 2		# the notifier signs what was indexed
+exec 6<&-
+ls "$M"/projects/*/*103/branches/ > /dev/null	# the other opened: this one closed
+{ sed '3s/"timestamp":"2/"timestamp":"1/' "$T/rc/-p/$X.jsonl"; tail -n 1 "$LOG"; } > "$T/rc.jsonl"
+dd if="$T/rc.jsonl" of="$T/rc/-p/$X.jsonl" bs=64M conv=notrunc status=none
+sleep 1.2	# the folder's next look sees the new size
+ls "$S/branches/main" > /dev/null	# opened and closed: no time to check
+exec 6< "$S/branches/main"
+found_rewrite "$S" "$T/rc.jsonl" "a session closed, then opened again"
+exec 6<&-
 unmount_log "$M"
 
 # A title written in the middle of a long log (head and tail do not show

@@ -1,7 +1,8 @@
 /*
  * test_pjtitle: lh_index_title(), a session's title over its whole log (a
  * title in the middle of a long log, which head and tail do not show), and
- * the epochs a tree of the same log resumes after a close (lv_mark()).
+ * the epochs a tree of the same log resumes after a close (lv_mark()), and
+ * the check of its signed bytes it resumes with (a rewrite while closed).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -154,12 +155,98 @@ static void test_epochs_resume(void **state)
 	tu_log_free(&l);
 }
 
+/* Marks a tree of the log at path, signed (sign) or not; closes it. */
+static void mark_closed(const char *path, int sign, struct lv_mark *m)
+{
+	struct tree *t = tree_at(path);
+
+	if (sign)
+		while (ss_sign(t->views[0]->s, UINT64_MAX) > 0)
+			;
+	assert_int_equal(lv_mark(t, m), 0);
+	tr_free(t);
+}
+
+/* Byte at of the file at path becomes c (a rewrite in place); then line
+ * is appended (growth at once, which hides it from a stat). */
+static void rewrite_and_grow(const char *path, long at, char c, const char *line)
+{
+	FILE *f = fopen(path, "r+");
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, at, SEEK_SET), 0);
+	fputc(c, f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	fputs(line, f);
+	fclose(f);
+}
+
+/* The tree of path opened again after m: whether the background check
+ * finds its bytes changed, once signed and scrubbed. */
+static int found_rewritten(const char *path, const struct lv_mark *m, int *epoch)
+{
+	struct tree *t = tree_at(path);
+	struct session *s = t->views[0]->s;
+	int changed;
+
+	lv_resume(t, m);
+	*epoch = t->views[0]->epoch;
+	while (ss_sign(s, UINT64_MAX) > 0)
+		;
+	ss_scrub(s, UINT64_MAX);
+	changed = ss_changed(s);
+	if (changed)
+		assert_int_equal(ss_refresh(s), SS_RESET);
+	tr_free(t);
+	return changed;
+}
+
+/*
+ * A log rewritten in place and grown while its tree was closed: a stat
+ * and the bytes before the old end cannot tell it from growth, so the new
+ * tree resumes the epochs; the signature the mark kept makes the
+ * background check find the rewrite (and the log is indexed again). A
+ * log only grown passes the check. Unsigned bytes are not checked.
+ */
+static void test_resume_rewritten(void **state)
+{
+	static const char more[] =
+		"{\"type\":\"ai-title\",\"aiTitle\":\"t\",\"sessionId\":\"" TU_SID "\"}\n";
+	struct tu_log l;
+	struct lv_mark m = { 0 };
+	char *path;
+	int epoch;
+
+	(void)state;
+	tu_log_init(&l);
+	turns(&l, 0, 3);
+	path = tu_write_str(l.sb.buf);
+	mark_closed(path, 1, &m);
+	rewrite_and_grow(path, 40, 'X', more);	/* inside the first line */
+	assert_true(found_rewritten(path, &m, &epoch));
+	assert_int_equal(epoch, m.epochs[0]);	/* taken for growth at first */
+
+	mark_closed(path, 1, &m);
+	rewrite_and_grow(path, 0, '{', more);	/* the same byte: only grown */
+	assert_false(found_rewritten(path, &m, &epoch));
+	assert_int_equal(epoch, m.epochs[0]);
+
+	mark_closed(path, 0, &m);
+	rewrite_and_grow(path, 40, 'Y', more);	/* not signed: not told */
+	assert_false(found_rewritten(path, &m, &epoch));
+
+	lv_mark_free(&m);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_custom_title_mid_log),
 		cmocka_unit_test(test_generated_then_prompt),
 		cmocka_unit_test(test_epochs_resume),
+		cmocka_unit_test(test_resume_rewritten),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
