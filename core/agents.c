@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 #include <uthash.h>
 
+#include "dirnames.h"
 #include "jscan.h"
 
 #define PREFIX "agent-"
@@ -228,6 +229,13 @@ static const char *log_id(const char *name, size_t *n)
 	return name + p;
 }
 
+static int is_agent_log(const char *name)
+{
+	size_t n;
+
+	return log_id(name, &n) != NULL;
+}
+
 /* Whether path resolves to a regular file inside the folder base (a
  * resolved path). */
 static int inside(const char *path, const char *base)
@@ -296,56 +304,6 @@ static int add_entry(struct ag_list *l, const char *dir, const char *file,
 	return report_name(l, &l->v[l->n - 1], dup);
 }
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names in folder path, sorted (free each and the array), or -errno. */
-static int read_names(const char *path, char ***out, size_t *n)
-{
-	DIR *d = opendir(path);
-	struct dirent *de;
-	char **v = NULL, **p;
-	size_t cap = 0;
-	int rc = 0;
-
-	*n = 0;
-	if (!d)
-		return -errno;
-	while (!rc && (de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			p = realloc(v, cap * sizeof(*p));
-			if (!p) {
-				rc = -ENOMEM;
-				break;
-			}
-			v = p;
-		}
-		if (!(v[*n] = strdup(de->d_name)))
-			rc = -ENOMEM;
-		else
-			(*n)++;
-	}
-	closedir(d);
-	if (*n)
-		qsort(v, *n, sizeof(*v), by_name);
-	*out = v;
-	return rc;
-}
-
-static void free_names(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* ---- the subagents/ folder ---- */
 
 static int walk(struct ag_list *l, const char *dir, const char *base, int depth);
@@ -387,20 +345,20 @@ static int walk(struct ag_list *l, const char *dir, const char *base, int depth)
 {
 	char **names;
 	size_t n, i;
-	int rc = read_names(dir, &names, &n);
+	int rc = dn_read(dir, NULL, &names, &n);
 
 	if (rc == -ENOMEM) {
-		free_names(names, n);
+		dn_free(names, n);
 		return rc;
 	}
 	if (rc) {
-		free_names(names, n);
+		dn_free(names, n);
 		return depth == 0 && rc == -ENOENT ? 0
 			: add_path_err(l, dir, strerror(-rc));
 	}
 	for (i = 0; !rc && i < n; i++)
 		rc = walk_one(l, dir, names[i], base, depth);
-	free_names(names, n);
+	dn_free(names, n);
 	return rc;
 }
 
@@ -507,11 +465,10 @@ static int old_layout(struct ag_list *l, const char *dir, struct lazy_sid *ls)
 	const char *id, *sid;
 	size_t n, i, idn;
 	struct stat st;
-	int rc = read_names(dir, &names, &n);
+	int rc = dn_names(dir, is_agent_log, &names, &n);
 
 	for (i = 0; !rc && i < n; i++) {
-		if (!(id = log_id(names[i], &idn)))
-			continue;
+		id = log_id(names[i], &idn);
 		if (!*(sid = sid_get(ls)))
 			break;	/* a log without a sessionId has none of these */
 		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
@@ -524,7 +481,7 @@ static int old_layout(struct ag_list *l, const char *dir, struct lazy_sid *ls)
 			rc = add_entry(l, dir, names[i], id, idn, dir);
 		free(path);
 	}
-	free_names(names, n);
+	dn_free(names, n);
 	return rc == -ENOMEM ? rc : 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include "jscan.h"
 #include "scan.h"
+#include "tbuf.h"
 
 /* 64-bit finaliser (murmur3's): spreads every bit over the whole word. */
 static uint64_t mix64(uint64_t h)
@@ -538,7 +539,7 @@ static int long_line(struct idx *ix, int fd, char *buf, uint64_t start,
  * start, or UINT64_MAX for all). */
 static int feed_upto(struct idx *ix, int fd, uint64_t limit)
 {
-	char *buf = malloc(IDX_CHUNK);
+	char *buf = tb_get(TB_INDEX, IDX_CHUNK);	/* not malloc(): faults */
 	uint64_t pos = ix->end;
 	size_t have = 0;
 	int rc = 0;
@@ -583,7 +584,6 @@ static int feed_upto(struct idx *ix, int fd, uint64_t limit)
 out:
 	ix->end = pos;
 	ix->pending = have;
-	free(buf);
 	return rc;
 }
 

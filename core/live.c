@@ -410,14 +410,21 @@ static uint64_t scrub(struct tree *t, uint64_t budget)
  */
 static uint64_t sign(struct tree *t, uint64_t budget)
 {
+	uint64_t before, after;
 	struct view *v;
 	uint32_t k;
 
 	for (k = 0; budget; k++) {
 		pthread_rwlock_rdlock(&t->lock);
 		v = k < t->nviews ? t->views[k] : NULL;
-		if (v && ss_sign(v->s, budget))
-			budget = 0;	/* this look's share is used */
+		if (v) {
+			before = ss_signed_len(v->s);
+			if (ss_sign(v->s, budget))
+				budget = 0;	/* this look's share is used */
+			after = ss_signed_len(v->s);
+			if (after > before)	/* the bytes signed count */
+				budget -= after - before < budget ? after - before : budget;
+		}
 		pthread_rwlock_unlock(&t->lock);
 		if (!v)
 			break;

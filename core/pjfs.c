@@ -293,18 +293,24 @@ static void fill(struct pjfs *pf, const struct pset *p, uint64_t ino, struct tr_
 	a->st.st_blksize = 4096;
 }
 
-/* This layer's folders and links change only when the folder is looked
- * at again, at most once per PF_RESCAN_MS: the kernel may keep them that
- * long (a path through sessions/ then costs no round trip per step). */
+/* This layer's folders change only when the folder is looked at again,
+ * and the look tells the kernel (pjlive.h): it may keep them PF_KEEP_MS
+ * (a path through sessions/ then costs no round trip per step, also for
+ * a walk that comes back to a session more than a second later). */
 static void set_dir(struct tr_attr *a)
 {
 	a->st.st_mode = S_IFDIR | 0555;
 	a->st.st_nlink = 2;
-	a->keep_ms = PF_RESCAN_MS;
+	a->keep_ms = PF_KEEP_MS;
 }
 
+/* A link in sessions/ has its session's times, and the look tells the
+ * kernel when it changes: kept as long as the folders. The others
+ * (latest, forked-from, continued-from) name another session, and are
+ * kept PF_RESCAN_MS. */
 static int set_link(struct pjfs *pf, const struct pj_set *s, uint64_t ino, struct tr_attr *a)
 {
+	const struct pj_session *x;
 	char target[NM_MAX + 1];
 
 	if (link_target(pf, s, ino, target))
@@ -313,6 +319,10 @@ static int set_link(struct pjfs *pf, const struct pj_set *s, uint64_t ino, struc
 	a->st.st_nlink = 1;
 	a->st.st_size = (off_t)strlen(target);
 	a->keep_ms = PF_RESCAN_MS;
+	if (PF_TYPE(ino) == PT_LINK && (x = pj_by_key(s, PF_IDX(ino)))) {
+		PL_MTIM(a->st) = PL_CTIM(a->st) = PL_ATIM(a->st) = x->mtime;
+		a->keep_ms = PF_KEEP_MS;
+	}
 	return 0;
 }
 

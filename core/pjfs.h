@@ -25,9 +25,12 @@
  * PF_RESCAN_MS (or PF_RESCAN_SHARE times the last scan's time, when longer)
  * when one of them is asked for (a log whose size, mtime and inode did not
  * change is not read again); the kernel may keep this layer's folders and
- * links for PF_RESCAN_MS (tr_attr.keep_ms), and a session's
- * branches/current as long (its inode is the branch's it names: a new
- * current branch shows within that time). A session is opened (indexed)
+ * the links in sessions/ (which have their session's times) for PF_KEEP_MS
+ * (tr_attr.keep_ms: the look of pjlive.h tells it of every change to
+ * them within about a second; the bound is for a notice lost), the other
+ * links for PF_RESCAN_MS, and a session's branches/current as long (its
+ * inode is the branch's it names: a new current branch shows within that
+ * time). A session is opened (indexed)
  * when a path inside it is first used. Open sessions are kept in a cache
  * of cache_bytes (each one's memory: an estimate of its index, PF_COST_*,
  * from what the index holds, idx_mem(), with its graph and tree about as
@@ -57,6 +60,8 @@
 #include "vfs.h"
 
 #define PF_RESCAN_MS 1000	/* the projects folder is looked at again */
+#define PF_KEEP_MS 60000	/* the kernel keeps this layer's folders and links
+				 * in sessions/ (the look tells it of a change) */
 #define PF_RESCAN_SHARE 10	/* ... or after this many times a scan's time */
 #define PF_CACHE_DEFAULT (512ull << 20)	/* open sessions' memory */
 #define PF_COST_FIXED (48u << 10)	/* a session's estimate: this */

@@ -152,6 +152,8 @@ struct slot *pf_slot_get(struct pjfs *pf, const struct pset *p, uint32_t key, in
 	if (sl && sl->t) {
 		not_ahead(pf, sl);
 		sl->refs++;
+		if (walk && pf->lru.next != sl)
+			pf->nsteps++;
 		lru_front(pf, sl);
 		evict(pf);
 	} else {

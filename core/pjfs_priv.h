@@ -87,6 +87,8 @@ struct pjfs {
 	uint32_t nopen;
 	uint32_t nahead;		/* slots opened (or opening) ahead, unused */
 	uint64_t nopened;		/* sessions opened in all */
+	uint64_t nsteps;		/* requests that used another session than
+					 * the one before (a walk's steps) */
 	struct pjahead *ahead;		/* the walk's next sessions (pjahead.h) */
 	char **pfolders;		/* project numbers: folder names */
 	uint32_t npfolders;

@@ -23,6 +23,7 @@ struct pjlive {
 	dev_t dev;
 	int has_dev;
 	int titles;			/* under pf->mu: sessions.json changed */
+	uint64_t steps;			/* under pf->mu: pf->nsteps at the last look */
 };
 
 /* What the kernel must forget, collected by one look. */
@@ -275,13 +276,27 @@ static struct slot *still_open(struct pjfs *pf, uint32_t key)
 	return sl;
 }
 
+/* This look's share of signing: smaller while a walk goes through the
+ * sessions. */
+static uint64_t sign_share(struct pjfs *pf)
+{
+	struct pjlive *lv = pf->live;
+	int busy;
+
+	pthread_mutex_lock(&pf->mu);
+	busy = pf->nsteps - lv->steps > PV_BUSY_STEPS;
+	lv->steps = pf->nsteps;
+	pthread_mutex_unlock(&pf->mu);
+	return busy ? LV_SIGN_STEP / PV_BUSY_DIV : LV_SIGN_STEP;
+}
+
 /* Each open session, one at a time (the others stay free to close). */
 static void session_ticks(struct pjfs *pf, struct queue *q)
 {
 	struct lv_inval *e;
 	struct slot *sl;
 	uint32_t *keys, i, n;
-	uint64_t share = LV_SIGN_STEP;
+	uint64_t share = sign_share(pf);
 	size_t k, ne;
 
 	keys = open_keys(pf, &n);

@@ -14,8 +14,11 @@
  *     rewritten; agents/ for the PV_RECENT most recently used, and for
  *     the others when a request asked), signed and re-checked with one
  *     share of LV_SIGN_STEP bytes a look for all of them (the most
- *     recently used first), and what its tree queued is told under its
- *     key. A rewrite in place is found in a session while it is open; one
+ *     recently used first; while a walk goes through the sessions, its
+ *     requests moving to another session more than PV_BUSY_STEPS times
+ *     since the last look, a share PV_BUSY_DIV times smaller: signing is
+ *     work for when nothing else runs, and a grep over every session
+ *     needs the cores), and what its tree queued is told under its key. A rewrite in place is found in a session while it is open; one
  *     closed is indexed anew when next opened, and one that kept its size
  *     and times between is not told from growth then (live.h: lv_mark).
  * A session opened again after its tree was closed resumes the epochs it
@@ -31,6 +34,9 @@
 
 #include "live.h"
 
+#define PV_BUSY_STEPS 8	/* moves to another session between two looks:
+			 * a walk (busy) */
+#define PV_BUSY_DIV 8		/* ... and the signing share divided by this */
 #define PV_RECENT 16	/* the open sessions whose agents/ is looked at
 			 * every time (the others' when a request asks) */
 

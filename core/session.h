@@ -147,6 +147,9 @@ void ss_grow_counts(const struct session *s, struct ss_grow_counts *out);
  * elsewhere by ss_scrub().
  */
 int ss_sign(struct session *s, uint64_t max);
+/* How many bytes the signature covers now (what ss_sign() did is the
+ * difference; it starts again from 0 when the log was shorter). */
+uint64_t ss_signed_len(struct session *s);
 
 /*
  * The background check of the bytes signed (scrub.h): hashes at most max

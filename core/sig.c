@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tbuf.h"
+
 #define P1 0x9E3779B185EBCA87ULL
 #define P2 0xC2B2AE3D27D4EB4FULL
 #define P3 0x165667B19E3779F9ULL
@@ -102,7 +104,7 @@ int sig_file(struct sig *g, int fd, uint64_t to, uint64_t max)
 
 	if (g->len >= to)
 		return 0;
-	buf = malloc(SIG_READ);
+	buf = tb_get(TB_SIG, SIG_READ);	/* not malloc(): faults */
 	if (!buf)
 		return -ENOMEM;
 	while (g->len < end) {
@@ -117,6 +119,5 @@ int sig_file(struct sig *g, int fd, uint64_t to, uint64_t max)
 		}
 		sig_add(g, buf, (size_t)got);
 	}
-	free(buf);
 	return rc;
 }
