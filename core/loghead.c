@@ -612,7 +612,8 @@ static int fork_line(void *arg, const char *p, const char *e)
 	return 1;
 }
 
-int lh_fork_point(int dirfd, const char *name, const struct lh_facts *f, char **uuid)
+int lh_fork_point(int dirfd, const char *name, const struct lh_facts *f, char **uuid,
+		  int *settled)
 {
 	struct fork_walk w = { f, NULL, { 0 } };
 	struct stat st;
@@ -624,6 +625,8 @@ int lh_fork_point(int dirfd, const char *name, const struct lh_facts *f, char **
 	sb_init(&w.parent);
 	rc = walk_lines(fd, 0, UINT64_MAX, fork_line, &w);
 	close(fd);
+	if (settled)
+		*settled = rc > 0;	/* fork_line() stopped at an own record */
 	if (rc >= 0)
 		rc = w.parent.len ? 0 : -ENOENT;
 	if (!rc)

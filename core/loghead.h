@@ -90,10 +90,12 @@ int lh_index_title(const struct idx *ix, const struct logf *lf, char **title,
  * For a fork: the uuid of the last copied record (the parent of the first
  * record the fork wrote itself, a record newer than the copies), reading
  * the log from its start until it is found. 0 and a new string in *uuid
- * (free()), -ENOENT when there is none, -errno.
+ * (free()), -ENOENT when there is none, -errno. *settled (when not NULL)
+ * says whether a record of the fork's own followed it: else the log ends
+ * in copies, and more copies appended move the point.
  */
 int lh_fork_point(int dirfd, const char *name, const struct lh_facts *f,
-		  char **uuid);
+		  char **uuid, int *settled);
 
 /* Whether the log holds a record with this uuid (a read of the whole
  * file, for finding a fork's origin). 1, 0, or -errno. */

@@ -122,8 +122,10 @@ int pj_find_fork(struct pj_set *s, struct pj_session *x);
  * holds the fork point, newest first among those that started no later).
  * 0 and new strings in *sid (NULL when no origin was found) and *uuid
  * (free() both), -ENOENT when the log is not a fork, or -errno.
+ * *settled (when not NULL): the fork point cannot move as the log grows
+ * (lh_fork_point()).
  */
-int pj_fork_of(int dirfd, const char *name, char **sid, char **uuid);
+int pj_fork_of(int dirfd, const char *name, char **sid, char **uuid, int *settled);
 
 /*
  * The session a continued one (x) names by a summary's leafUuid that is

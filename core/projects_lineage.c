@@ -11,9 +11,10 @@
 /* ---- forks ---- */
 
 /* Where fork f (log name in dfd) left its origin: the last copied record. */
-static int fork_point(int dfd, const char *name, const struct lh_facts *f, char **uuid)
+static int fork_point(int dfd, const char *name, const struct lh_facts *f, char **uuid,
+		      int *settled)
 {
-	int rc = lh_fork_point(dfd, name, f, uuid);
+	int rc = lh_fork_point(dfd, name, f, uuid, settled);
 
 	if (rc == -ENOENT) {	/* nothing of its own yet: it ends at a copy */
 		*uuid = strdup(f->copy_uuid);
@@ -55,7 +56,7 @@ int pj_find_fork(struct pj_set *s, struct pj_session *x)
 	free(dir);
 	if (dfd < 0)
 		return -errno;
-	rc = fork_point(dfd, strrchr(x->path, '/') + 1, &x->f, &uuid);
+	rc = fork_point(dfd, strrchr(x->path, '/') + 1, &x->f, &uuid, NULL);
 	for (i = 0; !rc && i < s->nsessions; i++) {	/* newest first */
 		const struct pj_session *y = &s->sessions[s->nsessions - 1 - i];
 
@@ -129,7 +130,7 @@ static void siblings(int dfd, const char *name, int64_t start, struct sibling **
 		qsort(*out, *n, sizeof(**out), sibling_cmp);
 }
 
-int pj_fork_of(int dirfd, const char *name, char **sid, char **uuid)
+int pj_fork_of(int dirfd, const char *name, char **sid, char **uuid, int *settled)
 {
 	char stem[NM_MAX + 1];
 	struct lh_facts f;
@@ -145,7 +146,7 @@ int pj_fork_of(int dirfd, const char *name, char **sid, char **uuid)
 	if (!rc && !f.copy_uuid)
 		rc = -ENOENT;
 	if (!rc)
-		rc = fork_point(dirfd, name, &f, uuid);
+		rc = fork_point(dirfd, name, &f, uuid, settled);
 	if (rc) {
 		lh_free(&f);
 		return rc;

@@ -161,17 +161,13 @@ static char *fork_facts(const struct session *s)
 }
 
 /* Whether forkedFrom as found still holds after growth: found whole, from
- * the same head facts, and its fork point is a row the fork wrote after
- * (not its last copy, which a first own row appended would change). */
+ * the same head facts, and its fork point settled (a record the fork wrote
+ * itself follows it; while the log ends in copies, a copy appended moves
+ * it). */
 static int fork_still(const struct session *s, const char *facts)
 {
-	size_t n;
-
-	if (!s->fork_uuid || !s->fork_sid || !facts || !s->fork_facts ||
-	    strcmp(facts, s->fork_facts))
-		return 0;
-	n = strcspn(s->fork_facts, "\n");	/* the first copied record */
-	return strlen(s->fork_uuid) != n || memcmp(s->fork_uuid, s->fork_facts, n);
+	return s->fork_uuid && s->fork_sid && facts && s->fork_facts &&
+	       !strcmp(facts, s->fork_facts) && s->fork_settled;
 }
 
 /* forkedFrom: the session a --fork-session copy came from (projects.h).
@@ -192,7 +188,8 @@ static void add_fork(struct session *s, struct sbuf *out, int *first)
 		free(s->fork_facts);
 		s->fork_facts = facts ? facts : fork_facts(s);
 		facts = NULL;
-		pj_fork_of(s->dirfd, s->base, &s->fork_sid, &s->fork_uuid);
+		s->fork_settled = 0;
+		pj_fork_of(s->dirfd, s->base, &s->fork_sid, &s->fork_uuid, &s->fork_settled);
 	}
 	s->fork_bytes = s->bytes;
 	free(facts);

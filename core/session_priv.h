@@ -66,6 +66,7 @@ struct session {
 					   while not found whole */
 	uint64_t fork_bytes;		/* s->bytes then */
 	char *fork_sid, *fork_uuid;
+	int fork_settled;		/* an own record follows fork_uuid */
 	char *fork_facts;		/* the head facts it was found from */
 	pthread_mutex_t sig_mu;	/* the signature of the bytes indexed, */
 	struct sig sig;		/* extended by ss_sign() */

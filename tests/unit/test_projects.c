@@ -303,7 +303,7 @@ static void test_fork_is_found(void **state)
 	const struct pj_session *f;
 	struct sbuf b;
 	char *path, link[NM_MAX + 1], *sid, *uuid;
-	int dfd;
+	int dfd, settled;
 
 	(void)state;
 	mk("-w");
@@ -333,7 +333,6 @@ static void test_fork_is_found(void **state)
 	pad(&b, "hooked", 2);
 	pad(&b, "hooked", 3);
 	put("-w/hooked.jsonl", b.buf, 0);
-	sb_free(&b);
 	s = scan(NULL);
 	f = by_sid(s, "fork");
 	assert_non_null(f);
@@ -352,12 +351,24 @@ static void test_fork_is_found(void **state)
 	snprintf(link, sizeof(link), "%s/-w", root);
 	dfd = open(link, PL_O_PATH | O_DIRECTORY);
 	assert_true(dfd >= 0);
-	assert_int_equal(pj_fork_of(dfd, "fork.jsonl", &sid, &uuid), 0);
+	assert_int_equal(pj_fork_of(dfd, "fork.jsonl", &sid, &uuid, &settled), 0);
 	assert_string_equal(sid, "orig");
 	assert_string_equal(uuid, "00000001-0000-4000-8000-000000000000");
+	assert_true(settled);	/* its own turn follows the copies */
 	free(sid);
 	free(uuid);
-	assert_int_equal(pj_fork_of(dfd, "orig.jsonl", &sid, &uuid), -ENOENT);
+	/* A fork that ends in copies so far: its point moves with the next. */
+	sb_reset(&b);
+	sb_adds(&b, "{\"type\":\"queue-operation\",\"timestamp\":\"2026-01-01T10:06:00.000Z\","
+		    "\"sessionId\":\"copying\"}\n");
+	turn(&b, "copying", "/w", 1, 0, "start");
+	put("-w/copying.jsonl", b.buf, 0);
+	assert_int_equal(pj_fork_of(dfd, "copying.jsonl", &sid, &uuid, &settled), 0);
+	assert_false(settled);
+	free(sid);
+	free(uuid);
+	sb_free(&b);
+	assert_int_equal(pj_fork_of(dfd, "orig.jsonl", &sid, &uuid, NULL), -ENOENT);
 	assert_null(uuid);
 	close(dfd);
 }
