@@ -331,7 +331,7 @@ int sc_keep(const struct graph *g, uint32_t root, uint8_t **keep)
 		if (r->type != IDX_T_USER && r->type != IDX_T_ASSISTANT &&
 		    r->type != IDX_T_ATTACHMENT && r->type != IDX_T_SYSTEM)
 			continue;
-		k[i] = mine(top, nid, r->uuid, root) ||
+		k[i] = ((r->flags & IDX_F_SIDECHAIN) && mine(top, nid, r->uuid, root)) ||
 		       (r->type == IDX_T_USER && mine(top, nid, r->aux, root));
 	}
 	free(top);

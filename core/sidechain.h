@@ -71,8 +71,10 @@ const struct sc_agent *sc_by_use(const struct sc_set *s, uint64_t useid);
 /*
  * Which records of g's index belong to the sidechain conversation whose
  * root has the uuid id root (in a whole log, or in a part of one): a new array of idx_nrecs() bytes in *keep
- * (free() it), 1 for each line of a message row of it (every copy of a
- * duplicate uuid). 0 or -ENOMEM; a root that is not one gives all zero.
+ * (free() it), 1 for each line of a message row of it (every sidechain
+ * copy of a duplicate uuid: a main-thread row that reuses one of its
+ * uuids is not of it). 0 or -ENOMEM; a root that is not one gives all
+ * zero.
  */
 int sc_keep(const struct graph *g, uint32_t root, uint8_t **keep);
 

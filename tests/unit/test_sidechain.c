@@ -279,6 +279,54 @@ static void test_a_part_holds_its_conversation_only(void **state)
 	sb_free(&l.sb);
 }
 
+/* Each agent's part holds as many rows as the set counts, all sidechain
+ * rows; here one uuid is a sidechain row's and then a main-thread row's. */
+static void check_parts(const char *log, size_t len)
+{
+	char *path = tu_write(log, len);
+	struct session *whole, *part;
+	const struct sc_set *sc;
+	const uint32_t *order;
+	uint32_t i, k, n;
+
+	assert_int_equal(ss_open(path, SS_COMPLETE, &whole), 0);
+	sc = ss_sidechains(whole);
+	for (i = 0; i < sc_count(sc); i++) {
+		assert_int_equal(ss_open_part(whole, sc_get(sc, i)->uuid, &part), 0);
+		order = gr_nodes(ss_graph(part), &n);
+		assert_int_equal(n, sc_get(sc, i)->rows);
+		for (k = 0; k < n; k++)
+			assert_true(gr_node_rec(ss_graph(part), order[k])->flags & IDX_F_SIDECHAIN);
+		ss_close(part);
+	}
+	ss_close(whole);
+	tu_remove(path);
+}
+
+static void test_a_uuid_reused_off_the_sidechain(void **state)
+{
+	static const char raw[] =
+		"{\"\":\"Fes\",\"leafuid\":null,\"isSidechain\":true,\"userType\":\"198\",\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"Ruine.\"},\"uuid\":\"00000014-1000-4000-8000-000000000014\",\"ti\":\"2025-0806.000Z\"}\n"
+		"{\"partUuid\":false,\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"after progress\"},\"sentAsUuid\":\"00\",\"sage\":{\"role\":\"userepor\000\011ea\"},\"uuid\":\"00000014-1000-4000-8000-000000000014\",\"ori\":\"20100:19.000Z\"}\n";
+	struct tu_v1 l = { { 0 }, 0 };
+
+	(void)state;
+	sb_init(&l.sb);
+	v1_user(&l, 1, 0, 0, "main");
+	v1_user(&l, 20, 0, 1, "side root");
+	v1_user(&l, 21, 20, 1, "side two");
+	v1_user(&l, 20, 1, 0, "the root's uuid again, on the main thread");
+	check_parts(l.sb.buf, l.sb.len);
+	sb_reset(&l.sb);
+	v1_user(&l, 20, 0, 1, "side root first");
+	v1_user(&l, 20, 0, 0, "then the same uuid, main thread");
+	check_parts(l.sb.buf, l.sb.len);
+	sb_free(&l.sb);
+	/* As fuzz_session found it (tests/fuzz/seeds/dup-uuid-sidechain.jsonl):
+	 * rows without a parentUuid, the main-thread copy with odd keys. */
+	check_parts(raw, sizeof(raw) - 1);
+}
+
 /* A part follows its whole as the log grows: rows appended to its
  * conversation show up. */
 static void test_a_part_grows_with_the_log(void **state)
@@ -379,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_logs_without_inline_sidechains_have_none),
 		cmocka_unit_test(test_keep_marks_one_conversation),
 		cmocka_unit_test(test_a_part_holds_its_conversation_only),
+		cmocka_unit_test(test_a_uuid_reused_off_the_sidechain),
 		cmocka_unit_test(test_a_part_is_indexed_again_with_its_whole),
 		cmocka_unit_test(test_a_part_grows_with_the_log),
 	};
