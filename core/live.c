@@ -410,7 +410,7 @@ static uint64_t scrub(struct tree *t, uint64_t budget)
  */
 static uint64_t sign(struct tree *t, uint64_t budget)
 {
-	uint64_t before, after;
+	struct ss_signed before, after;
 	struct view *v;
 	uint32_t k;
 
@@ -418,12 +418,15 @@ static uint64_t sign(struct tree *t, uint64_t budget)
 		pthread_rwlock_rdlock(&t->lock);
 		v = k < t->nviews ? t->views[k] : NULL;
 		if (v) {
-			before = ss_signed_len(v->s);
+			ss_signed(v->s, &before);
 			if (ss_sign(v->s, budget))
 				budget = 0;	/* this look's share is used */
-			after = ss_signed_len(v->s);
-			if (after > before)	/* the bytes signed count */
-				budget -= after - before < budget ? after - before : budget;
+			ss_signed(v->s, &after);
+			if (after.sig.len > before.sig.len) {	/* the bytes signed count */
+				uint64_t n = after.sig.len - before.sig.len;
+
+				budget -= n < budget ? n : budget;
+			}
 		}
 		pthread_rwlock_unlock(&t->lock);
 		if (!v)

@@ -589,15 +589,6 @@ int ss_sign(struct session *s, uint64_t max)
 	return more;
 }
 
-uint64_t ss_signed_len(struct session *s)
-{
-	uint64_t n;
-
-	pthread_mutex_lock(&s->sig_mu);
-	n = s->sig.len;
-	pthread_mutex_unlock(&s->sig_mu);
-	return n;
-}
 
 uint64_t ss_scrub(struct session *s, uint64_t max)
 {

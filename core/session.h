@@ -147,9 +147,6 @@ void ss_grow_counts(const struct session *s, struct ss_grow_counts *out);
  * elsewhere by ss_scrub().
  */
 int ss_sign(struct session *s, uint64_t max);
-/* How many bytes the signature covers now (what ss_sign() did is the
- * difference; it starts again from 0 when the log was shorter). */
-uint64_t ss_signed_len(struct session *s);
 
 /*
  * The background check of the bytes signed (scrub.h): hashes at most max
@@ -179,7 +176,8 @@ uint64_t ss_scrub(struct session *s, uint64_t max);
  * closed, they are found as in an open session (ss_changed(), ss_refresh()
  * indexes again with a note), also after closes and reopens that gave the
  * check no time. Bytes not signed before the close are not checked. Both
- * take the signature's lock.
+ * take the signature's lock. (ss_signed() before and after ss_sign() also
+ * tells how many bytes it signed: a look's share counts them.)
  */
 struct ss_signed {
 	struct sig sig;
