@@ -427,6 +427,10 @@ static int serve(struct vfs *v, struct fuse_args *args,
 	}
 	/* A signal ends the loop with its number: that is a clean exit. */
 	rc = rc < 0 ? 1 : 0;
+	/* The loop resets the session as it ends; marked over again, a
+	 * notice the notifier sends from now on fails quietly (libfuse
+	 * prints "writing device" only for a session that has not exited). */
+	fuse_session_exit(se);
 	/* Unmounted first: a look at agents/ that led into this mount ends
 	 * (ENOTCONN) instead of waiting for a loop that is over. */
 	fuse_session_unmount(se);
