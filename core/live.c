@@ -264,11 +264,12 @@ struct was {
 	uint32_t lines;
 	struct tpath *paths;
 	uint32_t npaths;
+	uint64_t current;	/* the local inode of branches/current */
 };
 
 static struct was take_was(struct view *v)
 {
-	struct was w = { idx_lines(ss_idx(v->s)), v->paths, v->npaths };
+	struct was w = { idx_lines(ss_idx(v->s)), v->paths, v->npaths, tr_current_lino(v) };
 
 	v->paths = NULL;
 	v->npaths = 0;
@@ -295,6 +296,9 @@ static int settle(struct tree *t, struct view *v, int rc, struct was *w, int epo
 	} else {
 		replaced_records(t, v, w->lines);
 		moved_names(t, v, w->paths, w->npaths);
+		/* A layer above may let the kernel keep it (pjfs.h). */
+		if (tr_current_lino(v) != w->current)
+			queue(t, tr_vino(v, TI_BRANCHES), 0, "current");
 	}
 	tr_free_paths(w->paths, w->npaths);
 	__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
@@ -574,6 +578,22 @@ int lv_tick(struct tree *t, int agents, uint64_t *share, struct lv_inval **out,
 	t->nq = t->capq = 0;
 	pthread_mutex_unlock(&t->q_mu);
 	return any;
+}
+
+void lv_closing(struct tree *t, struct lv_inval **out, size_t *n)
+{
+	uint32_t k;
+
+	*n = 0;
+	pthread_rwlock_rdlock(&t->lock);
+	*out = calloc(t->nviews, sizeof(**out));
+	for (k = 0; *out && k < t->nviews; k++) {
+		(*out)[k].parent = tr_vino(t->views[k], TI_BRANCHES);
+		strcpy((*out)[k].name, "current");
+	}
+	if (*out)
+		*n = t->nviews;
+	pthread_rwlock_unlock(&t->lock);
 }
 
 /* ---- epochs across a close and reopen ---- */

@@ -19,6 +19,9 @@
  *   - a branch whose rows were reordered (a tool result written before the
  *     rest of its response): the names from the first row that moved;
  *   - a branch that is gone: its folder's name;
+ *   - branches/current naming another branch: its name (kept for long
+ *     only by a layer above, pjfs.h, which also forgets it on a close:
+ *     lv_closing());
  *   - a Task call's result that names another agent now (a 1.0.x inline
  *     sidechain paired with it only as the log grew): its inode;
  *   - a log indexed again from scratch (it shrank, was rewritten, or
@@ -141,6 +144,15 @@ void lv_stop(struct tree *t);
  */
 int lv_tick(struct tree *t, int agents, uint64_t *share, struct lv_inval **out,
 	    size_t *n);
+
+/*
+ * For a layer above that lets the kernel keep branches/current for long
+ * and tells it when it moves (pjfs.h): what the kernel must forget when t
+ * closes, since nobody follows its log then: each view's branches/current.
+ * A new array in *out (free() it) of *n entries, the tree's own inodes;
+ * *n is 0 on ENOMEM.
+ */
+void lv_closing(struct tree *t, struct lv_inval **out, size_t *n);
 
 /*
  * Epochs across a close and reopen of one log (a cache of trees, pjfs.h).

@@ -473,14 +473,16 @@ static int pf_getattr(void *fs, uint64_t ino, struct tr_attr *a)
  * A session's branches/current, reached by its name: the kernel may keep
  * it as long as this layer's own links (a path through sessions/ walks it
  * on every use: a grep -r over every session's current branch looked it up
- * eight times per session). Its inode is the branch's it names (tree.h),
- * so what the kernel kept never leads to another branch; a new current
- * branch shows within PF_RESCAN_MS.
+ * eight times per session, and once a session again after a second). Its
+ * inode is the branch's it names (tree.h), so what the kernel kept never
+ * leads to another branch; when current moves, the look tells the kernel
+ * (live.h), and a session closed has it forgotten (pjlive.h): a new
+ * current branch shows within about a second.
  */
 static void keep_current(struct tr_attr *a, uint64_t inner)
 {
-	if (TR_KIND(inner) == TK_CURRENT && !a->fixed_name && a->keep_ms < PF_RESCAN_MS)
-		a->keep_ms = PF_RESCAN_MS;
+	if (TR_KIND(inner) == TK_CURRENT && !a->fixed_name && a->keep_ms < PF_KEEP_MS)
+		a->keep_ms = PF_KEEP_MS;
 }
 
 static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const char *name,

@@ -28,9 +28,10 @@
  * the links in sessions/ (which have their session's times) for PF_KEEP_MS
  * (tr_attr.keep_ms: the look of pjlive.h tells it of every change to
  * them within about a second; the bound is for a notice lost), the other
- * links for PF_RESCAN_MS, and a session's branches/current as long (its
- * inode is the branch's it names: a new current branch shows within that
- * time). A session is opened (indexed)
+ * links for PF_RESCAN_MS, and a session's branches/current for PF_KEEP_MS
+ * (its inode is the branch's it names; the look tells the kernel when it
+ * moves, and forgets it when its session is closed). A session is opened
+ * (indexed)
  * when a path inside it is first used. Open sessions are kept in a cache
  * of cache_bytes (each one's memory: an estimate of its index, PF_COST_*,
  * from what the index holds, idx_mem(), with its graph and tree about as

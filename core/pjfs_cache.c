@@ -45,8 +45,13 @@ static void not_ahead(struct pjfs *pf, struct slot *sl)
 /* mu held; sl is open and unused. */
 void pf_slot_close(struct pjfs *pf, struct slot *sl)
 {
+	struct lv_inval *e;
+	size_t n;
+
 	lru_unlink(sl);
 	not_ahead(pf, sl);
+	lv_closing(sl->t, &e, &n);
+	pv_closed(pf, sl->key, e, n);
 	lv_mark(sl->t, &sl->mark);
 	tr_free(sl->t);
 	sl->t = NULL;

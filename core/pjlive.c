@@ -15,6 +15,12 @@
 
 enum { V_OFF, V_ON, V_STOPPED };
 
+/* What the kernel must forget, collected by one look. */
+struct queue {
+	struct lv_inval *e;
+	size_t n, cap;
+};
+
 struct pjlive {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -24,12 +30,7 @@ struct pjlive {
 	int has_dev;
 	int titles;			/* under pf->mu: sessions.json changed */
 	uint64_t steps;			/* under pf->mu: pf->nsteps at the last look */
-};
-
-/* What the kernel must forget, collected by one look. */
-struct queue {
-	struct lv_inval *e;
-	size_t n, cap;
+	struct queue *closed;		/* under pf->mu: of sessions closed since */
 };
 
 struct pjlive *pv_new(void)
@@ -51,6 +52,9 @@ void pv_free(struct pjfs *pf)
 		return;
 	if (lv->last)
 		pf_set_put(pf, lv->last);
+	if (lv->closed)
+		free(lv->closed->e);
+	free(lv->closed);
 	pthread_cond_destroy(&lv->cv);
 	pthread_mutex_destroy(&lv->mu);
 	free(lv);
@@ -314,11 +318,42 @@ static void session_ticks(struct pjfs *pf, struct queue *q)
 	free(keys);
 }
 
+void pv_closed(struct pjfs *pf, uint32_t key, struct lv_inval *e, size_t n)
+{
+	struct pjlive *lv = pf->live;
+	size_t k;
+
+	if (lv && !lv->closed)
+		lv->closed = calloc(1, sizeof(*lv->closed));
+	for (k = 0; lv && lv->closed && k < n; k++)
+		add(lv->closed, PF_OUTER(key, e[k].parent), 0, e[k].name);
+	free(e);
+}
+
+/* Hands what the sessions closed since the last look left over to q. */
+static void take_closed(struct pjfs *pf, struct queue *q)
+{
+	struct queue *c;
+	size_t k;
+
+	pthread_mutex_lock(&pf->mu);
+	c = pf->live->closed;
+	pf->live->closed = NULL;
+	pthread_mutex_unlock(&pf->mu);
+	for (k = 0; c && k < c->n; k++)
+		add(q, c->e[k].parent, 0, c->e[k].name);
+	if (c)
+		free(c->e);
+	free(c);
+}
+
 /* One look: the folder, then the open sessions. */
 static void look(struct pjfs *pf, struct queue *q)
 {
 	struct pjlive *lv = pf->live;
 	struct pset *p = pf_set_get(pf, 1);
+
+	take_closed(pf, q);
 
 	if (lv->last && lv->last->gen != p->gen)
 		own_changes(lv->last, p, q);

@@ -9,6 +9,8 @@
  *     sessions/, latest, README.md, sessions.json, errors.txt), the names
  *     of sessions gone or renamed (their links, their folders) and the
  *     attributes of the sessions that changed;
+ *   - the branches/current of every session closed since the last look is
+ *     forgotten (lv_closing(): nobody follows its log any more);
  *   - every session open in the cache, and only those, is looked at as the
  *     thread of a single mount does (lv_tick(): the log grown or
  *     rewritten; agents/ for the PV_RECENT most recently used, and for
@@ -57,6 +59,10 @@ int pv_set_changed(const struct pset *o, const struct pset *p);
 
 /* pjfs.c: tree t was opened for slot sl (no request uses it yet). */
 void pv_opened(struct pjfs *pf, struct slot *sl, struct tree *t);
+
+/* pjfs_cache.c (pf->mu held): slot key's tree closes; e (n entries of
+ * lv_closing(), taken) is told to the kernel at the next look. */
+void pv_closed(struct pjfs *pf, uint32_t key, struct lv_inval *e, size_t n);
 
 /* The title sessions.json shows for x (pf->mu held): a session read in
  * full since its log last changed, its index's (lh_index_title(): one

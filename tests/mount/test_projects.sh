@@ -325,4 +325,30 @@ wait_for 3 grep -q '"title":"set in the middle"' "$M/sessions.json" &&
 [ "$(ls "$M/sessions")" = "$link0" ] && ok "mid-log title: the link keeps its name" ||
 	bad "mid-log title: link $link0 -> $(ls "$M/sessions")"
 unmount_log "$M"
+# branches/current, which the kernel keeps for long here: a rewind written
+# to the log (a new prompt under an earlier one, its checkpoint) moves it,
+# which the look tells the kernel, in an open session and in one closed
+# meanwhile (a cache of one byte: nobody follows a closed session's log).
+R=0000cafe-0000-4000-8000-000000000001
+for how in open closed; do
+	rm -rf "$T/cur"
+	mkdir -p "$T/cur/-p"
+	cp "$LOG" "$T/cur/-p/$X.jsonl"
+	cp "$(ls "$C"/projects/*/*103.jsonl)" "$T/cur/-p/"
+	M="$T/mcur"
+	if [ $how = open ]; then mount_or_end "$T/cur" "$M"; else mount_or_end "$T/cur" "$M" -o cache_size=1; fi
+	S="$M/projects/$P/$X"
+	[ "$(readlink "$S/branches/current")" = main ] || bad "current, $how: $(readlink "$S/branches/current")"
+	[ $how = closed ] && ls "$M"/projects/*/*103/branches/ > /dev/null	# this one closed
+	{ grep '"type":"user"' "$LOG" | grep -v tool_result | sed -n 2p |
+		sed -e "s/\"uuid\":\"[^\"]*\"/\"uuid\":\"$R\"/" \
+		    -e 's/"timestamp":"[^"]*"/"timestamp":"2099-01-01T00:00:00.000Z"/'
+	  printf '{"type":"last-prompt","lastPrompt":"x","leafUuid":"%s","sessionId":"%s"}\n' "$R" "$X"
+	} >> "$T/cur/-p/$X.jsonl"
+	wait_for 5 sh -c "[ \"\$(readlink '$S/branches/current')\" = fork-000014-0000cafe ]" &&
+		[ -d "$S/branches/current/" ] &&
+		ok "current, a session $how: a rewind moves it" ||
+		bad "current, $how: still $(readlink "$S/branches/current")"
+	unmount_log "$M"
+done
 finish
