@@ -79,7 +79,8 @@ $(BUILD)/%.o: %.c $(wildcard core/*.h fs/*.h)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJ) tests/unit/testutil.h tests/unit/render_oracle.h tests/unit/cxutil.h tests/unit/ixutil.h
+$(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJ) tests/unit/testutil.h tests/unit/render_oracle.h tests/unit/cxutil.h tests/unit/ixutil.h \
+		tests/unit/grow_util.h
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_ALL) -Icore -o $@ $< $(CORE_OBJ) $(PKG_LIBS) $(CMOCKA) $(LDFLAGS_ALL)
 

@@ -63,7 +63,7 @@ void rs_free(struct rs_chain *c);
 
 /*
  * After g (the graph c was built from) grew by gr_grow(), not built anew:
- * extends c to what rs_build(g, lf) now gives, at the cost of the new
+ * extends c to what rs_build() of g now gives, at the cost of the new
  * records and the chain's tail (the last response's block and the leaf's
  * trailing rows), not the log. Returns 0; RS_GROW_NO when it cannot
  * prove the result equal (build the chain again; c is then unusable
@@ -80,9 +80,10 @@ void rs_free(struct rs_chain *c);
  * an explicit checkpoint emptying the chain, a leaf found by the
  * terminal scan, a new row in the time window of a substitute parent,
  * a row joining an older response, a relinked row's neighbourhood,
- * the filter full. Not thread-safe.
+ * the filter full. It reads no log bytes: what rs_build() read of the
+ * last boundary's metadata (rule 5) is kept beside c. Not thread-safe.
  */
 #define RS_GROW_NO 1
-int rs_grow(struct rs_chain *c, const struct graph *g, const struct logf *lf);
+int rs_grow(struct rs_chain *c, const struct graph *g);
 
 #endif

@@ -943,14 +943,13 @@ static int grow(struct gw *w)
 	return commit(w);
 }
 
-int rs_grow(struct rs_chain *c, const struct graph *g, const struct logf *lf)
+int rs_grow(struct rs_chain *c, const struct graph *g)
 {
 	struct rs_more *m = c->more;
 	struct gw w;
 	uint32_t i;
 	int rc;
 
-	(void)lf;	/* the boundary's metadata is kept (rs_more) */
 	if (!m || !c->leaf || c->cleared || !m->bits)
 		return RS_GROW_NO;
 	for (i = 0; i < c->nnotes; i++)

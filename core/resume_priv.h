@@ -71,7 +71,8 @@ struct rs_more {
 	uint32_t nbits, nkeys;	/* nbits a power of two */
 };
 
-/* The file scan (rules 2, 3) over records [from, to), from state s. */
+/* The file scan (rules 2, 3) over records [from, to), from state s
+ * (resume_scan.c). */
 struct rsi_scan {
 	uint32_t last_row, checkpoint, boundary;
 	int cp_explicit, saw_leaf_key, cleared;

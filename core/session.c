@@ -180,7 +180,7 @@ static int build_rest(struct session *s)
  */
 static int grow_rest(struct session *s, uint32_t from, uint32_t n0, int anew_br)
 {
-	int rc = s->chain ? rs_grow(s->chain, s->g, s->lf) : RS_GROW_NO;
+	int rc = s->chain ? rs_grow(s->chain, s->g) : RS_GROW_NO;
 
 	s->grow.chain[!!rc]++;
 	if (rc) {
