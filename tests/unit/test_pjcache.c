@@ -25,46 +25,30 @@
 #include "sbuf.h"
 #include "testutil.h"
 
-#define SID "5e55f500-0000-4000-8000-000000000000"
-#define REL "-home-u-app/" SID ".jsonl"
+#define REL "-home-u-app/" TU_SID ".jsonl"
 
 static char root[64], log_path[128];
 
-/* Turn n of the log: a prompt and its answer, chained to turn n - 1. */
+/* Turn n of the log (a prompt and its answer, chained to turn n - 1),
+ * appended to it (n > 0) or as the whole log. */
 static void put_turn(int n)
 {
-	char parent[64];
-	struct sbuf b;
+	struct tu_log l;
+	char msgid[32];
 
-	sb_init(&b);
-	if (n)
-		snprintf(parent, sizeof(parent), "\"%08d-0000-4000-8000-000000000000\"", n - 1);
-	else
-		strcpy(parent, "null");
-	sb_addf(&b, "{\"parentUuid\":%s,\"type\":\"user\","
-		   "\"message\":{\"role\":\"user\",\"content\":\"prompt %d\"},"
-		   "\"uuid\":\"%08d-0000-4000-8000-000000000001\","
-		   "\"timestamp\":\"2026-01-01T10:00:%02d.000Z\",\"sessionId\":\"" SID "\","
-		   "\"cwd\":\"/home/u/app\",\"version\":\"2.1.328\"}\n", parent, n, n, n * 2);
-	sb_addf(&b, "{\"parentUuid\":\"%08d-0000-4000-8000-000000000001\","
-		   "\"type\":\"assistant\",\"message\":{\"role\":\"assistant\","
-		   "\"content\":[{\"type\":\"text\",\"text\":\"answer %d\"}]},"
-		   "\"uuid\":\"%08d-0000-4000-8000-000000000000\","
-		   "\"timestamp\":\"2026-01-01T10:00:%02d.000Z\",\"sessionId\":\"" SID "\"}\n",
-		n, n, n, n * 2 + 1);
-	tu_put(root, REL, b.buf, n > 0);
-	sb_free(&b);
+	tu_log_init(&l);
+	tu_at(&l, TU_T0 + n * 2000);
+	snprintf(msgid, sizeof(msgid), "msg_%d", n);
+	tu_user(&l, 2 * n + 1, 2 * n, "prompt");
+	tu_asst(&l, 2 * n + 2, 2 * n + 1, msgid, "answer");
+	tu_put(root, REL, l.sb.buf, n > 0);
+	tu_log_free(&l);
 }
 
 static int setup(void **state)
 {
-	char path[128];
-
 	(void)state;
-	strcpy(root, "/tmp/sessfs-pc-XXXXXX");
-	assert_non_null(mkdtemp(root));
-	snprintf(path, sizeof(path), "%s/-home-u-app", root);
-	assert_int_equal(mkdir(path, 0755), 0);
+	tu_tmp_folder(root, "/tmp/sessfs-pc-XXXXXX", "-home-u-app");
 	snprintf(log_path, sizeof(log_path), "%s/%s", root, REL);
 	put_turn(0);
 	put_turn(1);
@@ -73,11 +57,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[200];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	assert_int_equal(system(cmd), 0);
+	tu_rm_tree(root);
 	return 0;
 }
 
