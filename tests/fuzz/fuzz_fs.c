@@ -30,10 +30,14 @@
  * a listing (immutable attributes) must still hold later: the rest it asks
  * for again. Known and let pass: in a projects folder whose cache closed
  * the session in between, a listed name may be stale (a session opened
- * again starts at epoch 0). tests/fuzz/known/, when there is one, holds
- * inputs of problems found and not fixed yet (build/fuzz/obj/fuzz_fs FILE
- * shows each): not seeds, as the smoke would fail on them; once fixed,
- * they move to tests/fuzz/seeds/ (fs-*.jsonl).
+ * again starts at epoch 0); and a session whose log was deleted may answer
+ * a getattr (its tree, still open, follows the deleted file) and then
+ * ENOENT to the content read (the cache closed it, and it cannot be
+ * opened again), as for a log deleted between the two calls: only for a
+ * session whose log is gone (session_gone()). tests/fuzz/known/ holds
+ * inputs of problems found and not fixed yet, when there are any
+ * (build/fuzz/obj/fuzz_fs FILE shows each): not seeds, as the smoke
+ * would fail on them; once fixed, they move to tests/fuzz/seeds/.
  */
 #include "pjfs.h"
 #include "pjlive.h"
@@ -143,6 +147,7 @@ struct fz {
 	size_t nlog, pos;	/* the next bytes the file grows by */
 	struct sbuf cur;	/* what the file holds */
 	int present;
+	int other_present;	/* the folder's other session, o.jsonl */
 	int unnoticed;		/* a change no call can have noticed (look()):
 				 * the index may be of other bytes, so sizes,
 				 * and listed names, are not checked */
@@ -399,6 +404,7 @@ static void change(struct fz *f)
 			fz_put_file(pj_other, f->log, f->nlog < 4096 ? f->nlog : 4096);
 		else
 			unlink(pj_other);
+		f->other_present = a & 1;
 		break;
 	case 8:			/* the subagent's log grows, or is cut, or else */
 		if (a % 3 == 2)
@@ -456,6 +462,33 @@ static uint64_t pick_dir(struct fz *f)
 
 /* ---- the checks ---- */
 
+/*
+ * Whether the log of the projects-folder session that ino is in is gone
+ * from its path (deleted, not written again): no session of the folder
+ * whose log is there has its key (pjfs.h: the top bits of an inode; a
+ * key stays its log's path's while the folder's scans see it). Asked
+ * after the fact: the lookups may scan the folder again.
+ */
+static int session_gone(struct fz *f, uint64_t ino)
+{
+	static const char *const logs[] = { "s", "o" };
+	int there[] = { f->present, f->other_present };
+	struct tr_attr a;
+	size_t i;
+
+	if (vf_lookup(&f->v, TI_ROOT, "projects", &a) ||
+	    vf_lookup(&f->v, a.st.st_ino, "p", &a))
+		return 1;
+	for (i = 0; i < 2; i++) {
+		struct tr_attr s;
+
+		if (there[i] && !vf_lookup(&f->v, a.st.st_ino, logs[i], &s) &&
+		    s.st.st_ino >> TR_SLOT_SHIFT == ino >> TR_SLOT_SHIFT)
+			return 0;
+	}
+	return 1;
+}
+
 /* getattr, then the content: exactly the size it said. */
 static void read_file(struct fz *f, uint64_t ino, const struct tr_attr *listed)
 {
@@ -486,6 +519,13 @@ static void read_file(struct fz *f, uint64_t ino, const struct tr_attr *listed)
 	 * are gone (the watcher looks within a second), and a read fails, or
 	 * a message shows that its record cannot be read (render.h). */
 	if (rc2 == -EIO)
+		return;
+	/* A projects-folder session whose log was deleted: its tree, while
+	 * open, follows the file it has open (session.c) and answers; once
+	 * the cache closed it (at the end of any request: the getattr's) it
+	 * cannot be opened again, and the folder's next scan drops it. As
+	 * for a log deleted between the two calls, the read fails. */
+	if (rc2 == -ENOENT && f->pf && ino >> TR_SLOT_SHIFT && session_gone(f, ino))
 		return;
 	CHECK(!rc2);
 	if (f->cut_unseen && (TR_KIND(ino) == TK_MSG || TR_KIND(ino) == TK_REC)) {

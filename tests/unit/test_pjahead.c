@@ -64,14 +64,10 @@ static void write_session(int i)
 
 static int setup(void **state)
 {
-	char path[128];
 	int i;
 
 	(void)state;
-	strcpy(root, "/tmp/sessfs-pa-XXXXXX");
-	assert_non_null(mkdtemp(root));
-	snprintf(path, sizeof(path), "%s/-home-u-app", root);
-	assert_int_equal(mkdir(path, 0755), 0);
+	tu_tmp_folder(root, "/tmp/sessfs-pa-XXXXXX", "-home-u-app");
 	for (i = 0; i < NSESS; i++)
 		write_session(i);
 	return 0;
@@ -79,11 +75,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[200];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	assert_int_equal(system(cmd), 0);
+	tu_rm_tree(root);
 	return 0;
 }
 

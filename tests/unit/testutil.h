@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Writes n bytes to a new temporary file; returns its path (free() it). */
@@ -46,6 +47,30 @@ static inline void tu_put(const char *dir, const char *rel, const char *text, in
 	if (fd < 0 || write(fd, text, n) != (ssize_t)n)
 		abort();
 	close(fd);
+}
+
+/* A new folder from tmpl (mkdtemp(): "/tmp/NAME-XXXXXX", at most 63
+ * bytes) into root, and its subfolder sub (NULL: none). */
+static inline void tu_tmp_folder(char root[64], const char *tmpl, const char *sub)
+{
+	char path[1024];
+
+	snprintf(root, 64, "%s", tmpl);
+	if (!mkdtemp(root))
+		abort();
+	snprintf(path, sizeof(path), "%s/%s", root, sub ? sub : "");
+	if (sub && mkdir(path, 0755))
+		abort();
+}
+
+/* Removes the folder made by tu_tmp_folder() and all it holds. */
+static inline void tu_rm_tree(const char *root)
+{
+	char cmd[1100];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	if (system(cmd))
+		abort();
 }
 
 /* 1 when s[0..n) is valid UTF-8 (utf8_seq_len() of sbuf.h). */
