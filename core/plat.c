@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,15 @@ void pl_trim_heap(void)
 {
 #if defined(__GLIBC__)
 	malloc_trim(0);
+#endif
+}
+
+void pl_background_thread(void)
+{
+#if defined(__linux__)
+	struct sched_param sp = { 0 };
+
+	pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
 #endif
 }
 

@@ -54,6 +54,11 @@ void pl_pad_heap(size_t bytes);
  * Elsewhere nothing. */
 void pl_trim_heap(void);
 
+/* The calling thread does work nobody waits for: on Linux SCHED_BATCH
+ * (its wake-ups never preempt a running thread, such as the reader a
+ * mount serves); elsewhere nothing. */
+void pl_background_thread(void);
+
 /* Names the calling thread (at most 15 bytes show on Linux):
  * pthread_setname_np on Linux and macOS; elsewhere nothing. */
 void pl_name_thread(const char *name);

@@ -27,6 +27,7 @@ static void *helper(void *arg)
 	struct pool *p = arg;
 
 	pl_name_thread("sessfs-pool");
+	pl_background_thread();
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		struct pool_job *b;

@@ -10,6 +10,10 @@
  * pool_post() hands a job to the helper alone, to run while the caller
  * goes on (pool_wait() then finishes it, or drops what is left).
  *
+ * The helper runs as background work (pl_background_thread()): woken, it
+ * does not preempt a running thread (the reader of a mount, which the
+ * pushes it makes only help).
+ *
  * Thread-safe. Items must be safe to run on any thread, in any order.
  */
 #ifndef SESSFS_POOL_H

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../core/plat.h"
 #include "../core/vfs.h"
 
 struct notifier {
@@ -29,6 +30,7 @@ static void *run(void *arg)
 	struct stat st;
 	size_t i, len;
 
+	pl_background_thread();
 	/* Served by the loop like any request (this thread is not one). */
 	if (n->mnt && !stat(n->mnt, &st))
 		n->v->ops->own_device(n->v->fs, st.st_dev);
