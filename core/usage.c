@@ -278,13 +278,52 @@ static int line_row(const struct logf *lf, uint32_t i, const struct idx_rec *r,
 	return 1;
 }
 
+/*
+ * The lines of a pass over the log (us_extend()), read through a window:
+ * a log's assistant rows follow one another, so one pread() of US_WINDOW
+ * bytes serves many, where each took a system call of its own (half the
+ * time of a session's first count). Longer lines are read alone.
+ */
+#define US_WINDOW (128u << 10)
+
+struct window {
+	char *buf;		/* US_WINDOW bytes once needed */
+	uint64_t off;		/* of buf[0] in the log */
+	size_t len;		/* bytes held */
+};
+
+static int window_read(struct window *w, const struct logf *lf, const struct idx_rec *r,
+		       struct sbuf *out)
+{
+	ssize_t n;
+
+	sb_reset(out);
+	if (r->off < w->off || r->off + r->len > w->off + w->len) {
+		w->len = 0;
+		if (r->len > US_WINDOW / 4 || (!w->buf && !(w->buf = malloc(US_WINDOW))))
+			return lf_read(lf, r, out);
+		n = idx_pread(lf_fd(lf), w->buf, US_WINDOW, r->off);
+		if (n < 0 || (uint64_t)n < r->len)	/* lf_read() tells why */
+			return lf_read(lf, r, out);
+		w->off = r->off;
+		w->len = (size_t)n;
+	}
+	sb_add(out, w->buf + (r->off - w->off), r->len);
+	return 0;
+}
+
 static int read_rec(struct us_set *u, const struct logf *lf, uint32_t i,
-		    const struct idx_rec *r, struct sbuf *buf)
+		    const struct idx_rec *r, struct window *w, struct sbuf *buf)
 {
 	struct us_row row;
 	struct line l;
-	int rc = line_row(lf, i, r, buf, 0, &l, &row);
+	int rc;
 
+	if (!(r->flags & IDX_F_USAGE) || r->ts == IDX_NO_TS)
+		return 0;
+	rc = window_read(w, lf, r, buf);
+	if (!rc)
+		rc = line_row(lf, i, r, buf, 1, &l, &row);
 	if (rc <= 0)
 		return rc;
 	rc = set_model(u, &l, &row);
@@ -323,17 +362,16 @@ int us_read_row(const struct idx *ix, const struct logf *lf, uint32_t rec,
 
 int us_extend(struct us_set *u, const struct idx *ix, const struct logf *lf)
 {
+	struct window w = { NULL, 0, 0 };
 	struct sbuf buf;
 	uint32_t i, n = idx_nrecs(ix);
 	int rc = 0;
 
 	sb_init(&buf);
-	for (i = u->seen; i < n && !rc; i++) {
-		const struct idx_rec *r = idx_rec(ix, i);
-
-		rc = read_rec(u, lf, i, r, &buf);
-	}
+	for (i = u->seen; i < n && !rc; i++)
+		rc = read_rec(u, lf, i, idx_rec(ix, i), &w, &buf);
 	sb_free(&buf);
+	free(w.buf);
 	if (!rc)
 		u->seen = n;
 	return rc;
