@@ -325,7 +325,7 @@ void pv_closed(struct pjfs *pf, uint32_t key, struct lv_inval *e, size_t n)
 
 	if (lv && !lv->closed)
 		lv->closed = calloc(1, sizeof(*lv->closed));
-	for (k = 0; lv && lv->closed && k < n; k++)
+	for (k = 0; lv && lv->closed && k < n && lv->closed->n < PV_CLOSED_MAX; k++)
 		add(lv->closed, PF_OUTER(key, e[k].parent), 0, e[k].name);
 	free(e);
 }

@@ -39,6 +39,10 @@
 #define PV_BUSY_STEPS 8	/* moves to another session between two looks:
 			 * a walk (busy) */
 #define PV_BUSY_DIV 8		/* ... and the signing share divided by this */
+#define PV_CLOSED_MAX 4096	/* names of closed sessions kept for the next
+				 * look (no notifier, as in an export: none
+				 * is taken; past it the kernel's keep time
+				 * bounds what it holds) */
 #define PV_RECENT 16	/* the open sessions whose agents/ is looked at
 			 * every time (the others' when a request asks) */
 
