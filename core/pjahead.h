@@ -27,8 +27,7 @@
  * of the bound). The walk orders are copied from the set once per
  * generation: a few words per session.
  *
- * Threads: the workers (online CPUs, at most PA_THREADS_MAX; background
- * work, pl_background_thread(): the walk's own threads come first) start with
+ * Threads: the workers (online CPUs, at most PA_THREADS_MAX) start with
  * the first window (after any fork: threads do not survive one) and are
  * joined by pa_free(). All functions are thread-safe; pa->mu guards the
  * orders and the window and is never held while a session is opened.

@@ -5,7 +5,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/plat.h"
 #include "../core/vfs.h"
 
 struct notifier {
@@ -30,7 +29,6 @@ static void *run(void *arg)
 	struct stat st;
 	size_t i, len;
 
-	pl_background_thread();
 	/* Served by the loop like any request (this thread is not one). */
 	if (n->mnt && !stat(n->mnt, &st))
 		n->v->ops->own_device(n->v->fs, st.st_dev);

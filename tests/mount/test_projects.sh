@@ -21,7 +21,7 @@ P=home-user-src-todo-app
 found_rewrite() {
 	local s=$1 log=$2 what=$3 lpid=$PID
 	mount_or_end "$log" "$T/mfresh"
-	wait_for 5 grep -q 'indexed again from scratch' "$s/errors.txt" &&
+	wait_for 10 grep -q 'indexed again from scratch' "$s/errors.txt" &&
 		ok "$what: the rewrite in place hidden by growth is found" ||
 		bad "$what: rewrite: $(cat "$s/errors.txt")"
 	wait_for 5 cmp -s <(ls "$s/branches/main" 2>&1) <(ls "$T/mfresh/branches/main") &&
@@ -293,7 +293,7 @@ M="$T/mrc"
 mount_or_end "$T/rc" "$M" -o cache_size=1
 S="$M/projects/$P/$X"
 exec 6< "$S/branches/main"	# an open folder keeps the session open
-sleep 2		# the notifier signs what was indexed
+sleep 3		# the notifier signs what was indexed (a look a second)
 exec 6<&-
 ls "$M"/projects/*/*103/branches/ > /dev/null	# the other opened: this one closed
 { sed '3s/"timestamp":"2/"timestamp":"1/' "$T/rc/-p/$X.jsonl"; tail -n 1 "$LOG"; } > "$T/rc.jsonl"
