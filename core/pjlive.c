@@ -354,7 +354,6 @@ static void look(struct pjfs *pf, struct queue *q)
 	struct pset *p = pf_set_get(pf, 1);
 
 	take_closed(pf, q);
-
 	if (lv->last && lv->last->gen != p->gen)
 		own_changes(lv->last, p, q);
 	if (lv->last)

@@ -346,6 +346,38 @@ static void test_real_context_size(void **state)
 }
 
 /* A growing log: the rows appended are read, the others kept. */
+/* Rows read through the count's 128 KB windows (usage.c): many, some
+ * across a window's end, one longer than a quarter window (read alone),
+ * rows without usage between; every one counted once. */
+static void test_counts_across_read_windows(void **state)
+{
+	struct sbuf sb, big;
+	struct us_total t;
+	char id[32];
+	int i;
+
+	(void)state;
+	sb_init(&sb);
+	sb_init(&big);
+	sb_adds(&big, ",\"pad\":\"");
+	for (i = 0; i < 40000; i++)
+		sb_adds(&big, "x");
+	sb_adds(&big, "\"");
+	for (i = 1; i <= 3000; i++) {
+		snprintf(id, sizeof(id), "msg_%d", i);
+		urow(&sb, i, id, NULL, "m", 1, 2, 3, 4, i == 1500 ? big.buf : "");
+		if (i % 7 == 0)
+			sb_addf(&sb, "{\"type\":\"user\",\"uuid\":\"u%d\",\"parentUuid\":null,"
+				"\"sessionId\":\"" TU_SID "\",\"message\":{\"role\":\"user\","
+				"\"content\":\"q\"}}\n", i);
+	}
+	assert_true(sb.len > 8 * (128u << 10));
+	totals_of(sb.buf, &t, NULL);
+	expect(&t, 3000, 6000, 9000, 12000, 3000);
+	sb_free(&big);
+	sb_free(&sb);
+}
+
 static void test_growing_log(void **state)
 {
 	struct sbuf sb;
@@ -539,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_log_without_usage),
 		cmocka_unit_test(test_sidechains_and_agents),
 		cmocka_unit_test(test_real_context_size),
+		cmocka_unit_test(test_counts_across_read_windows),
 		cmocka_unit_test(test_growing_log),
 		cmocka_unit_test(test_row_alone_is_the_sets),
 		cmocka_unit_test(test_corpus_matches_ccusage),
