@@ -630,7 +630,8 @@ int lv_mark(struct tree *t, struct lv_mark *m)
 
 	lv_mark_free(m);
 	pthread_rwlock_rdlock(&t->lock);
-	m->next = t->epoch_next;
+	m->next = t->epoch_spare && t->epoch_next == ((t->epoch_new + 1) & TR_EPOCH_MAX)
+			  ? t->epoch_new : t->epoch_next;
 	log_id(t, &m->dev, &m->ino, &m->bytes);
 	ss_signed(t->views[0]->s, &m->sig);
 	m->epochs = calloc(t->nviews, sizeof(*m->epochs));
@@ -685,5 +686,12 @@ void lv_resume(struct tree *t, const struct lv_mark *m)
 		t->views[i]->epoch = same && i < m->n ? m->epochs[i] : m->next;
 	t->epoch_new = m->next;
 	t->epoch_next = (uint8_t)((m->next + 1) & TR_EPOCH_MAX);
+	/* Resumed unchanged, the tree gave m->next to no view: the next mark
+	 * hands it on, so closes and reopens of a log that did not change
+	 * (a walk through a small cache reopens sessions again and again)
+	 * use up no epoch. Else, after 16 of them, a log replaced got the
+	 * epoch its old inodes carry, and a file held from before read
+	 * another record. */
+	t->epoch_spare = same && t->nviews <= m->n;
 	pthread_rwlock_unlock(&t->lock);
 }

@@ -116,6 +116,7 @@ int tr_view_add(struct tree *t, struct view *v)
 		return -ENOMEM;
 	t->views = p;
 	v->epoch = t->epoch_new;
+	t->epoch_spare = 0;
 	t->views[t->nviews++] = v;
 	return 0;
 }

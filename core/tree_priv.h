@@ -75,6 +75,8 @@ struct tree {
 	uint64_t scans_done;		/* and done (under q_mu) */
 	uint8_t epoch_next;		/* the epoch a reindex gives next */
 	uint8_t epoch_new;		/* the epoch of a view added (write lock) */
+	uint8_t epoch_spare;		/* epoch_new given to no view yet (a tree
+					 * resumed unchanged, lv_resume()) */
 };
 
 /* A new view of s numbered no (takes ownership of s), or NULL (s closed). */
