@@ -206,6 +206,16 @@ static void window(struct pjahead *a, int o, int dir, int64_t at, int again)
 	a->left = (last - next) * dir >= 0 ? (uint32_t)((last - next) * dir + 1) : 0;
 }
 
+/* Wakes as many idle workers as the window has sessions left (a->mu held):
+ * a walk moves it by one session a step, which one worker takes. */
+static void wake(struct pjahead *a)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->left && i < a->nth - a->busy; i++)
+		pthread_cond_signal(&a->cv);
+}
+
 void pa_used(struct pjahead *a, const struct pj_set *s, uint64_t gen, uint32_t key)
 {
 	uint32_t prev;
@@ -228,7 +238,7 @@ void pa_used(struct pjahead *a, const struct pj_set *s, uint64_t gen, uint32_t k
 		window(a, o, dir, a->pos[o][key], 0);
 		if (!a->started)
 			start(a);
-		pthread_cond_broadcast(&a->cv);
+		wake(a);
 	}
 	pthread_mutex_unlock(&a->mu);
 }
@@ -251,7 +261,7 @@ void pa_listed(struct pjahead *a, uint32_t key, uint64_t folder)
 		/* the sessions taken already are taken again, to be listed */
 		if (a->walk) {
 			window(a, a->order, a->dir, a->pos[a->order][key], 1);
-			pthread_cond_broadcast(&a->cv);
+			wake(a);
 		}
 	}
 	pthread_mutex_unlock(&a->mu);

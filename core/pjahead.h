@@ -29,8 +29,22 @@
  *
  * Threads: the workers (online CPUs, at most PA_THREADS_MAX) start with
  * the first window (after any fork: threads do not survive one) and are
- * joined by pa_free(). All functions are thread-safe; pa->mu guards the
- * orders and the window and is never held while a session is opened.
+ * joined by pa_free(). A step of the walk wakes as many of them as it
+ * left sessions to open (one, as a rule), not all. All functions are
+ * thread-safe; pa->mu guards the orders and the window and is never held
+ * while a session is opened.
+ *
+ * Work ahead is background work: it must never keep the walk (and the
+ * threads answering it) from a CPU. The scheduler lets a running thread
+ * finish its time slice before a woken one gets its CPU, and the walk
+ * wakes after each round trip: so a worker listing a folder ahead offers
+ * its CPU after each file it renders (sched_yield(): at once back when
+ * nothing waits). On 2 cores that took a cold grep over 2,000 sessions'
+ * current branches from 5.7 s to 4.2 s. A scheduling class for idle work
+ * (SCHED_IDLE) gave the same, but a thread in it can wait without bound
+ * on a busy machine while it holds a lock a request needs (malloc's, a
+ * tree's), and it cannot leave the class without privilege; a lower
+ * priority (nice) or a shorter time slice did not help.
  */
 #ifndef SESSFS_PJAHEAD_H
 #define SESSFS_PJAHEAD_H

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -206,7 +207,8 @@ uint64_t pf_walk_folder(struct tree *t, uint64_t inner)
 }
 
 /* Lists folder of t (pa_listed()), which renders its files into t's
- * cache, while they take at most half of it. */
+ * cache, while they take at most half of it. After each file the thread
+ * offers its CPU to any that waits for one (pjahead.h). */
 static void list_ahead(struct tree *t, uint64_t folder)
 {
 	char name[NM_MAX + 1];
@@ -219,8 +221,10 @@ static void list_ahead(struct tree *t, uint64_t folder)
 		return;
 	if (tr_opendir(t, folder, &d))
 		return;
-	for (i = 2; rc && tr_cached_bytes(t) < TR_CACHE_BYTES / 2; i++)
+	for (i = 2; rc && tr_cached_bytes(t) < TR_CACHE_BYTES / 2; i++) {
 		rc = tr_dir_entry(t, d, i, name, &a);
+		sched_yield();
+	}
 	tr_closedir(d);
 }
 
