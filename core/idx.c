@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "jscan.h"
+#include "plat.h"
 #include "scan.h"
 #include "tbuf.h"
 
@@ -577,6 +578,7 @@ static int feed_upto(struct idx *ix, int fd, uint64_t limit)
 			have = 0;
 			continue;
 		}
+		pl_offer_cpu();	/* a worker ahead of the readers (plat.h) */
 		memmove(buf, p, have - (size_t)(p - buf));
 		pos += (uint64_t)(p - buf);
 		have -= (size_t)(p - buf);

@@ -1,6 +1,5 @@
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -10,6 +9,7 @@
 #include "pjfs_priv.h"
 #include "pjlive.h"
 #include "pjusage.h"
+#include "plat.h"
 
 /*
  * The cache of open sessions (pjfs_priv.h): the LRU list, opening a
@@ -86,6 +86,7 @@ static struct tree *open_tree(struct pjfs *pf, const struct pj_set *s,
 
 	if (path && !ss_open(path, SS_LIVE, &ss) && (t = tr_new(ss))) {
 		*cost = PF_COST_FIXED + PF_COST_IDX * idx_mem(ss_idx(ss));
+		pl_offer_cpu();
 		pu_count(pf->pu, s, x, ss, have ? &st : NULL);
 		pc_look(pf->pc, s, x, ss);
 	}
@@ -207,8 +208,8 @@ uint64_t pf_walk_folder(struct tree *t, uint64_t inner)
 }
 
 /* Lists folder of t (pa_listed()), which renders its files into t's
- * cache, while they take at most half of it. After each file the thread
- * offers its CPU to any that waits for one (pjahead.h). */
+ * cache, while they take at most half of it. After each file a worker
+ * offers its CPU to any thread waiting for one (pjahead.h). */
 static void list_ahead(struct tree *t, uint64_t folder)
 {
 	char name[NM_MAX + 1];
@@ -223,7 +224,7 @@ static void list_ahead(struct tree *t, uint64_t folder)
 		return;
 	for (i = 2; rc && tr_cached_bytes(t) < TR_CACHE_BYTES / 2; i++) {
 		rc = tr_dir_entry(t, d, i, name, &a);
-		sched_yield();
+		pl_offer_cpu();
 	}
 	tr_closedir(d);
 }

@@ -58,6 +58,19 @@ void pl_background_thread(void)
 #endif
 }
 
+static _Thread_local int ahead;
+
+void pl_ahead_thread(void)
+{
+	ahead = 1;
+}
+
+void pl_offer_cpu(void)
+{
+	if (ahead)
+		sched_yield();
+}
+
 void pl_name_thread(const char *name)
 {
 #if defined(__linux__)

@@ -59,6 +59,14 @@ void pl_trim_heap(void);
  * mount serves); elsewhere nothing. */
 void pl_background_thread(void);
 
+/* The calling thread works ahead of the readers (pjahead.h): from now on
+ * pl_offer_cpu() on it gives its CPU to any thread waiting for one. */
+void pl_ahead_thread(void);
+/* On a thread of pl_ahead_thread(): sched_yield(), back at once when no
+ * thread waits; elsewhere nothing. Called where work ahead can pause for
+ * a moment: between two files rendered, two chunks of a log indexed. */
+void pl_offer_cpu(void);
+
 /* Names the calling thread (at most 15 bytes show on Linux):
  * pthread_setname_np on Linux and macOS; elsewhere nothing. */
 void pl_name_thread(const char *name);
