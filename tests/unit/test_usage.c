@@ -345,8 +345,7 @@ static void test_real_context_size(void **state)
 	sb_free(&sb);
 }
 
-/* A growing log: the rows appended are read, the others kept. */
-/* Rows read through the count's 128 KB windows (usage.c): many, some
+/* Rows read through the count's 64 KB windows (usage.c): many, some
  * across a window's end, one longer than a quarter window (read alone),
  * rows without usage between; every one counted once. */
 static void test_counts_across_read_windows(void **state)
@@ -371,13 +370,14 @@ static void test_counts_across_read_windows(void **state)
 				"\"sessionId\":\"" TU_SID "\",\"message\":{\"role\":\"user\","
 				"\"content\":\"q\"}}\n", i);
 	}
-	assert_true(sb.len > 8 * (128u << 10));
+	assert_true(sb.len > 8 * (64u << 10));
 	totals_of(sb.buf, &t, NULL);
 	expect(&t, 3000, 6000, 9000, 12000, 3000);
 	sb_free(&big);
 	sb_free(&sb);
 }
 
+/* A growing log: the rows appended are read, the others kept. */
 static void test_growing_log(void **state)
 {
 	struct sbuf sb;
