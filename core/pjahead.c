@@ -92,7 +92,6 @@ static void *worker(void *arg)
 	int rc;
 
 	pl_name_thread("sessfs-ahead");
-	pl_ahead_thread();
 	pthread_mutex_lock(&a->mu);
 	while (!a->stop) {
 		if (!a->left) {

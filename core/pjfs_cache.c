@@ -103,8 +103,10 @@ static struct slot *slot_of(struct pjfs *pf, uint32_t key)
 		sl->key = key;
 		pf->slots[key] = sl;
 	}
-	while (sl && sl->opening)
+	while (sl && sl->opening) {
+		__atomic_store_n(&sl->wanted, 1, __ATOMIC_RELAXED);
 		pthread_cond_wait(&pf->cv, &pf->mu);
+	}
 	return sl;
 }
 
@@ -117,6 +119,7 @@ static void slot_open(struct pjfs *pf, const struct pj_set *s, const struct pj_s
 	uint64_t cost = 0;
 
 	sl->opening = 1;
+	__atomic_store_n(&sl->wanted, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&pf->mu);
 	t = open_tree(pf, s, x, &cost);
 	if (t)
@@ -208,10 +211,13 @@ uint64_t pf_walk_folder(struct tree *t, uint64_t inner)
 }
 
 /* Lists folder of t (pa_listed()), which renders its files into t's
- * cache, while they take at most half of it. After each file a worker
- * offers its CPU to any thread waiting for one (pjahead.h). */
+ * cache, while they take at most half of it. After each file the worker
+ * offers its CPU to any thread waiting for one (pjahead.h): nobody waits
+ * for these files (a request renders what it needs), and no lock is held
+ * then. */
 static void list_ahead(struct tree *t, uint64_t folder)
 {
+	static const int unwanted;
 	char name[NM_MAX + 1];
 	struct tr_attr a;
 	struct tr_dir *d;
@@ -222,10 +228,12 @@ static void list_ahead(struct tree *t, uint64_t folder)
 		return;
 	if (tr_opendir(t, folder, &d))
 		return;
+	pl_ahead_work(&unwanted);
 	for (i = 2; rc && tr_cached_bytes(t) < TR_CACHE_BYTES / 2; i++) {
 		rc = tr_dir_entry(t, d, i, name, &a);
 		pl_offer_cpu();
 	}
+	pl_ahead_work(NULL);
 	tr_closedir(d);
 }
 
@@ -244,7 +252,10 @@ int pf_open_ahead(struct pjfs *pf, uint32_t key, uint64_t folder)
 		rc = 1;
 	} else if (!sl->t) {
 		pf->nahead++;
+		/* gives its CPU away while no request waits for it (slot_of()) */
+		pl_ahead_work(&sl->wanted);
 		slot_open(pf, p->s, x, sl);
+		pl_ahead_work(NULL);
 		if (sl->t) {
 			sl->ahead = 1;
 			evict(pf);

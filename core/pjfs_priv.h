@@ -61,6 +61,8 @@ struct slot {
 	struct tree *t;			/* NULL: not open */
 	int refs;			/* requests and folders using t */
 	int opening;
+	int wanted;			/* atomic: a request waits for its opening
+					 * (one ahead then goes at full speed) */
 	int ahead;			/* opened ahead of a walk, not used yet */
 	int listed;			/* a folder of its tree was listed */
 	uint32_t opens;			/* times opened (listing generations) */

@@ -5,8 +5,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if defined(__linux__)
 #include <sys/vfs.h>
@@ -58,17 +60,29 @@ void pl_background_thread(void)
 #endif
 }
 
-static _Thread_local int ahead;
+static _Thread_local const int *ahead_wanted;
+static _Thread_local int64_t ahead_next;	/* no yield before, in ns */
 
-void pl_ahead_thread(void)
+void pl_ahead_work(const int *wanted)
 {
-	ahead = 1;
+	ahead_wanted = wanted;
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
 void pl_offer_cpu(void)
 {
-	if (ahead)
-		sched_yield();
+	if (!ahead_wanted || __atomic_load_n(ahead_wanted, __ATOMIC_RELAXED) ||
+	    mono_ns() < ahead_next)
+		return;
+	sched_yield();
+	ahead_next = mono_ns() + PL_OFFER_GAP_US * 1000;
 }
 
 void pl_name_thread(const char *name)
