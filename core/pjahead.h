@@ -39,16 +39,14 @@
  * finish its time slice before a woken one gets its CPU, and the walk
  * wakes after each round trip: so a worker offers its CPU after each
  * chunk of a log it indexes and each file it renders (pl_offer_cpu(): a
- * sched_yield(), at most once per PL_OFFER_GAP_US, as plat.h measures),
- * until a request waits for the session it opens (then it goes at full
- * speed). On 2 cores that took a cold grep over 2,000 sessions' current
- * branches from 5.7 s to 4.4 s (4.0 s with a yield after every file, but
- * about 50% slower than none beside two CPU hogs, against 13-17% with
- * the gap). A scheduling class for idle work (SCHED_IDLE) gave the same
- * when idle, but a thread in it can wait without bound on a busy machine
- * while it holds a lock a request needs (malloc's, a tree's), and cannot
- * leave the class without privilege; a lower priority (nice) or a longer
- * or shorter time slice did not help.
+ * sched_yield(), at most once per PL_OFFER_GAP_US: plat.h has what that
+ * gains on an idle machine and costs on a busy one), until a request
+ * waits for the session it opens (then it goes at full speed). A
+ * scheduling class for idle work (SCHED_IDLE) gained as much when idle,
+ * but a thread in it can wait without bound on a busy machine while it
+ * holds a lock a request needs (malloc's, a tree's), and cannot leave the
+ * class without privilege; a lower priority (nice) or a longer or shorter
+ * time slice did not help.
  */
 #ifndef SESSFS_PJAHEAD_H
 #define SESSFS_PJAHEAD_H
