@@ -81,6 +81,8 @@ struct idx {
 	uint32_t nerrs, caperrs;
 	uint64_t end, pending;
 	uint32_t lines;
+	uint8_t open;			/* the last line indexed has no newline yet */
+	uint8_t open_rec;		/* ... and is the last record (not a bad line) */
 
 	struct idx_key *keys;		/* key of id n is keys[n - 1] */
 	uint32_t nids, capkeys;
@@ -536,8 +538,71 @@ static int long_line(struct idx *ix, int fd, char *buf, uint64_t start,
 	return rc ? rc : 1;
 }
 
+/*
+ * The last line of the file has no newline yet: when its n bytes at pos
+ * hold one whole JSON object (a finished log whose writer left the newline
+ * out), it is indexed as a record now, and the newline that may follow
+ * later ends it (ix->open); bytes that do not parse yet keep waiting.
+ * buf holds them when they fit (else they are read). 1 when indexed.
+ */
+static int open_line(struct idx *ix, int fd, const char *buf, size_t n, uint64_t pos)
+{
+	char *line = NULL;
+	const char *p = buf, *e, *s;
+	int rc = 0;
+
+	if (!n || n > IDX_OPEN_MAX)
+		return 0;
+	if (!p) {
+		line = malloc(n);
+		if (!line)
+			return -ENOMEM;
+		if (pread_full(fd, line, n, pos) != (ssize_t)n) {
+			free(line);
+			return 0;
+		}
+		p = line;
+	}
+	for (s = p; s < p + n && *s == '\0'; s++)
+		;
+	s = js_ws(s, p + n);
+	if (s < p + n && *s == '{' && (e = js_value(s, p + n)) && js_ws(e, p + n) == p + n) {
+		rc = index_line(ix, p, n, pos, 0);
+		rc = rc ? rc : 1;
+	}
+	free(line);
+	return rc;
+}
+
+/*
+ * After a line taken open: the newline that ends it (blanks before it, a
+ * CR, belong to the line, as one pass would have taken them: its record
+ * grows by them). 0 when it was found (*pos past it) or other bytes come
+ * first (then they start a line of their own); 1 when only blanks are
+ * there yet (the line stays open); -errno.
+ */
+static int close_open(struct idx *ix, int fd, char *buf, uint64_t *pos)
+{
+	ssize_t r = pread_full(fd, buf, IDX_OPEN_PEEK, *pos), k = 0;
+
+	if (r < 0)
+		return (int)r;
+	while (k < r && (buf[k] == '\r' || buf[k] == ' ' || buf[k] == '\t'))
+		k++;
+	if (k == r)
+		return r == IDX_OPEN_PEEK ? 0 : 1;	/* a long run of blanks: a line */
+	ix->open = 0;
+	if (buf[k] == '\n') {
+		if (ix->open_rec)
+			ix->recs[ix->nrecs - 1].len += (uint32_t)k;
+		*pos += (uint64_t)k + 1;
+	}
+	return 0;
+}
+
 /* Indexes the complete lines after ix->end that end before limit (a line
- * start, or UINT64_MAX for all). */
+ * start, or UINT64_MAX for all: then also a last line that parses whole,
+ * see open_line()). */
 static int feed_upto(struct idx *ix, int fd, uint64_t limit)
 {
 	char *buf = tb_get(TB_INDEX, IDX_CHUNK);	/* not malloc(): faults */
@@ -547,6 +612,11 @@ static int feed_upto(struct idx *ix, int fd, uint64_t limit)
 
 	if (!buf)
 		return -ENOMEM;
+	if (ix->open) {
+		rc = close_open(ix, fd, buf, &pos);
+		if (rc)
+			return rc < 0 ? rc : 0;
+	}
 	for (;;) {
 		uint64_t room = limit - pos - have;
 		ssize_t r = pread_full(fd, buf + have,
@@ -582,6 +652,18 @@ static int feed_upto(struct idx *ix, int fd, uint64_t limit)
 		memmove(buf, p, have - (size_t)(p - buf));
 		pos += (uint64_t)(p - buf);
 		have -= (size_t)(p - buf);
+	}
+	if (!rc && have && limit == UINT64_MAX) {
+		uint32_t had = ix->nrecs;
+
+		rc = open_line(ix, fd, have < IDX_CHUNK ? buf : NULL, have, pos);
+		if (rc == 1) {
+			pos += have;
+			have = 0;
+			ix->open = 1;
+			ix->open_rec = ix->nrecs > had;
+			rc = 0;
+		}
 	}
 out:
 	ix->end = pos;
@@ -704,6 +786,7 @@ static void rec_map(struct idx_rec *r, const struct idx_map *m, uint32_t lines)
 	r->type_atom = m->atom[r->type_atom];
 	r->sub = m->atom[r->sub];
 	r->name = m->atom[r->name];
+	r->ver = m->atom[r->ver];
 	r->line += lines;
 }
 
@@ -735,6 +818,8 @@ static int merge(struct idx *a, const struct idx *b)
 		a->lines += b->lines;
 		a->end = b->end;
 		a->pending = b->pending;
+		a->open = b->open;
+		a->open_rec = b->open_rec;
 	}
 	free(m.id);
 	free(m.atom);
@@ -761,7 +846,7 @@ static int rec_into(struct idx *a, const struct idx *b, struct idx_rec *r)
 		if (*ids[i] && !(*ids[i] = id_into(a, b, *ids[i])))
 			return -ENOMEM;
 	if (atom_into(a, b, &r->type_atom) || atom_into(a, b, &r->sub) ||
-	    atom_into(a, b, &r->name))
+	    atom_into(a, b, &r->name) || atom_into(a, b, &r->ver))
 		return -ENOMEM;
 	return 0;
 }
@@ -785,6 +870,8 @@ int idx_copy_more(struct idx *dst, const struct idx *src, uint32_t from,
 	}
 	dst->end = src->end;
 	dst->pending = src->pending;
+	dst->open = src->open;
+	dst->open_rec = src->open_rec && keep[src->nrecs - 1] && dst->nrecs;
 	dst->lines = src->lines;
 	return 0;
 }
@@ -848,7 +935,7 @@ int idx_feed2(struct idx *ix, int fd, uint64_t min)
 	uint64_t split;
 	int rc;
 
-	if (ix->pending || fstat(fd, &st) || (uint64_t)st.st_size < ix->end ||
+	if (ix->pending || ix->open || fstat(fd, &st) || (uint64_t)st.st_size < ix->end ||
 	    (uint64_t)st.st_size - ix->end < (min ? min : 2))
 		return idx_feed(ix, fd);
 	split = line_start(fd, ix->end + ((uint64_t)st.st_size - ix->end) / 2);

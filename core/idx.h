@@ -18,7 +18,10 @@
  * The index extends: idx_feed() indexes only the bytes after idx_end(), so
  * indexing the first N bytes and then the rest gives the same index as one
  * pass. Bytes after the last newline stay pending until a newline arrives,
- * or until idx_finish() declares the log complete.
+ * or until idx_finish() declares the log complete, unless they hold one
+ * whole JSON object (up to IDX_OPEN_MAX bytes): a finished log whose last
+ * line lacks its newline; that line is a record at once, and a newline
+ * written after it later only ends it (no blank line, no line counted).
  *
  * Not thread-safe: the owner serialises idx_feed() against readers.
  */
@@ -35,6 +38,8 @@
 #define IDX_NO_TS INT64_MIN
 #define IDX_UUID_MAX 255	/* longer "uuids" are not used as ids */
 #define IDX_CHUNK (1u << 18)	/* read size */
+#define IDX_OPEN_MAX (64u << 20)	/* longest last line taken without newline */
+#define IDX_OPEN_PEEK 64	/* blanks after it looked at for its newline */
 
 /* What a record is, from its "type" (and for messages, its family). */
 enum idx_type {
@@ -93,6 +98,8 @@ enum idx_flag {
 	IDX_F_LOCAL_CMD = 1u << 14,	/* string content, a local command's tag
 					 * first (<command-name>, <local-command-) */
 	IDX_F_USAGE = 1u << 15,		/* message holds a "usage" object */
+	IDX_F_PARTIAL = 1u << 16,	/* boundary whose compactMetadata has
+					 * messagesSummarized (a partial compaction) */
 };
 
 /* The top-level members a message file is rendered from (render.c), by
@@ -121,6 +128,7 @@ struct idx_rec {
 	uint16_t type_atom;	/* the "type" string */
 	uint16_t sub;		/* subtype (system) or attachment type */
 	uint16_t name;		/* tool name of a tool_use block */
+	uint16_t ver;		/* the "version" string (release.h) */
 	uint8_t type;		/* enum idx_type */
 	uint8_t block;		/* enum idx_block */
 	uint8_t drop;		/* enum idx_drop */

@@ -289,6 +289,8 @@ static const char *scan_inner(struct scan *sc, const char *v, const char *e,
 		} else {
 			if (!attachment && js_eq(&k, "preservedMessages") && *val == '{')
 				sc->r->flags |= IDX_F_PRESERVED;
+			if (!attachment && js_eq(&k, "messagesSummarized"))
+				sc->r->flags |= IDX_F_PARTIAL;
 			end = js_value(val, e);
 		}
 		if (!end)
@@ -340,6 +342,12 @@ static const char *scan_member(struct scan *sc, const struct js_str *k,
 			return scan_flag(v, e, r, IDX_F_META);
 		break;
 	case 7:
+		if (js_eq(k, "version")) {
+			end = scan_str(v, e, &s);
+			if (end && s.p)
+				r->ver = idx_intern_atom(sc->ix, &s);
+			return end;
+		}
 		if (js_eq(k, "message")) {
 			sc->has_message = 1;
 			return scan_message(sc, v, e);
