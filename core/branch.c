@@ -148,8 +148,11 @@ static int side_piece(const struct br_set *bs, uint32_t t, uint32_t *top,
 
 /*
  * A piece that a summary replaced: it hangs off an accepted row that a
- * compact boundary also joins (logicalParentUuid), and every row of it was
- * written before that boundary ("Summarize from here" of the rewind menu).
+ * partial compaction's boundary also joins (logicalParentUuid; its
+ * compactMetadata says how many messages it summarised), and every row of
+ * it was written before that boundary ("Summarize from here" of the rewind
+ * menu). A plain /compact after a rewind joins the rewind point too, but
+ * the turns it left are a branch the rewind made.
  */
 static int summarised_piece(const struct br_set *bs, uint32_t t, uint32_t *top,
 			    uint32_t *rows)
@@ -168,7 +171,7 @@ static int summarised_piece(const struct br_set *bs, uint32_t t, uint32_t *top,
 		return 0;
 	for (c = gr_first_child(g, m); c; c = gr_next_sibling(g, c))
 		if (c != *top && gr_is_boundary(g, c) && !gr_parent(g, c) &&
-		    gr_pos(g, c) > last)
+		    (gr_node_rec(g, c)->flags & IDX_F_PARTIAL) && gr_pos(g, c) > last)
 			return 1;
 	return 0;
 }

@@ -22,8 +22,11 @@
  * that is not isMeta, a compaction summary or a local command's text) when
  * the row it hangs off goes on elsewhere, such as the rows an interrupted
  * /compact leaves or hook rows off a call; and a piece written wholly
- * before a compact boundary that joins the same row through its
- * logicalParentUuid (what "Summarize from here" replaced by a summary).
+ * before a partial compaction's boundary (compactMetadata.
+ * messagesSummarized) that joins the same row through its
+ * logicalParentUuid (what "Summarize from here" replaced by a summary). A
+ * plain /compact made after a rewind also joins the rewind point: the
+ * turns the rewind left are a branch.
  *
  * Borrows the graph. Read-only after br_build() and between br_grow()
  * calls: safe to share while nothing grows it.

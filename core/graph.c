@@ -143,33 +143,62 @@ static int make_order(struct graph *g)
 }
 
 /*
- * A log whose message rows name no parent at all (every parentUuid null
- * or absent, no boundary linked to one) reads in file order: each row
- * hangs off the row before it on its side (sidechain or not).
+ * A log whose user and assistant rows name no parent at all (every
+ * parentUuid null or absent: hand-made and very old logs, other tools'
+ * exports) reads in file order: each row that names no parent hangs off
+ * the row before it on its side (sidechain or not); a row that names one
+ * (a hook or system row of such a log) keeps it.
  */
 static int chain_unlinked(struct graph *g)
 {
-	uint32_t k, prev[2] = { 0, 0 };
+	uint32_t k, prev[2] = { 0, 0 }, nmsg = 0;
 
-	if (g->norder < 2)
-		return 0;
 	for (k = 0; k < g->norder; k++) {
 		uint32_t id = g->order[k];
 
+		if (!gr_is_message(g, id))
+			continue;
 		if (gr_node_rec(g, id)->parent || g->vparent[id]) {
 			g->named = 1;
 			return 0;
 		}
+		nmsg++;
 	}
+	if (nmsg < 2)
+		return 0;
 	for (k = 0; k < g->norder; k++) {
 		uint32_t id = g->order[k];
 		int side = !!(gr_node_rec(g, id)->flags & IDX_F_SIDECHAIN);
 
+		if (gr_node_rec(g, id)->parent || g->vparent[id])
+			continue;
 		g->parent[id] = g->vparent[id] = prev[side];
 		prev[side] = id;
 	}
 	return gri_add_err(g, gr_node_rec(g, g->order[0])->line, g->order[0],
 		       GR_E_UNCHAINED, g->norder);
+}
+
+/*
+ * A compaction that writes no boundary (1.0.x's /compact): its summary is
+ * a user row marked isCompactSummary that names no parent. Its view
+ * parent is the last user or assistant row written before it on its side,
+ * the end of the conversation it summarised, so the terminal reads one
+ * path through it (as through a boundary's logicalParentUuid).
+ */
+static void join_summaries(struct graph *g)
+{
+	uint32_t k, last[2] = { 0, 0 };
+
+	for (k = 0; k < g->norder; k++) {
+		uint32_t id = g->order[k];
+		int side = !!(gr_node_rec(g, id)->flags & IDX_F_SIDECHAIN);
+
+		if (gr_is_summary_root(g, id) && !g->vparent[id])
+			g->vparent[id] = last[side];
+		if (gr_is_message(g, id))
+			last[side] = id;
+	}
 }
 
 /*
@@ -489,7 +518,8 @@ int gr_build_only(const struct idx *ix, const uint8_t *keep, struct graph **out)
 	    !g->order || !bridge)
 		goto fail;
 	if ((rc = admit(g, bridge)) || (rc = link_parents(g, bridge)) ||
-	    (rc = make_order(g)) || (rc = chain_unlinked(g)) || (rc = cut_cycles(g)) ||
+	    (rc = make_order(g)) || (rc = chain_unlinked(g)) ||
+	    (join_summaries(g), (rc = cut_cycles(g))) ||
 	    (rc = link_children(g)) || (rc = place(g)))
 		goto fail;
 	set_side(g);
@@ -570,6 +600,19 @@ int gr_is_boundary(const struct graph *g, uint32_t id)
 	const struct idx_rec *r = gr_node_rec(g, id);
 
 	return r->type == IDX_T_SYSTEM && r->sub && r->sub == g->boundary_atom;
+}
+
+int gr_is_summary_root(const struct graph *g, uint32_t id)
+{
+	const struct idx_rec *r = gr_node_rec(g, id);
+
+	return r->type == IDX_T_USER && (r->flags & IDX_F_COMPACT_SUMMARY) && !r->parent &&
+	       !g->parent[id] && !g->dang[id];
+}
+
+int gr_is_compaction(const struct graph *g, uint32_t id)
+{
+	return gr_is_boundary(g, id) || gr_is_summary_root(g, id);
 }
 
 int gr_is_message(const struct graph *g, uint32_t id)

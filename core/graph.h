@@ -19,8 +19,9 @@
  *     says so once (GR_E_UNCHAINED, on the first row's line).
  *
  * Two parent relations: the raw one (parentUuid), and the view one, which
- * adds an edge from each compaction boundary to its logicalParentUuid so a
- * branch is the whole path the terminal shows. Children lists follow the
+ * adds an edge from each compaction boundary to its logicalParentUuid (and
+ * from a boundary-less summary to the row before it) so a branch is the
+ * whole path the terminal shows. Children lists follow the
  * view relation, in file order.
  *
  * Blocks: the rows of one assistant response (same message.id, chained)
@@ -127,6 +128,11 @@ int gr_main_side(const struct graph *g, uint32_t id);
 /* True when the log's own thread is a sidechain (a subagent log). */
 int gr_side_sidechain(const struct graph *g);
 int gr_is_boundary(const struct graph *g, uint32_t id);
+/* A compaction summary written without a boundary (1.0.x): a user row
+ * marked isCompactSummary that names no parent. */
+int gr_is_summary_root(const struct graph *g, uint32_t id);
+/* A compaction: a boundary, or a summary root. */
+int gr_is_compaction(const struct graph *g, uint32_t id);
 /* True for user and assistant rows. */
 int gr_is_message(const struct graph *g, uint32_t id);
 

@@ -137,8 +137,9 @@ static int link_new(struct grow *w)
 		uint32_t id = g->order[k], p, miss = 0, steps = 0;
 		const struct idx_rec *r = idx_rec(g->ix, g->rec[id]);
 
-		if (r->type == IDX_T_SYSTEM && r->sub && r->sub == w->boundary)
-			return GR_GROW_NO;
+		if ((r->type == IDX_T_SYSTEM && r->sub && r->sub == w->boundary) ||
+		    (r->type == IDX_T_USER && (r->flags & IDX_F_COMPACT_SUMMARY) && !r->parent))
+			return GR_GROW_NO;	/* a compaction: a join in the view */
 		for (p = r->parent; p && g->rec[p] == IDX_NONE;) {
 			if (p <= w->n0)
 				return GR_GROW_NO;	/* bridged or missing before */
@@ -171,7 +172,8 @@ static int named(struct grow *w)
 
 	w->named = g->named;
 	for (k = 0; k < g->norder && !w->named; k++)
-		w->named = gr_node_rec(g, g->order[k])->parent || g->vparent[g->order[k]];
+		w->named = gr_is_message(g, g->order[k]) &&
+			   (gr_node_rec(g, g->order[k])->parent || g->vparent[g->order[k]]);
 	return w->named || g->norder < 2 ? 0 : GR_GROW_NO;
 }
 

@@ -30,11 +30,32 @@ size_t nm_safe(const char *s, size_t n, char *out, size_t outsz)
 	return len;
 }
 
-/* The tool a result answers: the tool_use row it hangs off, or in its block. */
+/* The tool_use member of block b whose call is useid (0 if none). */
+static uint16_t call_in_block(const struct graph *g, uint32_t b, uint64_t useid)
+{
+	uint32_t m;
+
+	for (m = b ? gr_block_first(g, b) : 0; m; m = gr_block_next(g, m)) {
+		const struct idx_rec *mr = gr_node_rec(g, m);
+
+		if (mr->block == IDX_B_TOOL_USE && mr->useid == useid)
+			return mr->name;
+	}
+	return 0;
+}
+
+/*
+ * The tool a result answers: the tool_use row it hangs off, or in its
+ * block. A 1.0.x log chains a parallel batch's results one after the
+ * other (each the child of the result before it, the first the child of
+ * the last call), so a result outside any block looks up through the
+ * results above it for the response whose call it answers.
+ */
 static uint16_t result_tool(const struct graph *g, uint32_t id)
 {
 	const struct idx_rec *r = gr_node_rec(g, id);
-	uint32_t p = gr_parent(g, id), b = gr_block(g, id), m;
+	uint32_t p = gr_parent(g, id), up = p, steps = 0;
+	uint16_t name;
 
 	if (p) {
 		const struct idx_rec *pr = gr_node_rec(g, p);
@@ -42,11 +63,16 @@ static uint16_t result_tool(const struct graph *g, uint32_t id)
 		if (pr->block == IDX_B_TOOL_USE && (!r->useid || pr->useid == r->useid))
 			return pr->name;
 	}
-	for (m = b ? gr_block_first(g, b) : 0; m; m = gr_block_next(g, m)) {
-		const struct idx_rec *mr = gr_node_rec(g, m);
+	if ((name = call_in_block(g, gr_block(g, id), r->useid)) || !r->useid)
+		return name;
+	while (up && steps++ < NM_RESULTS_UP) {
+		const struct idx_rec *ur = gr_node_rec(g, up);
 
-		if (mr->block == IDX_B_TOOL_USE && mr->useid == r->useid)
-			return mr->name;
+		if (ur->type == IDX_T_ASSISTANT)
+			return call_in_block(g, gr_block(g, up), r->useid);
+		if (ur->type != IDX_T_USER || ur->block != IDX_B_TOOL_RESULT)
+			return 0;
+		up = gr_parent(g, up);
 	}
 	return 0;
 }

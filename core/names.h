@@ -18,6 +18,7 @@
 #define NM_MAX 255		/* longest file name */
 #define NM_KIND_MAX 128		/* longest <kind> in a message file name */
 #define NM_SEQ_DIGITS 6
+#define NM_RESULTS_UP 64	/* results a chained result looks up through */
 
 /*
  * Copies s[0..n) into out (size outsz >= 2) keeping [A-Za-z0-9._-] and
@@ -29,7 +30,9 @@ size_t nm_safe(const char *s, size_t n, char *out, size_t outsz);
 /*
  * The <kind> of a message record: user, assistant, thinking, summary,
  * tool_use-<Tool>, tool_result-<Tool>, attachment-<type>,
- * compact_boundary, system-<subtype>. Writes a safe name into out
+ * compact_boundary, system-<subtype>. A result is named by the call it
+ * answers (its tool_use_id), also where 1.0.x chains a parallel batch's
+ * results one after the other. Writes a safe name into out
  * (NM_KIND_MAX + 1 bytes).
  */
 void nm_kind(const struct graph *g, uint32_t id, char *out);

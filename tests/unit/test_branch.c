@@ -544,7 +544,7 @@ static void test_summarised_rows_are_a_dead_end(void **state)
 	tu_asst(&l, 2, 1, "msg_1", "a1");
 	tu_user(&l, 3, 2, "q2");		/* summarised from here ... */
 	tu_asst(&l, 4, 3, "msg_2", "a2");	/* ... to here */
-	tu_boundary(&l, 10, 2, 0, NULL, 0);	/* joins 2: "Summarize from here" */
+	tu_partial_boundary(&l, 10, 2, 2);	/* joins 2: "Summarize from here" */
 	tu_summary(&l, 11, 10);
 	tu_user(&l, 12, 11, "q3");
 	tu_asst(&l, 13, 12, "msg_3", "a3");
@@ -555,6 +555,26 @@ static void test_summarised_rows_are_a_dead_end(void **state)
 	assert_int_equal(br_dead(f.br, 0)->top, ID(3));
 	assert_int_equal(br_dead(f.br, 0)->terminal, ID(4));
 	assert_int_equal(br_dead(f.br, 0)->why, BR_DEAD_SUMMARISED);
+	tu_unload(&f);
+	tu_log_free(&l);
+
+	/* rule 29, kept to what it covers: a rewind to 2, then a plain
+	 * /compact there (its boundary joins 2 too, but says nothing of rows
+	 * it summarised): the turns the rewind left are a branch */
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "q1");
+	tu_asst(&l, 2, 1, "msg_1", "a1");
+	tu_user(&l, 3, 2, "q2, abandoned by the rewind");
+	tu_asst(&l, 4, 3, "msg_2", "a2");
+	tu_boundary(&l, 10, 2, 0, NULL, 0);	/* /compact after the rewind to 2 */
+	tu_summary(&l, 11, 10);
+	tu_user(&l, 12, 11, "q3");
+	tu_asst(&l, 13, 12, "msg_3", "a3");
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 2);
+	assert_int_equal(br_ndead(f.br), 0);
+	assert_string_equal(tu_path(&f, 0), "1 2 3 4");
+	assert_string_equal(tu_path(&f, 1), "1 2 10 11 12 13");
 	tu_unload(&f);
 	tu_log_free(&l);
 

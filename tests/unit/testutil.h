@@ -113,6 +113,7 @@ struct tu_log {
 	struct sbuf sb;
 	int64_t ms;		/* time of the next row */
 	int sidechain;		/* rows written now are sidechain rows */
+	const char *version;	/* the release rows written now say (2.1.328) */
 };
 
 static inline void tu_uuid(int n, char out[37])
@@ -127,6 +128,7 @@ static inline void tu_log_init(struct tu_log *l)
 	sb_init(&l->sb);
 	l->ms = TU_T0;
 	l->sidechain = 0;
+	l->version = "2.1.328";
 }
 
 static inline void tu_log_free(struct tu_log *l)
@@ -170,7 +172,7 @@ static inline void tu_row(struct tu_log *l, const char *type, int uuid, int pare
 		sb_addf(&l->sb, "%s,", extra);
 	sb_addf(&l->sb, "\"uuid\":\"%s\",\"timestamp\":\"%s\",\"userType\":\"external\","
 		"\"cwd\":\"/home/user/src/app\",\"sessionId\":\"" TU_SID "\","
-		"\"version\":\"2.1.328\",\"gitBranch\":\"main\"}\n", u, ts);
+		"\"version\":\"%s\",\"gitBranch\":\"main\"}\n", u, ts, l->version);
 }
 
 /* A typed prompt. */
@@ -378,6 +380,23 @@ static inline void tu_boundary(struct tu_log *l, int uuid, int logical, int anch
 		sb_adds(&x, "]}");
 	}
 	sb_adds(&x, "}");
+	tu_row(l, "system", uuid, 0, x.buf);
+	sb_free(&x);
+}
+
+/* A partial compaction's boundary ("Summarize from here"): its
+ * compactMetadata says how many messages it summarised. */
+static inline void tu_partial_boundary(struct tu_log *l, int uuid, int logical, int nsummarised)
+{
+	struct sbuf x;
+	char u[37];
+
+	sb_init(&x);
+	tu_uuid(logical, u);
+	sb_addf(&x, "\"subtype\":\"compact_boundary\",\"content\":\"Conversation compacted\","
+		"\"level\":\"info\",\"isMeta\":false,\"logicalParentUuid\":\"%s\","
+		"\"compactMetadata\":{\"trigger\":\"manual\",\"preTokens\":1315,"
+		"\"messagesSummarized\":%d}", u, nsummarised);
 	tu_row(l, "system", uuid, 0, x.buf);
 	sb_free(&x);
 }
