@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ctx_priv.h"
+#include "release.h"
 #include "plat.h"
 
 /* ---- texts, notes, repairs ---- */
@@ -477,7 +478,7 @@ void ctx_window_info(struct ctx_work *w)
 	if (!c->n)
 		return;
 	win->start = c->ids[c->window];
-	win->boundary = gr_is_boundary(w->g, win->start) ? win->start : 0;
+	win->boundary = gr_is_compaction(w->g, win->start) ? win->start : 0;
 	win->dpos = gr_dpos(w->g, win->start);
 	win->before = c->window;
 	for (i = 0; i < c->window; i++)
@@ -628,7 +629,9 @@ int ctx_build_window(struct ctx_work *w)
 	if (!rc)
 		rc = ctx_clean(w);
 	if (!rc) {
-		w->x->attach = w->holder ? w->holder : w->c->ids[w->c->n - 1];
+		/* rule 32: an older release's attach point is the chain's */
+		w->x->attach = w->older ? w->c->attach :
+			       w->holder ? w->holder : w->c->ids[w->c->n - 1];
 		rc = ctx_render(w);
 	}
 	return rc;
@@ -671,6 +674,7 @@ int ctx_build(const struct graph *g, const struct rs_chain *c,
 	*out = NULL;
 	if (!x)
 		return -ENOMEM;
+	w.older = rl_older(rl_of_log(w.ix));
 	sb_init(&x->pool);
 	x->messages = cJSON_CreateArray();
 	rc = x->messages ? scan_meta(&w) : -ENOMEM;
@@ -790,6 +794,28 @@ static void md_uuid(const struct graph *g, uint32_t id, struct sbuf *out)
 		sb_adds(out, "(synthetic)");
 }
 
+/* The release that wrote the log, and what it means for the window. */
+static void md_release(const struct graph *g, struct sbuf *out)
+{
+	const char *rel = rl_of_log(gr_idx(g));
+
+	if (!*rel)
+		return;
+	sb_adds(out, "- Written last by Claude Code ");
+	sb_add_lines(out, rel);
+	sb_adds(out, "\n");
+	if (rl_newer(rel))
+		sb_adds(out, "- Note: that release is newer than any sessfs was checked against ("
+			RL_NEWEST_CHECKED "): the window it sends may differ from this one\n");
+	if (rl_older(rel))
+		sb_adds(out, "- A release before 2.1 resumes its own way: a tool call killed before its result "
+			"is dropped, not repaired (rule 32), and user rows join without the \"\\n\" seam (rule 34)\n");
+	if (rl_disk_reminder(rel))
+		sb_adds(out, "- Not shown: a 1.0.x request begins with a <system-reminder> block that Claude Code "
+			"reads from disk when it sends it (its important-instruction-reminders, and CLAUDE.md "
+			"where there is one); the log does not hold it (rule 35)\n");
+}
+
 static void md_head(const struct ctx *x, const struct graph *g, struct sbuf *out)
 {
 	const struct ctx_window *win = &x->win;
@@ -808,8 +834,9 @@ static void md_head(const struct ctx *x, const struct graph *g, struct sbuf *out
 	}
 	sb_adds(out, "- Window starts at: ");
 	md_uuid(g, win->start, out);
-	sb_addf(out, win->boundary ? " (compact boundary; record %u of its branch)\n"
-				   : " (first record of the chain, no compaction; record %u of its branch)\n",
+	sb_addf(out, !win->boundary ? " (first record of the chain, no compaction; record %u of its branch)\n" :
+		gr_is_boundary(g, win->boundary) ? " (compact boundary; record %u of its branch)\n" :
+		" (compaction summary, written without a boundary as 1.0.x does; record %u of its branch)\n",
 		win->dpos);
 	sb_addf(out, "- Before it: %u records of its branch; %u records (%u messages) of the resumed chain; %u records summarised away by the last compaction\n",
 		win->dpos ? win->dpos - 1 : 0, win->before, win->before_msgs, win->summarised);
@@ -821,6 +848,7 @@ static void md_head(const struct ctx *x, const struct graph *g, struct sbuf *out
 	sb_adds(out, "- A resume appends after: ");
 	md_uuid(g, x->attach, out);
 	sb_addc(out, '\n');
+	md_release(g, out);
 }
 
 static const char *type_word(uint8_t t)

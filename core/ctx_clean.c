@@ -92,7 +92,7 @@ static int repair_row(struct ctx_work *w, struct ctx_wrow *r)
 static const char *const kept_fields[] = {
 	"type", "subtype", "message", "attachment", "rendered", "renderedRole",
 	"retractedMessageUuids", "origin", "humanTurn", "effort", "perTurnEffort",
-	"content",
+	"content", "hookText", "hookTextLead", "ownNote", "hostsOwnTurn",
 };
 
 /* ... and of its message object (usage, model, stop_reason ... go). */
@@ -699,6 +699,38 @@ static int add_interrupted_results(struct ctx_work *w)
 	return rc;
 }
 
+/*
+ * Rule 32: releases before 2.1 drop the calls no result answers instead:
+ * each such tool_use block goes, and a row left with no block is not
+ * sent (the resume continues from the last row it keeps).
+ */
+static int drop_unanswered_calls(struct ctx_work *w)
+{
+	struct call *calls;
+	uint32_t n, i;
+	int rc = unanswered(w, &calls, &n);
+
+	for (i = 0; i < n && !rc; i++) {
+		struct ctx_wrow *r = calls[i].row;
+		cJSON *c = ctx_content(r), *b;
+		char buf[IDX_UUID_MAX + 1];
+
+		if (idx_id_buf(w->ix, r->id, buf) > 8)
+			buf[8] = '\0';
+		rc = ctx_repair_add(w->x, "tool call %s of assistant row %s dropped: no result answers it (releases before 2.1 drop such calls on resume)",
+				    calls[i].id ? calls[i].id : "None", buf);
+		for (b = c ? c->child : NULL; b; b = b->next)
+			if (ctx_is_block(b, "tool_use") && ctx_jstr(b, "id") == calls[i].id) {
+				cJSON_Delete(cJSON_DetachItemViaPointer(c, b));
+				break;
+			}
+		if (!rc && c && !c->child && r->sent)
+			rc = ctx_leave_out(w, r, "dropped: it held only tool calls no result answers (a release before 2.1 resumes without them)");
+	}
+	free(calls);
+	return rc;
+}
+
 /* ---- rule 14: an unanswered user turn ---- */
 
 static const char *first_text(const cJSON *c)
@@ -785,7 +817,7 @@ int ctx_clean(struct ctx_work *w)
 		rc = drop_blank_rows(w);
 	}
 	if (!rc)
-		rc = add_interrupted_results(w);
+		rc = w->older ? drop_unanswered_calls(w) : add_interrupted_results(w);
 	if (!rc)
 		rc = add_no_response(w);
 	w->nclean = w->x->nrepairs;

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "ctx_priv.h"
+#include "release.h"
 #include "plat.h"
 
 /* ---- sets of hashed strings ---- */
@@ -667,7 +668,8 @@ int ctx_grow(struct ctx *old, const struct graph *g, const struct rs_chain *c,
 	int rc = -EAGAIN;
 
 	*out = NULL;
-	if (old && may_grow(old->base, g, c)) {
+	/* rule 32: an older release's repair looks at the whole window */
+	if (old && !rl_older(rl_of_log(gr_idx(g))) && may_grow(old->base, g, c)) {
 		rc = try_grow(old, &old->base->cut, g, c, lf, out);
 		if (rc == -EAGAIN && old->base->cut.row)
 			rc = try_grow(old, &no_cut, g, c, lf, out);

@@ -151,6 +151,7 @@ struct ctx_work {
 	struct ctx_repl *repl;
 	cJSON *tail_effort;	/* newest api-request's effort, owned */
 	uint32_t holder;	/* rule 8: holder of the first unanswered call */
+	int older;		/* the log's release resumes as before 2.1 (rule 32) */
 	/* Where the rows start (ctx_grow.c: after a cut; all 0 for a build). */
 	uint32_t skip;		/* rows of the window before them (not loaded) */
 	uint32_t kstart;	/* §7 step 4 counts from this */

@@ -49,7 +49,8 @@ static int human_origin(const cJSON *o)
 {
 	const char *kind = ctx_jstr(ctx_jget(o, "origin"), "kind");
 
-	return (kind && !strcmp(kind, "human")) || cJSON_IsTrue(ctx_jget(o, "humanTurn"));
+	return (kind && !strcmp(kind, "human")) || cJSON_IsTrue(ctx_jget(o, "humanTurn")) ||
+	       cJSON_IsTrue(ctx_jget(o, "hostsOwnTurn"));
 }
 
 int ctx_is_human_queued(const struct ctx_wrow *r)
@@ -86,7 +87,23 @@ static cJSON *prompt_blocks(const cJSON *prompt)
 	return arr;
 }
 
-/* The rendered parts of an attachment as text blocks (NULL if none). */
+/* The n bytes of text t without its <system-reminder> wrapper (rule 22),
+ * when it has one; *n is set. */
+static const char *unwrap(const char *t, size_t *n)
+{
+	size_t lo = strlen(REMINDER_OPEN), lc = strlen(REMINDER_CLOSE);
+
+	*n = strlen(t);
+	if (*n >= lo + lc && !strncmp(t, REMINDER_OPEN, lo) &&
+	    !strcmp(t + *n - lc, REMINDER_CLOSE)) {
+		*n -= lo + lc;
+		return t + lo;
+	}
+	return t;
+}
+
+/* The rendered parts of an attachment as text blocks, each without its
+ * <system-reminder> wrapper (NULL if none). */
 static cJSON *rendered_blocks(const struct ctx_wrow *r)
 {
 	const cJSON *p;
@@ -94,11 +111,19 @@ static cJSON *rendered_blocks(const struct ctx_wrow *r)
 
 	cJSON_ArrayForEach(p, ctx_jget(r->rec, "rendered")) {
 		const char *t = cJSON_IsString(p) ? p->valuestring : ctx_jstr(p, "content");
+		char *part;
+		size_t n;
 
-		if (arr && t && !cJSON_AddItemToArray(arr, ctx_text_block(t))) {
+		if (!arr || !t)
+			continue;
+		t = unwrap(t, &n);
+		part = strndup(t, n);
+		if (!part || !cJSON_AddItemToArray(arr, ctx_text_block(part))) {
+			free(part);
 			cJSON_Delete(arr);
 			return NULL;
 		}
+		free(part);
 	}
 	if (arr && !arr->child) {
 		cJSON_Delete(arr);
@@ -115,9 +140,9 @@ cJSON *ctx_text_row_content(const struct ctx_wrow *r)
 		return cJSON_CreateString(c && *c ? c : LOCAL_STDOUT_EMPTY);
 	}
 	if (ctx_is_human_queued(r)) {
-		cJSON *c = prompt_blocks(ctx_jget(ctx_jget(r->rec, "attachment"), "prompt"));
+		cJSON *c = rendered_blocks(r);
 
-		return c ? c : rendered_blocks(r);
+		return c ? c : prompt_blocks(ctx_jget(ctx_jget(r->rec, "attachment"), "prompt"));
 	}
 	return NULL;
 }
@@ -407,15 +432,14 @@ nomem:
 	return -ENOMEM;
 }
 
-/* Rule 21: a task-notification row is wrapped in the frame: a string
- * whole, a list from its first text block to its last. Takes content and
- * returns it, or NULL. */
-static cJSON *frame(cJSON *content)
+/* Content wrapped between head and tail: a string whole, a list from its
+ * first text block to its last. Takes content and returns it, or NULL. */
+static cJSON *wrap(cJSON *content, const char *head, const char *tail)
 {
 	cJSON *b, *first = NULL, *last = NULL;
 
 	if (cJSON_IsString(content)) {
-		cJSON *n = string3(FRAME_HEAD, content->valuestring, FRAME_TAIL);
+		cJSON *n = string3(head, content->valuestring, tail);
 
 		cJSON_Delete(content);
 		return n;
@@ -425,8 +449,8 @@ static cJSON *frame(cJSON *content)
 			first = first ? first : b;
 			last = b;
 		}
-	if (first && (wrap_text(first, "text", FRAME_HEAD, "") ||
-		      wrap_text(last, "text", "", FRAME_TAIL))) {
+	if (first && (wrap_text(first, "text", head, "") ||
+		      wrap_text(last, "text", "", tail))) {
 		cJSON_Delete(content);
 		return NULL;
 	}
@@ -440,27 +464,66 @@ static int is_task_notification(const struct ctx_wrow *r)
 	return kind && !strcmp(kind, "task-notification");
 }
 
-/* The content a user row contributes (rules 20-21): detached from the
- * row, owned by the caller. NULL on failure. */
+/*
+ * Rule 33: a row its release marks to be sent as a reminder: a hook's
+ * feedback (hookText: true, led by its hookTextLead) or Claude Code's own
+ * note (ownNote: true, the "no visible output" nudge). Takes content and
+ * returns it wrapped, or NULL; *what names the field (NULL: neither,
+ * content returned as it is).
+ */
+static cJSON *reminder(const struct ctx_wrow *r, cJSON *content, const char **what)
+{
+	const char *lead = ctx_jstr(r->rec, "hookTextLead");
+	struct sbuf head;
+	cJSON *out;
+
+	*what = NULL;
+	if (cJSON_IsTrue(ctx_jget(r->rec, "hookText")))
+		*what = "hookText";
+	else if (cJSON_IsTrue(ctx_jget(r->rec, "ownNote")))
+		*what = "ownNote";
+	else
+		return content;
+	sb_init(&head);
+	sb_adds(&head, REMINDER_OPEN);
+	if (!strcmp(*what, "hookText") && lead && *lead) {
+		sb_adds(&head, lead);
+		sb_addc(&head, '\n');
+	}
+	out = wrap(content, head.buf, REMINDER_CLOSE);
+	sb_free(&head);
+	return out;
+}
+
+/* The content a user row contributes (rules 20, 21, 33): detached from
+ * the row, owned by the caller. NULL on failure. */
 static cJSON *user_content(struct render *rd, struct ctx_wrow *r)
 {
 	cJSON *c = cJSON_DetachItemFromObjectCaseSensitive(
 		(cJSON *)ctx_jget(r->rec, "message"), "content");
 	char buf[IDX_UUID_MAX + 1];
+	const char *what;
 
 	if (!c || replace_results(rd, r, c)) {
 		cJSON_Delete(c);
 		return NULL;
 	}
-	if (!is_task_notification(r))
-		return c;
 	short_uuid(rd->w, r->id, buf);
-	if (ctx_repair_add(rd->w->x, "task-notification row %s wrapped in the system-notification frame",
-			   buf)) {
+	if (is_task_notification(r)) {
+		if (ctx_repair_add(rd->w->x, "task-notification row %s wrapped in the system-notification frame",
+				   buf)) {
+			cJSON_Delete(c);
+			return NULL;
+		}
+		return wrap(c, FRAME_HEAD, FRAME_TAIL);
+	}
+	c = reminder(r, c, &what);
+	if (c && what && ctx_repair_add(rd->w->x, "row %s wrapped in a system reminder, as its %s field asks",
+					buf, what)) {
 		cJSON_Delete(c);
 		return NULL;
 	}
-	return frame(c);
+	return c;
 }
 
 /* Rule 17: content (owned) joins the last message, a user one, with the
@@ -473,7 +536,7 @@ static int add_user_content(struct render *rd, struct ctx_wrow *r, cJSON *c)
 		return -ENOMEM;
 	if (last_is(rd, ROLE_USER)) {
 		r->msg = (int32_t)rd->n - 1;
-		return join_user(rd, c, 1);
+		return join_user(rd, c, !rd->w->older);	/* rule 34 */
 	}
 	at = push(rd, ROLE_USER, c, NULL, NULL);
 	r->msg = at;
@@ -533,7 +596,7 @@ static int add_user_attachment(struct render *rd, struct ctx_wrow *r)
 {
 	const cJSON *it = parts_begin(r);
 	const char *p;
-	int join = last_is(rd, ROLE_USER), seam = wants_seam(r), rc = 0;
+	int join = last_is(rd, ROLE_USER), seam = wants_seam(r) && !rd->w->older, rc = 0;
 	int32_t at;
 
 	r->msg = join ? (int32_t)rd->n - 1 : (int32_t)rd->n;
@@ -557,18 +620,14 @@ static int add_system_attachment(struct render *rd, struct ctx_wrow *r)
 {
 	const cJSON *it = parts_begin(r);
 	const char *p;
-	size_t lo = strlen(REMINDER_OPEN), lc = strlen(REMINDER_CLOSE);
 
 	while ((p = part(&it))) {
-		size_t n = strlen(p);
+		size_t n;
 
 		if (rd->npend++)
 			sb_adds(&rd->pend, "\n\n");
-		if (n >= lo + lc && !strncmp(p, REMINDER_OPEN, lo) &&
-		    !strcmp(p + n - lc, REMINDER_CLOSE))
-			sb_add(&rd->pend, p + lo, n - lo - lc);
-		else
-			sb_add(&rd->pend, p, n);
+		p = unwrap(p, &n);
+		sb_add(&rd->pend, p, n);
 	}
 	rd->prow[rd->nprow++] = r;
 	return 0;

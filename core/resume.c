@@ -1,5 +1,6 @@
 #include "resume.h"
 #include "resume_priv.h"
+#include "release.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -742,6 +743,110 @@ static uint32_t attach_point(struct work *w)
 	return at;
 }
 
+/*
+ * Rule 32: a release before 2.1 drops the tool_use blocks no result of the
+ * window answers, and a row left holding only them, and resumes from the
+ * last row of the chain it keeps. The index knows a row's first block
+ * only: the rows are read back (only when rule 8 found an unanswered call).
+ */
+struct idstr {
+	UT_hash_handle hh;
+	char *id;
+};
+
+static int idstr_add(struct idstr **set, const char *id)
+{
+	struct idstr *e = NULL;
+
+	HASH_FIND_STR(*set, id, e);
+	if (e)
+		return 0;
+	if (!(e = calloc(1, sizeof(*e))) || !(e->id = strdup(id))) {
+		free(e);
+		return -ENOMEM;
+	}
+	HASH_ADD_KEYPTR(hh, *set, e->id, strlen(e->id), e);
+	return 0;
+}
+
+static void idstr_free(struct idstr **set)
+{
+	struct idstr *e, *t;
+
+	HASH_ITER(hh, *set, e, t) {
+		HASH_DEL(*set, e);
+		free(e->id);
+		free(e);
+	}
+}
+
+/* The blocks of message.content of a row read back (NULL if none). */
+static const cJSON *blocks_of(const cJSON *j)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(j, "message"), "content");
+
+	return cJSON_IsArray(c) ? c : NULL;
+}
+
+/* True when the assistant row holds tool_use blocks only, none answered. */
+static int only_unanswered(struct work *w, uint32_t id, struct idstr *answered)
+{
+	const struct idx_rec *r = rec_of(w, id);
+	cJSON *j;
+	const cJSON *b;
+	int only = 1, any = 0;
+
+	if (r->type != IDX_T_ASSISTANT || r->block != IDX_B_TOOL_USE)
+		return 0;
+	j = lf_parse(w->lf, r);
+	cJSON_ArrayForEach(b, blocks_of(j)) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(b, "type");
+		const cJSON *u = cJSON_GetObjectItemCaseSensitive(b, "id");
+		struct idstr *e = NULL;
+
+		if (cJSON_IsString(u))
+			HASH_FIND_STR(answered, u->valuestring, e);
+		any = 1;
+		if (!cJSON_IsString(t) || strcmp(t->valuestring, "tool_use") || e)
+			only = 0;
+	}
+	cJSON_Delete(j);
+	return any && only;
+}
+
+static int older_attach(struct work *w, uint32_t *out)
+{
+	struct rs_chain *c = w->c;
+	struct idstr *answered = NULL;
+	uint32_t i;
+	int rc = 0;
+
+	for (i = c->window; i < c->n && !rc; i++) {
+		const struct idx_rec *r = rec_of(w, c->ids[i]);
+		cJSON *j;
+		const cJSON *b;
+
+		if (r->type != IDX_T_USER || r->block != IDX_B_TOOL_RESULT)
+			continue;
+		j = lf_parse(w->lf, r);
+		cJSON_ArrayForEach(b, blocks_of(j)) {
+			const cJSON *u = cJSON_GetObjectItemCaseSensitive(b, "tool_use_id");
+
+			if (!rc && cJSON_IsString(u))
+				rc = idstr_add(&answered, u->valuestring);
+		}
+		cJSON_Delete(j);
+	}
+	for (i = c->n; !rc && i-- > c->window;)
+		if (!only_unanswered(w, c->ids[i], answered)) {
+			*out = c->ids[i];
+			break;
+		}
+	idstr_free(&answered);
+	return rc;
+}
+
 /* ---- shared with resume_grow.c (resume_priv.h) ---- */
 
 int rsi_push(struct ids *l, uint32_t id)
@@ -832,6 +937,10 @@ static int build_chain(struct work *w)
 		if (gr_is_boundary(w->g, c->ids[i]))
 			c->window = i;
 	c->attach = attach_point(w);
+	if (c->more->attach_call && rl_older(rl_of_log(w->ix))) {
+		c->more->attach_call = 0;
+		return older_attach(w, &c->attach);
+	}
 	return 0;
 }
 

@@ -30,6 +30,7 @@
  */
 #include "resume.h"
 #include "resume_priv.h"
+#include "release.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -950,8 +951,8 @@ int rs_grow(struct rs_chain *c, const struct graph *g)
 	uint32_t i;
 	int rc;
 
-	if (!m || !c->leaf || c->cleared || !m->bits)
-		return RS_GROW_NO;
+	if (!m || !c->leaf || c->cleared || !m->bits || rl_older(rl_of_log(gr_idx(g))))
+		return RS_GROW_NO;	/* rule 32 reads the chain's rows back */
 	for (i = 0; i < c->nnotes; i++)
 		if (c->notes[i].code == RS_N_TERMINAL_SCAN ||
 		    c->notes[i].code == RS_N_PRESERVED_MISSING)

@@ -13,6 +13,7 @@
 #include "jscan.h"
 #include "loghead.h"
 #include "projects.h"
+#include "release.h"
 
 /* ---- facts ---- */
 
@@ -79,6 +80,17 @@ static void add_env(const struct session *s, struct sbuf *out, int *first)
 	cJSON_Delete(j);
 }
 
+/* release: the release that wrote the log last (release.h), and whether
+ * it is newer than any the rules were checked on. */
+static void add_release(const struct session *s, struct sbuf *out, int *first)
+{
+	const char *rel = rl_of_log(s->ix);
+
+	add_str(out, "release", *rel ? rel : NULL, first);
+	add_key(out, "releaseNewerThanChecked", first);
+	sb_adds(out, rl_newer(rel) ? "true" : "false");
+}
+
 void ss_sums_reset(struct session *s)
 {
 	s->sums = (struct ss_sums){ 0, 0, IDX_NO_TS, IDX_NO_TS, { 0, 0 } };
@@ -122,7 +134,7 @@ static void sums_extend(struct session *s, struct ss_sums *out)
 		if (r->ts != IDX_NO_TS && (m->hi == IDX_NO_TS || r->ts > m->hi))
 			m->hi = r->ts;
 		id = r->uuid;
-		if (id && gr_is_node(s->g, id) && gr_rec(s->g, id) == i && gr_is_boundary(s->g, id))
+		if (id && gr_is_node(s->g, id) && gr_rec(s->g, id) == i && gr_is_compaction(s->g, id))
 			m->bounds[!!(r->flags & IDX_F_SIDECHAIN)]++;
 	}
 	m->nrecs = n;
@@ -209,7 +221,8 @@ static void add_fork(struct session *s, struct sbuf *out, int *first)
 	sb_addc(out, '}');
 }
 
-/* Compaction boundaries on the log's own thread (gr_main_side()). */
+/* Compactions (boundaries, and 1.0.x's summary roots) on the log's own
+ * thread (gr_main_side()). */
 static uint32_t count_compactions(const struct session *s, const struct ss_sums *m)
 {
 	return m->bounds[gr_side_sidechain(s->g)];
@@ -366,6 +379,7 @@ void ss_facts_json(struct session *s, struct sbuf *out)
 	gr_nodes(s->g, &nodes);
 	sums_extend(s, &sums);
 	add_env(s, out, &first);
+	add_release(s, out, &first);
 	add_str(out, "source", s->source, &first);
 	add_num(out, "bytes", s->bytes, &first);
 	add_num(out, "lines", idx_lines(s->ix), &first);
@@ -471,6 +485,12 @@ void ss_errors_text(const struct session *s, struct sbuf *out)
 	if (idx_pending(s->ix))
 		sb_addf(out, "note: %llu bytes after line %u wait for a newline (the log is being written)\n",
 			(unsigned long long)idx_pending(s->ix), idx_lines(s->ix));
+	if (rl_newer(rl_of_log(s->ix))) {
+		sb_adds(out, "note: the log was written by Claude Code ");
+		sb_add_line(out, rl_of_log(s->ix), strlen(rl_of_log(s->ix)));
+		sb_adds(out, ", newer than any release sessfs was checked against (" RL_NEWEST_CHECKED
+			"): context/ may differ from what that release sends on resume\n");
+	}
 	sb_add(out, s->notes.buf, s->notes.len);
 	/* The state is built lazily under its own lock; the session itself
 	 * is never a const object, so this cast only hides the laziness. */
