@@ -364,16 +364,22 @@ static int walk(struct ag_list *l, const char *dir, const char *base, int depth)
 
 /* ---- the older layout ---- */
 
-/* The first sessionId in the first SID_SCAN_BYTES of path, or "". */
-static void first_sid(const char *path, char *out)
+/*
+ * The first sessionId in the first SID_SCAN_BYTES of path, or "". With
+ * want (not NULL): whether any of them is want instead (out then holds
+ * the first): a 2.0.x agent log started before a resume took over the
+ * session (a "Warmup") names the new id first, the resumed one after.
+ */
+static int scan_sids(const char *path, char *out, const char *want)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), found = 0;
 	char *buf = fd >= 0 ? malloc(SID_SCAN_BYTES + 1) : NULL;
 	ssize_t got = buf ? pread(fd, buf, SID_SCAN_BYTES, 0) : -1;
 	char *line, *nl;
 
 	out[0] = '\0';
-	for (line = buf; got > 0 && !out[0] && line < buf + got; line = nl + 1) {
+	for (line = buf; got > 0 && !found && (want || !out[0]) && line < buf + got;
+	     line = nl + 1) {
 		cJSON *j, *v;
 
 		nl = memchr(line, '\n', (size_t)(buf + got - line));
@@ -381,13 +387,20 @@ static void first_sid(const char *path, char *out)
 			break;
 		j = cJSON_ParseWithLength(line, (size_t)(nl - line));
 		v = cJSON_GetObjectItemCaseSensitive(j, "sessionId");
-		if (cJSON_IsString(v))
+		if (cJSON_IsString(v) && !out[0])
 			snprintf(out, SID_MAX, "%s", v->valuestring);
+		found = want && cJSON_IsString(v) && !strcmp(v->valuestring, want);
 		cJSON_Delete(j);
 	}
 	free(buf);
 	if (fd >= 0)
 		close(fd);
+	return found;
+}
+
+static void first_sid(const char *path, char *out)
+{
+	scan_sids(path, out, NULL);
 }
 
 struct ag_seen *ag_seen_new(void)
@@ -418,6 +431,7 @@ void ag_seen_free(struct ag_seen *seen)
 static int is_mine(struct ag_seen *seen, const char *path, off_t size, const char *sid)
 {
 	char other[SID_MAX];
+	int mine;
 	struct seen_file *f = NULL;
 	size_t n = strlen(path);
 
@@ -425,16 +439,16 @@ static int is_mine(struct ag_seen *seen, const char *path, off_t size, const cha
 		HASH_FIND(hh, seen->files, path, n, f);
 	if (f && (f->verdict >= 0 || f->size == size))
 		return f->verdict == 1;
-	first_sid(path, other);
+	mine = scan_sids(path, other, sid);
 	if (seen && !f && (f = malloc(sizeof(*f) + n + 1))) {
 		memcpy(f->path, path, n + 1);
 		HASH_ADD(hh, seen->files, path[0], n, f);
 	}
 	if (f) {
 		f->size = size;
-		f->verdict = !other[0] ? -1 : !strcmp(other, sid);
+		f->verdict = !other[0] ? -1 : mine;
 	}
-	return other[0] && !strcmp(other, sid);
+	return mine;
 }
 
 /* The session's id, read from its log only when first needed: most

@@ -8,11 +8,13 @@
  *                                  for the session log <dir>/<stem>.jsonl
  *   <dir>/agent-<id>.jsonl         the older layout (2.0.x), beside the
  *                                  session log; other sessions' agents sit
- *                                  there too, so only the files whose first
- *                                  record with a sessionId names this
- *                                  session are taken (none when the log
- *                                  is itself an agent-<id>.jsonl: those
- *                                  are its siblings)
+ *                                  there too, so only the files a record
+ *                                  of which (in their first 256 KB) names
+ *                                  this session are taken (a "Warmup"
+ *                                  started before a resume names the new
+ *                                  id first; none when the log is itself
+ *                                  an agent-<id>.jsonl: those are its
+ *                                  siblings)
  *
  * ag_find() lists them, with a folder name for each that is safe (names.h
  * nm_safe) and unique in the list. The walk is bounded (AG_MAX_DEPTH

@@ -17,7 +17,7 @@
 /* The keys of one line that matter here (raw strings; n == 0: absent). */
 struct line {
 	struct js_str type, sid, uuid, ts, cwd, version, branch;
-	struct js_str custom, ai, summary;
+	struct js_str custom, ai, summary, leaf;
 	int chain;			/* has a parentUuid key: a chain record */
 	int meta, compact_summary, tool_result;
 	const char *msg, *msg_end;	/* the message value */
@@ -33,6 +33,8 @@ struct acc {
 	int have_prompt;
 	struct sbuf copy_uuid, copy_sid;
 	int64_t copy_ms;
+	struct sbuf last_uuid, leaves;
+	int nleaves;
 	int chain_seen;
 	int old_reply;			/* an assistant row older than the first time */
 	int reply_seen;			/* an assistant row with a time */
@@ -75,6 +77,7 @@ static const char *line_member(struct line *l, const struct js_str *k, const cha
 	else if (js_eq(k, "customTitle")) dst = &l->custom;
 	else if (js_eq(k, "aiTitle")) dst = &l->ai;
 	else if (js_eq(k, "summary")) dst = &l->summary;
+	else if (js_eq(k, "leafUuid")) dst = &l->leaf;
 	if (dst) {
 		take_str(v, e, dst, &next);
 		return next;
@@ -274,8 +277,16 @@ static void take_line(struct acc *a, const char *p, const char *e)
 	}
 	take_time(a, &l, &ms);
 	take_chain(a, &l, ms);
-	if (str_is(&l.type, "user") || str_is(&l.type, "assistant"))
+	if (str_is(&l.type, "user") || str_is(&l.type, "assistant")) {
 		f->rows++;
+		if (l.uuid.n)
+			set_str(&a->last_uuid, &l.uuid);
+	}
+	if (str_is(&l.type, "summary") && l.leaf.n && a->nleaves < LH_LEAVES) {
+		if (a->nleaves++)
+			sb_addc(&a->leaves, '\n');
+		js_unescape(&l.leaf, &a->leaves);
+	}
 	if (str_is(&l.type, "assistant") && ms != LH_NO_TS) {
 		a->reply_seen = 1;
 		a->old_reply |= ms < f->first_ms;
@@ -373,6 +384,8 @@ static void finish(struct acc *a)
 	struct lh_facts *f = a->f;
 
 	f->sid = a->own_seen ? strdup(a->stem) : dup_sb(&a->last_sid);
+	f->last_uuid = dup_sb(&a->last_uuid);
+	f->leaves = dup_sb(&a->leaves);
 	pick_title(a, &f->title, &f->title_kind);
 	if (!a->chain_seen || !a->copy_uuid.len)
 		return;
@@ -395,6 +408,8 @@ static void acc_init(struct acc *a, struct lh_facts *f, const char *stem)
 	sb_init(&a->prompt);
 	sb_init(&a->copy_uuid);
 	sb_init(&a->copy_sid);
+	sb_init(&a->last_uuid);
+	sb_init(&a->leaves);
 	a->copy_ms = LH_NO_TS;
 }
 
@@ -406,6 +421,8 @@ static void acc_free(struct acc *a)
 	sb_free(&a->prompt);
 	sb_free(&a->copy_uuid);
 	sb_free(&a->copy_sid);
+	sb_free(&a->last_uuid);
+	sb_free(&a->leaves);
 }
 
 /* Opens a log read-only, its atime left alone where the kernel lets us
@@ -551,7 +568,7 @@ int lh_read_stat(int dirfd, const char *name, const char *stem, char *buf,
 	rc = read_parts(&a, fd, out->bytes, buf);
 	close(fd);
 	if (!rc && !a.valid)
-		rc = -ENOMSG;
+		rc = out->bytes ? -ENOMSG : -ENODATA;
 	if (!rc)
 		finish(&a);
 	acc_free(&a);
@@ -578,6 +595,8 @@ void lh_free(struct lh_facts *f)
 	free(f->title);
 	free(f->copy_uuid);
 	free(f->copy_sid);
+	free(f->last_uuid);
+	free(f->leaves);
 	memset(f, 0, sizeof(*f));
 }
 

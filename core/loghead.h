@@ -22,9 +22,14 @@
  *     one, at most LH_PROMPT_MAX bytes), or carry another sessionId (older
  *     versions): copy_uuid is the
  *     first copied record's uuid, copy_sid that record's sessionId when it
- *     differs from the file's own.
+ *     differs from the file's own;
+ *   - last_uuid: the uuid of the last user or assistant row (the tail's);
+ *     leaves: the leafUuids of the first LH_LEAVES summary records, one
+ *     per line (1.0.x starts the log it writes on a resume with them: they
+ *     name the leaves of the log it continues, whose chain it copies).
  * A file without one JSON object line that has a "type" and a
- * "sessionId" in its head is not a session log (-ENOMSG).
+ * "sessionId" in its head is not a session log (-ENOMSG; -ENODATA when it
+ * is empty: 2.0.x leaves an empty <id>.jsonl beside the log it resumes).
  *
  * Pure functions over the file (opened read-only); thread-safe.
  */
@@ -42,6 +47,7 @@
 #define LH_PROMPT_MAX (1u << 20)	/* the longest first prompt line read */
 #define LH_TITLE_MAX 200	/* bytes of a title kept */
 #define LH_NO_TS INT64_MIN
+#define LH_LEAVES 8		/* summary leaves kept */
 
 enum lh_title_kind { LH_T_NONE, LH_T_PROMPT, LH_T_GENERATED, LH_T_CUSTOM };
 
@@ -54,11 +60,14 @@ struct lh_facts {
 	int exact;			/* the log was read whole */
 	uint64_t bytes;			/* the size when read */
 	char *copy_uuid, *copy_sid;	/* a fork's first copied record */
+	char *last_uuid;		/* the last user or assistant row's uuid */
+	char *leaves;			/* summary leafUuids, "\n"-separated */
 };
 
 /*
  * Reads the facts of the log at path (stem: the file's name without
- * .jsonl, for the own id). 0, -ENOMSG (not a session log), or the -errno
+ * .jsonl, for the own id). 0, -ENOMSG (not a session log), -ENODATA (an
+ * empty file), or the -errno
  * of open/read (a symbolic link is not followed: -ELOOP; a folder:
  * -EISDIR, another file that is not a regular one: -EINVAL). Fills *out
  * (free with lh_free(); zeroed on error). The log is opened with

@@ -116,12 +116,28 @@ const struct pj_session *pc_target(struct pc_table *t, const struct pj_set *s, u
 	return c;
 }
 
+static void json_or_null(struct sbuf *out, const char *v)
+{
+	if (v)
+		sb_add_json_str(out, v, strlen(v));
+	else
+		sb_adds(out, "null");
+}
+
 void pc_json(struct pc_table *t, const struct pj_set *s, const struct pj_session *x,
 	     struct sbuf *out)
 {
 	const struct pc_ent *e;
-	const struct pj_session *c;
+	const struct pj_session *c = x->copy_of ? pj_by_key(s, x->copy_of) : NULL;
 
+	if (c) {		/* a copy: known from the listing */
+		sb_adds(out, "{\"sessionId\":");
+		json_or_null(out, c->f.sid);
+		sb_adds(out, ",\"leafUuid\":");
+		json_or_null(out, c->f.last_uuid);
+		sb_addc(out, '}');
+		return;
+	}
 	pthread_mutex_lock(&t->mu);
 	e = t->by_key[x->key];
 	c = target(t, s, x->key);

@@ -42,7 +42,9 @@ const struct pj_session *pc_target(struct pc_table *t, const struct pj_set *s, u
 
 /* Appends sessions.json's "continuedFrom" value for x: {"sessionId" (null
  * when no log of the project holds the leaf), "leafUuid"}, or null (not
- * looked for yet, or x continues no session). */
+ * looked for yet, or x continues no session). A log that copies the one it
+ * continues (projects.h: pj_link_copies()) says so from the listing on:
+ * that one's id and last row. */
 void pc_json(struct pc_table *t, const struct pj_set *s, const struct pj_session *x,
 	     struct sbuf *out);
 

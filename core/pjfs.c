@@ -257,6 +257,14 @@ static const struct pj_session *origin(const struct pj_set *s, const struct pj_s
 }
 
 /* The target of one of this layer's links; 0 or -ENOENT. */
+/* The session x continues: the log it copies (known from the listing),
+ * else the one its summaries name (known once x was opened). */
+static const struct pj_session *continued(struct pjfs *pf, const struct pj_set *s,
+					  const struct pj_session *x)
+{
+	return x->copy_of ? pj_by_key(s, x->copy_of) : pc_target(pf->pc, s, x->key);
+}
+
 static int link_target(struct pjfs *pf, const struct pj_set *s, uint64_t ino, char *out)
 {
 	const struct pj_session *x, *o;
@@ -276,7 +284,8 @@ static int link_target(struct pjfs *pf, const struct pj_set *s, uint64_t ino, ch
 		return 0;
 	}
 	o = PF_TYPE(ino) == PT_FORK ? origin(s, x) :
-	    PF_TYPE(ino) == PT_CONT ? pc_target(pf->pc, s, x->key) : NULL;
+	    PF_TYPE(ino) == PT_CONT ? continued(pf, s, x) :
+	    PF_TYPE(ino) == PT_CONT_BY && x->copied_by ? pj_by_key(s, x->copied_by) : NULL;
 	if (!o)
 		return -ENOENT;
 	snprintf(out, NM_MAX + 1, "../../%.115s/%.115s", s->projects[o->project].name, o->name);
@@ -358,6 +367,7 @@ static int own_attr(struct pjfs *pf, struct pset *p, uint64_t ino, struct tr_att
 	case PT_LINK:
 	case PT_FORK:
 	case PT_CONT:
+	case PT_CONT_BY:
 		return set_link(pf, p->s, ino, a);
 	}
 	if (ino == PI_ROOT || ino == PI_PROJECTS || ino == PI_SESSIONS) {
@@ -406,7 +416,7 @@ static uint64_t own_lookup(const struct pset *p, uint64_t parent, const char *na
 	}
 	if (parent == PI_SESSIONS) {
 		x = pj_find_link(p->s, name);
-		return x ? PF_INO(PT_LINK, x->key) : 0;
+		return x && !x->copied_by ? PF_INO(PT_LINK, x->key) : 0;
 	}
 	if (PF_TYPE(parent) == PT_PROJECT && (k = project_index(p, PF_IDX(parent))) >= 0) {
 		x = pj_find(p->s, (uint32_t)k, name);
@@ -435,9 +445,9 @@ struct pf_dir {
 	struct slot *sl;
 	struct tr_dir *td;
 	uint32_t key;
-	uint32_t nlinks;		/* forked-from, continued-from */
-	uint64_t link_ino[2];
-	const char *link_name[2];
+	uint32_t nlinks;		/* forked-from, continued-from, continued-by */
+	uint64_t link_ino[3];
+	const char *link_name[3];
 	uint64_t gen;
 };
 
@@ -499,10 +509,20 @@ static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const cha
 		return ino ? own_attr(pf, p, ino, a) : -ENOENT;
 	}
 	if (PF_INNER(parent) == TI_ROOT && !strcmp(name, "continued-from")) {
-		if (!(sl = pf_slot_get(pf, p, key, 1)))
+		/* what its summaries name is looked for when it is opened */
+		x = pj_by_key(p->s, key);
+		if (!x)
 			return -ENOENT;
-		pf_slot_put(pf, sl);
-		return pc_target(pf->pc, p->s, key) ? own_attr(pf, p, PF_INO(PT_CONT, key), a) : -ENOENT;
+		if (!x->copy_of) {
+			if (!(sl = pf_slot_get(pf, p, key, 1)))
+				return -ENOENT;
+			pf_slot_put(pf, sl);
+		}
+		return continued(pf, p->s, x) ? own_attr(pf, p, PF_INO(PT_CONT, key), a) : -ENOENT;
+	}
+	if (PF_INNER(parent) == TI_ROOT && !strcmp(name, "continued-by")) {
+		x = pj_by_key(p->s, key);
+		return x && x->copied_by ? own_attr(pf, p, PF_INO(PT_CONT_BY, key), a) : -ENOENT;
 	}
 	if (PF_INNER(parent) == TI_ROOT && !strcmp(name, "forked-from")) {
 		x = pj_by_key(p->s, key);
@@ -565,8 +585,9 @@ static int own_listing(struct pf_dir *d)
 	} else if (d->ino == PI_SESSIONS) {
 		if (own_names(d, s->nsessions))
 			return -ENOMEM;
-		for (i = 0; i < s->nsessions; i++)
-			add_name(d, s->sessions[i].link, PF_INO(PT_LINK, s->sessions[i].key));
+		for (i = 0; i < s->nsessions; i++)	/* a conversation once (pj_link_copies()) */
+			if (!s->sessions[i].copied_by)
+				add_name(d, s->sessions[i].link, PF_INO(PT_LINK, s->sessions[i].key));
 	} else if (PF_TYPE(d->ino) == PT_PROJECT && (k = project_index(d->p, PF_IDX(d->ino))) >= 0) {
 		const struct pj_project *pr = &s->projects[k];
 
@@ -602,9 +623,13 @@ static int session_listing(struct pjfs *pf, struct pf_dir *d)
 		d->link_name[d->nlinks] = "forked-from";
 		d->link_ino[d->nlinks++] = PF_INO(PT_FORK, d->key);
 	}
-	if (PF_INNER(d->ino) == TI_ROOT && pc_target(pf->pc, d->p->s, d->key)) {
+	if (PF_INNER(d->ino) == TI_ROOT && continued(pf, d->p->s, x)) {
 		d->link_name[d->nlinks] = "continued-from";
 		d->link_ino[d->nlinks++] = PF_INO(PT_CONT, d->key);
+	}
+	if (PF_INNER(d->ino) == TI_ROOT && x->copied_by) {
+		d->link_name[d->nlinks] = "continued-by";
+		d->link_ino[d->nlinks++] = PF_INO(PT_CONT_BY, d->key);
 	}
 	d->gen = tr_dir_gen(d->td) + ((uint64_t)d->sl->opens << 40);
 	return 0;

@@ -34,17 +34,22 @@ static void readme(const struct pj_set *s, struct sbuf *out)
 		     "  state/, agents/, records/). `<project>` is the project's working\n"
 		     "  directory made a name. A session made by --fork-session has a link\n"
 		     "  `forked-from` to the session it was copied from; one an older\n"
-		     "  Claude Code continued (a summary of its leaf) `continued-from`.\n"
+		     "  Claude Code continued (a summary of its leaf) `continued-from`; a\n"
+		     "  log a release before 2.0 copied into the new log it wrote on a resume\n"
+		     "  `continued-by` (such a copied log is not listed in sessions/: the\n"
+		     "  conversation is, once, by its newest log).\n"
 		     "- `sessions/<YYYY-MM-DDTHHMM>-<title>-<id8>`: a link to every session,\n"
 		     "  named by the time of its first record (UTC), so `ls` lists them in\n"
 		     "  time order.\n"
 		     "- `latest`: the session written last (the one you are in).\n"
 		     "- `sessions.json`: one object per session and line: sessionId, project,\n"
 		     "  cwd, title, first and last timestamps, messages (user and assistant\n"
-		     "  rows; an estimate unless messagesExact), bytes, version, gitBranch,\n"
+		     "  rows; an estimate unless messagesExact), bytes, version (= release:\n"
+		     "  the Claude Code that wrote it last), releaseNewerThanChecked, gitBranch,\n"
 		     "  path (under the folder), folder, link, forkedFrom; once the session\n"
 		     "  has been read, usage (its token totals) and continuedFrom (the\n"
-		     "  session an older log's summary continues; else null).\n"
+		     "  session an older log's summary continues; else null); continuedBy\n"
+		     "  (the session whose log copies this one's chain; else null).\n"
 		     "- `usage.json`: the token totals of every session, project and the\n"
 		     "  whole folder (counted when first read, then kept per log).\n"
 		     "- `errors.txt`: what could not be used, and why.\n\n"
@@ -74,6 +79,17 @@ static void readme(const struct pj_set *s, struct sbuf *out)
 	}
 }
 
+/* The session that continues x by a copy of its chain (its id), or null. */
+static void continued_by(const struct pj_set *s, const struct pj_session *x, struct sbuf *out)
+{
+	const struct pj_session *y = x->copied_by ? pj_by_key(s, x->copied_by) : NULL;
+
+	if (y && y->f.sid)
+		sb_add_json_str(out, y->f.sid, strlen(y->f.sid));
+	else
+		sb_adds(out, "null");
+}
+
 /* sessions.json: the set's objects, each with the session's token totals
  * and the session it continues, once known. */
 static void sessions_json(struct pjfs *pf, const struct pj_set *s, struct sbuf *out)
@@ -92,6 +108,8 @@ static void sessions_json(struct pjfs *pf, const struct pj_set *s, struct sbuf *
 		pu_session_json(pf->pu, x, out);
 		sb_adds(out, ",\"continuedFrom\":");
 		pc_json(pf->pc, s, x, out);
+		sb_adds(out, ",\"continuedBy\":");
+		continued_by(s, x, out);
 		sb_adds(out, i + 1 < s->nsessions ? "},\n" : "}\n");
 	}
 	sb_adds(out, "]\n");

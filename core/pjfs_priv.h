@@ -23,7 +23,9 @@
 #include "tree.h"
 
 /* This layer's own inodes (key 0): a type above 32 bits, an index below. */
-enum pf_type { PT_FIXED = 0, PT_PROJECT = 1, PT_LINK = 2, PT_FORK = 3, PT_CONT = 4 };
+enum pf_type {
+	PT_FIXED = 0, PT_PROJECT = 1, PT_LINK = 2, PT_FORK = 3, PT_CONT = 4, PT_CONT_BY = 5,
+};
 enum pf_fixed {
 	PI_ROOT = 1, PI_README, PI_SESSIONS_JSON, PI_ERRORS, PI_PROJECTS, PI_SESSIONS,
 	PI_LATEST, PI_USAGE_JSON,

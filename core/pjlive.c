@@ -179,7 +179,8 @@ static int same_session(const struct pset *o, const struct pj_session *x,
 	return y && !strcmp(x->name, y->name) && !strcmp(x->link, y->link) &&
 	       o->pno[x->project] == p->pno[y->project] &&
 	       !strcmp(o->s->projects[x->project].name, p->s->projects[y->project].name) &&
-	       x->f.bytes == y->f.bytes && same_time(&x->mtime, &y->mtime);
+	       x->f.bytes == y->f.bytes && same_time(&x->mtime, &y->mtime) &&
+	       x->copy_of == y->copy_of && x->copied_by == y->copied_by;
 }
 
 /* The names and attributes of sessions that changed from o to p; 1 if
@@ -196,13 +197,14 @@ static int session_changes(const struct pset *o, const struct pset *p, struct qu
 		if (same_session(o, x, p, y))
 			continue;
 		changed = 1;
-		if (!y || strcmp(x->link, y->link))
+		if (!y || strcmp(x->link, y->link) || x->copied_by != y->copied_by)
 			add(q, PI_SESSIONS, 0, x->link);
 		if (!y || strcmp(x->name, y->name) || o->pno[x->project] != p->pno[y->project])
 			add(q, PF_INO(PT_PROJECT, o->pno[x->project]), 0, x->name);
 		add(q, 0, PF_INO(PT_LINK, x->key), NULL);
 		add(q, 0, PF_INO(PT_FORK, x->key), NULL);
 		add(q, 0, PF_INO(PT_CONT, x->key), NULL);
+		add(q, 0, PF_INO(PT_CONT_BY, x->key), NULL);
 		add(q, 0, PF_OUTER(x->key, TI_ROOT), NULL);
 	}
 	return changed;

@@ -8,6 +8,7 @@
 #include <uthash.h>
 
 #include "jscan.h"
+#include "release.h"
 
 /* A name taken, for clash suffixes; or a path, for keys and facts. */
 struct pj_seen {
@@ -259,6 +260,9 @@ void pj_session_members(const struct pj_set *s, const struct pj_session *x, stru
 	sb_addf(out, ",\"messages\":%u,\"messagesExact\":%s,\"bytes\":%llu,\"version\":",
 		x->f.rows, x->f.exact ? "true" : "false", (unsigned long long)x->f.bytes);
 	json_str_or_null(out, x->f.version);
+	sb_adds(out, ",\"release\":");	/* the same: the release that wrote it last */
+	json_str_or_null(out, x->f.version);
+	sb_addf(out, ",\"releaseNewerThanChecked\":%s", rl_newer(x->f.version) ? "true" : "false");
 	sb_adds(out, ",\"gitBranch\":");
 	json_str_or_null(out, x->f.branch);
 	sb_adds(out, ",\"path\":");

@@ -57,6 +57,8 @@ struct pj_session {
 	int64_t start_ms;		/* first record's time, else the file's */
 	struct timespec mtime;
 	ino_t ino;
+	uint32_t copy_of;		/* key of the log it continues by a copy */
+	uint32_t copied_by;		/* key of a log that continues it so */
 	int fork_known;			/* fork_sid/fork_uuid were looked for */
 	char *fork_sid, *fork_uuid;	/* forkedFrom, when found */
 	char *name;			/* its folder under projects/<p>/ */
@@ -126,6 +128,19 @@ int pj_find_fork(struct pj_set *s, struct pj_session *x);
  * (lh_fork_point()).
  */
 int pj_fork_of(int dirfd, const char *name, char **sid, char **uuid, int *settled);
+
+/*
+ * Continuations by copy, from the heads and tails alone (no log is read
+ * again): a release before 2.0 writes a new log on every resume, starting
+ * with summary rows naming the leaves of the log it resumed and then a
+ * copy of that log's chain. x continues y (x->copy_of = y's key,
+ * y->copied_by = x's) when x's release is before 2.0, one of x's summary
+ * leaves (lh_facts.leaves) is y's last user or assistant row, and y is of
+ * x's project and started before x (the newest such y). sessions/ lists a
+ * conversation once, by its newest log: a log copied by another is not
+ * listed there (it stays under projects/). Called by pj_scan().
+ */
+void pj_link_copies(struct pj_set *s);
 
 /*
  * The session a continued one (x) names by a summary's leafUuid that is

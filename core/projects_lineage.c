@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <uthash.h>
+
+#include "release.h"
 
 /* ---- forks ---- */
 
@@ -175,6 +178,77 @@ void pj_find_forks(struct pj_set *s)
 }
 
 /* ---- continuations ---- */
+
+/* A session by its last row's uuid (several may share one). */
+struct by_last {
+	UT_hash_handle hh;
+	const char *uuid;
+	uint32_t i;
+	struct by_last *next;
+};
+
+/* The newest y of x's project, started before x, whose last row is leaf. */
+static struct pj_session *copied_log(struct pj_set *s, const struct pj_session *x,
+				     struct by_last *map, const char *leaf, size_t n)
+{
+	struct by_last *e = NULL;
+	struct pj_session *best = NULL;
+
+	HASH_FIND(hh, map, leaf, (unsigned)n, e);
+	for (; e; e = e->next) {
+		struct pj_session *y = &s->sessions[e->i];
+
+		if (y != x && y->project == x->project && y->start_ms < x->start_ms &&
+		    (!best || y->start_ms > best->start_ms))
+			best = y;
+	}
+	return best;
+}
+
+void pj_link_copies(struct pj_set *s)
+{
+	struct by_last *map = NULL, *v = calloc(s->nsessions + 1, sizeof(*v)), *e, *t;
+	uint32_t i;
+
+	if (!v)
+		return;		/* no links: each log is listed on its own */
+	for (i = 0; i < s->nsessions; i++) {
+		const char *u = s->sessions[i].f.last_uuid;
+
+		if (!u)
+			continue;
+		v[i].uuid = u;
+		v[i].i = i;
+		HASH_FIND(hh, map, u, (unsigned)strlen(u), e);
+		if (e) {
+			v[i].next = e->next;
+			e->next = &v[i];
+		} else {
+			HASH_ADD_KEYPTR(hh, map, u, (unsigned)strlen(u), &v[i]);
+		}
+	}
+	for (i = 0; i < s->nsessions; i++) {
+		struct pj_session *x = &s->sessions[i], *y = NULL;
+		const char *l = x->f.leaves;
+
+		if (!l || !rl_copies_on_resume(x->f.version))
+			continue;
+		while (*l && !y) {
+			size_t n = strcspn(l, "\n");
+
+			y = copied_log(s, x, map, l, n);
+			l += n + (l[n] == '\n');
+		}
+		if (!y)
+			continue;
+		x->copy_of = y->key;
+		if (!y->copied_by || pj_by_key(s, y->copied_by)->start_ms < x->start_ms)
+			y->copied_by = x->key;
+	}
+	HASH_ITER(hh, map, e, t)
+		HASH_DEL(map, e);
+	free(v);
+}
 
 /* Whether y may hold x's leaf: another log of x's project that started
  * no later than x (pass 0), or later (pass 1). */

@@ -142,6 +142,8 @@ static void facts_copy(struct lh_facts *d, const struct lh_facts *s)
 	d->title = dup_or_null(s->title);
 	d->copy_uuid = dup_or_null(s->copy_uuid);
 	d->copy_sid = dup_or_null(s->copy_sid);
+	d->last_uuid = dup_or_null(s->last_uuid);
+	d->leaves = dup_or_null(s->leaves);
 }
 
 /* Room for n more sessions: 0 or -ENOMEM. */
@@ -278,6 +280,8 @@ static const char *log_error(int rc)
 	return rc == -ELOOP ? "a symbolic link, not followed" :
 	       rc == -EINVAL ? "not a regular file" :
 	       rc == -ENOMSG ? "not a session log (no record with a type and a sessionId)" :
+	       rc == -ENODATA ? "empty (0 bytes): no session (yet); Claude Code 2.0.x leaves "
+				"an empty log beside the one it resumes" :
 	       rc == -ENOSPC ? "too many sessions in one mount" : strerror(-rc);
 }
 
@@ -470,8 +474,10 @@ int pj_scan(const char *dir, const struct pj_set *prev, struct pj_set **out)
 	rc = pj_name_sessions(s);
 	if (!rc)
 		rc = pj_index_sessions(s);
-	if (!rc)
+	if (!rc) {
+		pj_link_copies(s);
 		pj_find_forks(s);
+	}
 out:
 	pj_seen_free(&b.prev_by_path);
 	if (rc) {

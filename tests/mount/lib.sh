@@ -89,9 +89,14 @@ finish() {
 	[ "$failed" -eq 0 ]
 }
 
-# corpus_logs: every log of the corpus (main logs and stages).
+# corpus_logs: every log of the corpus (main logs and stages) that holds
+# something: the empty <id>.jsonl that 2.0.x leaves beside a log it resumes
+# is no session (corpus_check checks what --check says of them).
 corpus_logs() {
-	ls "$CORPUS"/*/projects/*/*.jsonl "$CORPUS"/*/stage*/session.jsonl 2>/dev/null
+	local f
+	for f in "$CORPUS"/*/projects/*/*.jsonl "$CORPUS"/*/stage*/session.jsonl; do
+		[ -s "$f" ] && echo "$f"
+	done
 }
 
 # light WHOLE LIGHTER: the first, or the second under LIGHT=1.

@@ -108,12 +108,13 @@ assert u["totals"]["sessions"] == len(u["sessions"])
 d = [x["date"] for x in u["daily"]]
 assert d == sorted(set(d)) and d, d
 assert [x["project"] for x in u["projects"]] == sorted(os.listdir(m + "/projects"))
-# ccusage 20.0.24 over this folder (every case's projects/ merged), measured
-# once: `CLAUDE_CONFIG_DIR=<it> ccusage claude session --json --offline`
-# totals 16,869,800 input, 36,090 output (its daily report: 16,916,160 and
-# 38,350, counting each row of a response without a requestId again).
+# ccusage 20.0.24 over this folder (every case's projects/ merged, the
+# corpus's third and fourth sets included), measured once on 2026-12-06:
+# `CLAUDE_CONFIG_DIR=<it> ccusage claude session --json --offline` totals
+# 16,946,240 input, 38,140 output (a 1.0.x log's copy of the log it
+# continues repeats its responses' message.id and requestId: counted once).
 t = u["totals"]
-assert (t["inputTokens"], t["outputTokens"]) == (16869800, 36090), t
+assert (t["inputTokens"], t["outputTokens"]) == (16946240, 38140), t
 EOF
 grep "\"$S\"" "$M/sessions.json" | grep -q '"usage":{' && ok "sessions.json: usage after usage.json" ||
 	bad "sessions.json usage after usage.json"

@@ -12,7 +12,36 @@ C="$T/claude"
 mkdir -p "$C/projects" "$C/file-history"
 for d in "$CORPUS"/*/projects; do cp -r "$d/." "$C/projects/"; done
 for d in "$CORPUS"/*/file-history; do [ -d "$d" ] && cp -r "$d/." "$C/file-history/"; done
-NLOGS=$(ls "$C"/projects/*/*.jsonl | grep -vc '/agent-')
+# Sessions: every log but the subagents' and the empty ones (2.0.x leaves
+# an empty <id>.jsonl beside a log it resumes: a line of errors.txt each).
+NLOGS=$(find "$C"/projects/*/ -maxdepth 1 -name '*.jsonl' ! -name 'agent-*' -size +0 | wc -l)
+NEMPTY=$(find "$C"/projects/*/ -maxdepth 1 -name '*.jsonl' -size 0 | wc -l)
+# ... of which sessions/ lists a conversation once: not the logs a release
+# before 2.0 copied into the log it wrote on a resume (a summary row of the
+# newer log names the older one's last user or assistant row).
+NCOPIED=$(python3 - "$C/projects" <<'EOF'
+import glob, json, os, sys
+logs = {}
+for f in glob.glob(sys.argv[1] + "/*/*.jsonl"):
+    if os.path.basename(f).startswith("agent-") or not os.path.getsize(f):
+        continue
+    rows = [json.loads(l) for l in open(f) if l.strip()]
+    ver = [r["version"] for r in rows if "version" in r]
+    ts = [r["timestamp"] for r in rows if "timestamp" in r]
+    last = [r["uuid"] for r in rows if r.get("type") in ("user", "assistant")]
+    logs[f] = (ver[-1] if ver else "", min(ts) if ts else "", last[-1] if last else None,
+               {r["leafUuid"] for r in rows if r.get("type") == "summary"})
+copied = set()
+for f, (ver, start, last, leaves) in logs.items():
+    if not ver or int(ver.split(".")[0]) >= 2:
+        continue
+    for g, (_, gstart, glast, _) in logs.items():
+        if g != f and os.path.dirname(g) == os.path.dirname(f) and glast in leaves and gstart < start:
+            copied.add(g)
+print(len(copied))
+EOF
+)
+NLIST=$((NLOGS - NCOPIED))
 P=home-user-src-todo-app
 
 # found_rewrite SESSION REWRITTEN_LOG WHAT: the session's errors.txt says
@@ -58,14 +87,17 @@ ok "root: README.md sessions.json errors.txt projects sessions latest"
 [ "$(ls "$M/projects")" = "$P
 $P-.claude-worktrees-feature-due" ] && ok "projects/: the two cwds made names" ||
 	bad "projects/: $(ls "$M/projects" | tr '\n' ' ')"
-[ "$(ls "$M/sessions" | wc -l)" -eq "$NLOGS" ] && ok "sessions/: $NLOGS sessions (no subagents)" ||
-	bad "sessions/: $(ls "$M/sessions" | wc -l), want $NLOGS"
+[ "$(ls "$M/sessions" | wc -l)" -eq "$NLIST" ] &&
+	ok "sessions/: $NLIST conversations (no subagents, $NCOPIED copied logs once)" ||
+	bad "sessions/: $(ls "$M/sessions" | wc -l), want $NLIST"
 n=0
 for l in "$M"/sessions/*; do
 	safe_name "$(basename "$l")" && [ -d "$l/branches" ] || n=$((n + 1))
 done
 [ "$n" -eq 0 ] && ok "every sessions/ link is a safe name and resolves" || bad "$n bad links"
-[ ! -s "$M/errors.txt" ] && ok "errors.txt empty" || bad "errors.txt: $(cat "$M/errors.txt")"
+[ "$(grep -c ': empty (0 bytes): no session' "$M/errors.txt")" -eq "$NEMPTY" ] &&
+	[ "$(wc -l < "$M/errors.txt")" -eq "$NEMPTY" ] &&
+	ok "errors.txt: only the $NEMPTY empty logs, said to be empty" || bad "errors.txt: $(cat "$M/errors.txt")"
 grep -q "^- sessions: $NLOGS$" "$M/README.md" && ok "README.md counts" || bad "README.md counts"
 python3 - "$M/sessions.json" "$NLOGS" <<'EOF' && ok "sessions.json: every session, forks, time order" || bad "sessions.json"
 import json, sys, os
@@ -81,7 +113,7 @@ assert by["5e55f500-0000-4000-8000-000000000109"]["title"] == "review renamed"
 assert by["5e55f500-0000-4000-8000-000000000108"]["project"].endswith("feature-due")
 t = [x["firstTimestamp"] for x in s]
 assert t == sorted(t)
-links = [x["link"] for x in s]
+links = [x["link"] for x in s if not x["continuedBy"]]
 assert sorted(links) == sorted("sessions/" + n for n in os.listdir(os.path.dirname(sys.argv[1]) + "/sessions"))
 EOF
 [ "$(readlink "$M/projects/$P/5e55f500-0000-4000-8000-000000000105/forked-from")" = \
@@ -131,7 +163,7 @@ M="$T/dflt"
 mkdir -p "$M"
 if CLAUDE_CONFIG_DIR="$C" timeout 20 "$SESSFS" "$M" 2>"$T/dflt.err" && mountpoint -q "$M"; then
 	MOUNTS="$MOUNTS $M"
-	[ "$(ls "$M/sessions" | wc -l)" -eq "$NLOGS" ] && ok "sessfs MNT: \$CLAUDE_CONFIG_DIR/projects" ||
+	[ "$(ls "$M/sessions" | wc -l)" -eq "$NLIST" ] && ok "sessfs MNT: \$CLAUDE_CONFIG_DIR/projects" ||
 		bad "sessfs MNT listing"
 	fusermount3 -u "$M"
 else

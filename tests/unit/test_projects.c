@@ -219,7 +219,7 @@ static void test_bad_input_is_a_line(void **state)
 	assert_int_equal(s->nprojects, 2);
 	assert_non_null(strstr(s->errors.buf, "-p/junk.jsonl: not a session log"));
 	assert_non_null(strstr(s->errors.buf, "-p/snap.jsonl: not a session log"));
-	assert_non_null(strstr(s->errors.buf, "-p/empty.jsonl: not a session log"));
+	assert_non_null(strstr(s->errors.buf, "-p/empty.jsonl: empty (0 bytes): no session"));
 	assert_non_null(strstr(s->errors.buf, "-p/loop.jsonl: a symbolic link, not followed"));
 	assert_non_null(strstr(s->errors.buf, "-p/out.jsonl: a symbolic link, not followed"));
 	assert_non_null(strstr(s->errors.buf, "-linked: a symbolic link, not followed"));
