@@ -38,6 +38,9 @@ for log in $(corpus_logs | light_logs); do
 	mnt=$T/m$n out=$X/e$n tx=$X/t$n
 	name=${log#"$CORPUS"/}
 	mount_log "$log" "$mnt" || { bad "$name: mount: $(cat "$mnt.err")"; continue; }
+	# --check, the mount and (by diff -r below) the export: the same facts.
+	"$SESSFS" --check "$log" > "$T/check.json" 2>/dev/null
+	same "$name: --check = the mount's session.json" "$T/check.json" "$mnt/session.json"
 	if ! timeout 120 "$SESSFS" export -q "$log" "$out" 2>"$out.err"; then
 		bad "$name: export failed: $(head -c 500 "$out.err")"
 	elif [ -s "$out.err" ]; then
@@ -78,6 +81,33 @@ for log in $(corpus_logs | light_logs); do
 	rm -rf "$out" "$tx"
 done
 [ "$n" -gt 0 ] || bad "no corpus logs found"
+
+# A finished log whose last line lacks its newline: that line is a record
+# for the mount, export and --check alike (every count, the title, the
+# last message); the newline written later adds nothing.
+log=$CORPUS/plain/session.jsonl
+head -c -1 "$log" > "$T/nonl.jsonl"
+mount_log "$T/nonl.jsonl" "$T/mnonl" || bad "no newline: mount"
+"$SESSFS" export -q "$T/nonl.jsonl" "$X/nonl" || bad "no newline: export"
+"$SESSFS" --check "$T/nonl.jsonl" > "$T/nonl.check"
+"$SESSFS" --check "$log" | sed "s|\"source\": \".*\"|\"source\": \"$T/nonl.jsonl\"|; s|\"bytes\": \([0-9]*\)|\"bytes\": BYTES|" > "$T/full.check"
+same "no final newline: --check = the mount's session.json" "$T/nonl.check" "$T/mnonl/session.json"
+same "no final newline: --check = the export's session.json" "$T/nonl.check" "$X/nonl/session.json"
+sed 's|"bytes": \([0-9]*\)|"bytes": BYTES|' "$T/nonl.check" > "$T/nonl.check2"
+same "no final newline: the same facts as the whole log" "$T/full.check" "$T/nonl.check2"
+last=$(ls "$T/mnonl/branches/current/" | tail -1)
+[ -n "$last" ] && [ "$last" = "$(ls "$X/nonl/branches/current/" | tail -1)" ] &&
+	cmp -s "$T/mnonl/branches/current/$last" "$X/nonl/branches/current/$last" &&
+	ok "no final newline: the last message is in the mount and the export" ||
+	bad "no final newline: last message $(ls "$T/mnonl/branches/current/" | tail -1)"
+printf '\n' >> "$T/nonl.jsonl"
+wait_for grep -q '"unfinishedLastLine": 0' "$T/mnonl/session.json" &&
+	cmp -s <("$SESSFS" --check "$T/nonl.jsonl" | sed 's|"bytes": [0-9]*||') \
+	       <(sed 's|"bytes": [0-9]*||' "$T/mnonl/session.json") &&
+	[ ! -s "$T/mnonl/errors.txt" ] &&
+	ok "no final newline: the newline written after it adds no line, no error" ||
+	bad "no final newline: after the newline: $(cat "$T/mnonl/errors.txt")"
+unmount_log "$T/mnonl"
 
 # tar -tv reads the stream; the long paths come through pax headers.
 log=$(ls -S $(corpus_logs) | head -1)
