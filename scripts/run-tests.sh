@@ -157,6 +157,8 @@ finished() {
 	if [ "$rc" -eq 0 ]; then
 		passed=$((passed + 1))
 		printf 'ok      %7s s  %s\n' "$took" "${keys[$i]}"
+		# the corpus checks' counts: per release, and in all
+		grep -a -E '^(corpus|context): ' "${logs[$i]}" | sed 's/^/        /'
 		record "$i" ok "$took" "$cpu"
 	else
 		failed=$((failed + 1))
