@@ -36,13 +36,41 @@ Q := @
 SILENT := -s
 endif
 
+# core/ is compiled with cJSON's flags only; fuse3's are fs/'s alone.
+CJSON_CFLAGS := $(shell pkg-config --cflags libcjson 2>/dev/null)
+CJSON_LIBS   := $(shell pkg-config --libs libcjson 2>/dev/null)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CMOCKA     := $(shell pkg-config --libs cmocka 2>/dev/null)
+CFLAGS_CORE = $(STD) $(OPT) $(SAN) $(CJSON_CFLAGS) $(CFLAGS)
 CFLAGS_ALL  = $(STD) $(OPT) $(SAN) $(PKG_CFLAGS) $(CFLAGS)
 LDFLAGS_ALL = $(SAN) $(LDFLAGS)
+DEPFLAGS    = -MMD -MP
 
-CORE_SRC := $(sort $(wildcard core/*.c))
+# core/ is layered (core/README.md), bottom first: a file includes only
+# the headers of its own folder and of those below it (its -I path says
+# so: an include that runs upward does not compile), and each folder is an
+# archive linked top first (a call that runs upward does not link).
+LAYERS := base json log replay session tree projects
+INC_base     := -Icore/base
+INC_json     := $(INC_base) -Icore/json
+INC_log      := $(INC_json) -Icore/log
+INC_replay   := $(INC_log) -Icore/replay
+INC_session  := $(INC_replay) -Icore/session
+INC_tree     := $(INC_session) -Icore/tree
+INC_projects := $(INC_tree) -Icore/projects
+INC_ALL      := $(INC_projects)
+# The archives of a layer and of those below it, top first.
+LIBS_base     := $(BUILD)/libbase.a
+LIBS_json     := $(BUILD)/libjson.a $(LIBS_base)
+LIBS_log      := $(BUILD)/liblog.a $(LIBS_json)
+LIBS_replay   := $(BUILD)/libreplay.a $(LIBS_log)
+LIBS_session  := $(BUILD)/libsession.a $(LIBS_replay)
+LIBS_tree     := $(BUILD)/libtree.a $(LIBS_session)
+LIBS_projects := $(BUILD)/libprojects.a $(LIBS_tree)
+CORE_LIBS     := $(LIBS_projects)
+
+CORE_SRC := $(sort $(wildcard core/*/*.c))
 FS_SRC   := $(if $(filter 1,$(NOFUSE)),nofuse/main.c,$(sort $(wildcard fs/*.c)))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 CORE_OBJ  = $(CORE_SRC:%.c=$(BUILD)/%.o)
@@ -64,7 +92,7 @@ FUZZ_SAN  := $(ASAN_FLAGS) -fsanitize=fuzzer-no-link
 COV_SAN   := -fprofile-instr-generate -fcoverage-mapping
 
 .PHONY: all test test-full test-plain test-asan test-bins bins-plain bins-asan bins-fuzz \
-	check-build deps run bench asan install uninstall clean \
+	check-build deps run bench bench-bins asan install uninstall clean \
 	fuzz fuzz-smoke fuzz-build fuzz-cov-build fuzz-bins
 
 all: sessfs
@@ -72,25 +100,44 @@ all: sessfs
 sessfs: $(BUILD)/sessfs
 	$(Q)ln -sf $(BUILD)/sessfs $@
 
-$(BUILD)/sessfs: $(CORE_OBJ) $(FS_OBJ)
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lpthread
+$(BUILD)/sessfs: $(FS_OBJ) $(CORE_LIBS)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(FS_OBJ) $(CORE_LIBS) $(PKG_LIBS) -lpthread
 
-$(BUILD)/%.o: %.c $(wildcard core/*.h fs/*.h)
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
+# A layer's objects and its archive.
+define layer_rules
+$$(BUILD)/core/$(1)/%.o: core/$(1)/%.c
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(CC) $$(CFLAGS_CORE) $$(INC_$(1)) $$(DEPFLAGS) -c -o $$@ $$<
 
-$(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJ) tests/unit/testutil.h tests/unit/render_oracle.h tests/unit/cxutil.h tests/unit/ixutil.h \
-		tests/unit/grow_util.h
+$$(BUILD)/lib$(1).a: $$(patsubst %.c,$$(BUILD)/%.o,$$(wildcard core/$(1)/*.c))
+	@rm -f $$@
+	$$(Q)$$(AR) rcs $$@ $$^
+endef
+$(foreach l,$(LAYERS),$(eval $(call layer_rules,$(l))))
+
+# fs/ (and nofuse/) sit on all of core.
+$(BUILD)/fs/%.o $(BUILD)/nofuse/%.o: CFLAGS_ALL += $(INC_ALL)
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_ALL) -Icore -o $@ $< $(CORE_OBJ) $(PKG_LIBS) $(CMOCKA) $(LDFLAGS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -c -o $@ $<
+
+# A unit test links with its layer and those below (scripts/layer-of.sh:
+# the highest layer whose headers it includes).
+define unit_rule
+$$(BUILD)/tests/$(1): tests/unit/$(1).c $$(LIBS_$(2))
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(CC) $$(CFLAGS_CORE) $$(INC_$(2)) -Itests/unit $$(DEPFLAGS) -o $$@ $$< $$(LIBS_$(2)) \
+		$$(CJSON_LIBS) $$(CMOCKA) -lpthread $$(LDFLAGS_ALL)
+endef
+$(foreach t,$(UNIT_SRC:tests/unit/%.c=%),$(eval $(call unit_rule,$(t),$(shell sh scripts/layer-of.sh tests/unit/$(t).c))))
 
 $(CORPUS_BIN): tests/corpus/corpus_check.c tests/corpus/corpus_util.h
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(PKG_LIBS) $(LDFLAGS_ALL)
+	$(Q)$(CC) $(CFLAGS_CORE) -o $@ $< $(CJSON_LIBS) $(LDFLAGS_ALL)
 
-$(CONTEXT_BIN): tests/corpus/context_check.c tests/corpus/corpus_util.h $(CORE_OBJ)
+$(CONTEXT_BIN): tests/corpus/context_check.c tests/corpus/corpus_util.h $(LIBS_session)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_ALL) -Icore -o $@ $< $(CORE_OBJ) $(PKG_LIBS) $(LDFLAGS_ALL)
+	$(Q)$(CC) $(CFLAGS_CORE) $(INC_session) $(DEPFLAGS) -o $@ $< $(LIBS_session) $(CJSON_LIBS) -lpthread $(LDFLAGS_ALL)
 
 # The mount tests' size check (tests/mount/sizes.c).
 $(SIZES_BIN): tests/mount/sizes.c
@@ -98,9 +145,9 @@ $(SIZES_BIN): tests/mount/sizes.c
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL)
 
 # A libFuzzer target: core as built in $(BUILD), the fuzzer's main.
-$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(CORE_OBJ) $(wildcard core/*.h)
+$(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(CORE_LIBS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS_ALL) -Icore -fsanitize=fuzzer -o $@ $< $(CORE_OBJ) $(PKG_LIBS) $(LDFLAGS_ALL)
+	$(Q)$(CC) $(CFLAGS_CORE) $(INC_ALL) $(DEPFLAGS) -fsanitize=fuzzer -o $@ $< $(CORE_LIBS) $(CJSON_LIBS) -lpthread $(LDFLAGS_ALL)
 
 # Everything one test run needs, for one build directory.
 check-build: $(BUILD)/sessfs $(UNIT_BIN) $(CORPUS_BIN) $(CONTEXT_BIN) $(SIZES_BIN)
@@ -144,8 +191,14 @@ run: deps
 	+@$(SUBMAKE) $(SILENT) -j$(NPROC) sessfs
 	@sh scripts/run-demo.sh
 
-bench: deps sessfs
+bench: deps sessfs bench-bins
 	@bash scripts/bench.sh
+
+# The bench's programs on core (scripts/bench.sh builds its standalone ones).
+bench-bins: $(BUILD)/bench/idxbench $(BUILD)/bench/growbench
+$(BUILD)/bench/%: tests/bench/%.c $(CORE_LIBS)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_CORE) $(INC_ALL) $(DEPFLAGS) -o $@ $< $(CORE_LIBS) $(CJSON_LIBS) -lpthread $(LDFLAGS_ALL)
 
 fuzz-bins: $(FUZZ_BIN)
 
@@ -172,3 +225,6 @@ uninstall:
 
 clean:
 	rm -rf build sessfs
+
+# Each object's headers (-MMD): a change rebuilds what includes it.
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

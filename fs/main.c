@@ -20,14 +20,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/export.h"
-#include "../core/session.h"
-#include "../core/tree.h"
+#include "export.h"
+#include "session.h"
+#include "tree.h"
 #include "notify.h"
-#include "../core/pjfs.h"
-#include "../core/plat.h"
+#include "pjfs.h"
+#include "plat.h"
 #include "ops.h"
-#include "../core/vfs.h"
+#include "vfs.h"
 
 #define SESSFS_VERSION "0.1.0"
 #define DEFAULT_OPTS "-oro,default_permissions"

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/vfs.h"
+#include "vfs.h"
 
 struct notifier {
 	struct fuse_session *se;

@@ -9,10 +9,10 @@
 #include <sys/statvfs.h>
 #include <uthash.h>
 
-#include "../core/names.h"
-#include "../core/pool.h"
-#include "../core/tree.h"
-#include "../core/vfs.h"
+#include "names.h"
+#include "pool.h"
+#include "tree.h"
+#include "vfs.h"
 
 static struct vfs *tree_of(fuse_req_t req)
 {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/export.h"
+#include "export.h"
 
 int main(int argc, char **argv)
 {

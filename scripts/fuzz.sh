@@ -107,7 +107,7 @@ cov() {
 			"$bin" -runs=0 "$dir/corpus" "$dir/seeds" > "$dir/cov.log" 2>&1
 		"$LLVM/llvm-profdata" merge -o "$dir/cov.profdata" "$dir/cov.profraw" || return 1
 		echo "== coverage of core/ by $name over $dir/corpus"
-		"$LLVM/llvm-cov" report "$bin" -instr-profile="$dir/cov.profdata" core/*.c
+		"$LLVM/llvm-cov" report "$bin" -instr-profile="$dir/cov.profdata" core/*/*.c
 		rm -rf "$dir/cov.tmp"
 	done
 }

@@ -118,16 +118,6 @@ int pj_project(const struct pj_set *s, const char *name);
  */
 int pj_find_fork(struct pj_set *s, struct pj_session *x);
 
-/*
- * The same for one log, name in the folder dirfd, without a set: its
- * origin among the logs beside it (their heads and tails; the one that
- * holds the fork point, newest first among those that started no later).
- * 0 and new strings in *sid (NULL when no origin was found) and *uuid
- * (free() both), -ENOENT when the log is not a fork, or -errno.
- * *settled (when not NULL): the fork point cannot move as the log grows
- * (lh_fork_point()).
- */
-int pj_fork_of(int dirfd, const char *name, char **sid, char **uuid, int *settled);
 
 /*
  * Continuations by copy, from the heads and tails alone (no log is read

@@ -27,13 +27,6 @@ void pj_unique_name(struct pj_seen **taken, char *name, const char *sep, const v
 
 /* Appends "path: why" to s's errors.txt. */
 void pj_err_line(struct pj_set *s, const char *path, const char *why);
-/* The entries of an open folder, sorted: 0 and *out (names malloc'd; free
- * with pj_free_names()), or -errno. */
-int pj_list_dir(int fd, char ***out, size_t *n);
-void pj_free_names(char **v, size_t n);
-/* Whether a name in a project folder is a session's log (*.jsonl, not
- * agent-*). */
-int pj_is_session_file(const char *name);
 
 /* projects_name.c: each project's cwd and name (sorted by name), then the
  * sessions' folder and link names (sorted by time; 0 or -ENOMEM), then

@@ -1,5 +1,6 @@
 /* projects: the scan of a projects folder into a set (projects_priv.h). */
 #include "projects_priv.h"
+#include "lineage.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -95,36 +96,6 @@ static int list_typed(int fd, struct ent **out, size_t *n)
 		qsort(v, *n, sizeof(*v), ent_cmp);
 	*out = v;
 	return 0;
-}
-
-int pj_list_dir(int fd, char ***out, size_t *n)
-{
-	struct ent *v;
-	char **names;
-	size_t i;
-	int rc = list_typed(fd, &v, n);
-
-	*out = NULL;
-	if (rc)
-		return rc;
-	names = malloc((*n ? *n : 1) * sizeof(*names));
-	if (!names) {
-		free_ents(v, *n);
-		*n = 0;
-		return -ENOMEM;
-	}
-	for (i = 0; i < *n; i++)
-		names[i] = v[i].name;
-	free(v);
-	*out = names;
-	return 0;
-}
-
-void pj_free_names(char **v, size_t n)
-{
-	while (n)
-		free(v[--n]);
-	free(v);
 }
 
 static char *dup_or_null(const char *s)
@@ -314,13 +285,6 @@ static void keep_logs(struct build *b)
 	s->nsessions = n;
 }
 
-int pj_is_session_file(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n > 6 && !strcmp(name + n - 6, ".jsonl") && strncmp(name, "agent-", 6);
-}
-
 /* Project p's folder, open (its descriptor in *dfd, else -1) and listed:
  * the session logs in it. */
 static size_t list_project(struct build *b, int rootfd, uint32_t p, int *dfd,
@@ -343,7 +307,7 @@ static size_t list_project(struct build *b, int rootfd, uint32_t p, int *dfd,
 		return 0;
 	}
 	for (i = 0; i < *n; i++)
-		logs += pj_is_session_file((*ents)[i].name);
+		logs += ln_is_session_file((*ents)[i].name);
 	return logs;
 }
 
@@ -361,7 +325,7 @@ static int scan_run(struct build *b, int rootfd, uint32_t first, uint32_t last)
 	rc = reserve(b, logs);
 	for (p = first; p < last; p++) {
 		for (i = 0; !rc && i < n[p - first]; i++)
-			if (pj_is_session_file(ents[p - first][i].name))
+			if (ln_is_session_file(ents[p - first][i].name))
 				take_log(b, p, b->dfd[p - first], &ents[p - first][i]);
 		free_ents(ents[p - first], n[p - first]);
 	}

@@ -12,7 +12,7 @@
 
 #include "jscan.h"
 #include "loghead.h"
-#include "projects.h"
+#include "lineage.h"
 #include "release.h"
 
 /* ---- facts ---- */
@@ -201,7 +201,7 @@ static void add_fork(struct session *s, struct sbuf *out, int *first)
 		s->fork_facts = facts ? facts : fork_facts(s);
 		facts = NULL;
 		s->fork_settled = 0;
-		pj_fork_of(s->dirfd, s->base, &s->fork_sid, &s->fork_uuid, &s->fork_settled);
+		ln_fork_of(s->dirfd, s->base, &s->fork_sid, &s->fork_uuid, &s->fork_settled);
 	}
 	s->fork_bytes = s->bytes;
 	free(facts);

@@ -9,7 +9,7 @@
 
 #include <fcntl.h>
 
-#include "testutil.h"
+#include "tu_fixture.h"
 #include "branch.h"
 
 #define ID(n) tu_id(&f, (n))

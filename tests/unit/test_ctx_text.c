@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "testutil.h"
+#include "tu_fixture.h"
 #include "ctx.h"
 
 /* message i alone, without its last newline (new buffer in out) */

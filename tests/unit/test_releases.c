@@ -5,6 +5,7 @@
  * the corpus checks (tests/corpus) hold the real ones.
  */
 #include "cxutil.h"
+#include "tu_session.h"
 #include "names.h"
 #include "release.h"
 #include "session.h"

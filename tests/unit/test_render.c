@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "testutil.h"
+#include "tu_fixture.h"
 #include "jv.h"
 #include "render.h"
 #include "render_oracle.h"
