@@ -7,72 +7,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "intern.h"
 #include "jscan.h"
 #include "plat.h"
 #include "scan.h"
 #include "tbuf.h"
-
-/* 64-bit finaliser (murmur3's): spreads every bit over the whole word. */
-static uint64_t mix64(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
-
-static uint64_t str_hash(const void *k, size_t n)
-{
-	const unsigned char *p = k;
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return mix64(h);
-}
-
-/* uthash (atoms) takes a bucket from the hash's low bits: FNV-1a mixes
- * them poorly, so it is finalised. */
-#define HASH_FUNCTION(keyptr, keylen, hashv) \
-	((hashv) = (unsigned)str_hash(keyptr, keylen))
-#include <uthash.h>
-
-#define ATOM_MAX UINT16_MAX
-#define SLOTS_MIN 1024
-
-/*
- * ids. Each id has a 16-byte key: a canonical uuid's bytes, or for any
- * other string (its bit set in strbits) the string's index in strs and its
- * length. They are found through an open-addressing table of (id, the
- * high half of the key's hash): an id's first lookup is a new random place
- * in memory, so one probe is one cache line, and the key itself is read
- * only when the hash halves agree.
- */
-struct idx_key {
-	uint64_t a, b;
-};
-
-struct idx_slot {
-	uint32_t id;		/* 0: empty */
-	uint32_t tag;		/* the hash's high half */
-};
-
-/* What is looked up: the key of a string and its hash. */
-struct idx_probe {
-	struct idx_key k;
-	const char *s;		/* the string, when not canonical */
-	size_t n;
-	uint64_t h;
-};
-
-struct idx_atom {
-	UT_hash_handle hh;
-	uint16_t num;
-	char s[];
-};
 
 struct idx {
 	struct idx_rec *recs;
@@ -84,19 +23,7 @@ struct idx {
 	uint8_t open;			/* the last line indexed has no newline yet */
 	uint8_t open_rec;		/* ... and is the last record (not a bad line) */
 
-	struct idx_key *keys;		/* key of id n is keys[n - 1] */
-	uint32_t nids, capkeys;
-	uint64_t *strbits;		/* bit n - 1: id n is a string */
-	uint32_t capbits;		/* in words */
-	struct idx_slot *slots;
-	uint32_t nslots;		/* a power of two, or 0 */
-	char **strs;			/* keys of non-canonical uuids */
-	uint32_t nstrs, capstrs;
-
-	struct idx_atom *atoms;
-	struct idx_atom **atomv;	/* atom n is atomv[n] */
-	uint32_t natoms, capatoms;
-	size_t strbytes;
+	struct intern *in;		/* uuids and atoms */
 };
 
 /* ---- growth helpers ---- */
@@ -123,323 +50,58 @@ struct idx *idx_new(void)
 {
 	struct idx *ix = calloc(1, sizeof(*ix));
 
-	if (!ix)
-		return NULL;
-	ix->natoms = 1;		/* atom 0 is "" */
-	if (grow((void **)&ix->atomv, &ix->capatoms, 64, sizeof(*ix->atomv))) {
+	if (ix && !(ix->in = in_new())) {
 		free(ix);
 		return NULL;
 	}
-	ix->atomv[0] = NULL;
 	return ix;
 }
 
 void idx_free(struct idx *ix)
 {
-	uint32_t i;
-
 	if (!ix)
 		return;
-	free(ix->keys);
-	free(ix->strbits);
-	free(ix->slots);
-	for (i = 0; i < ix->nstrs; i++)
-		free(ix->strs[i]);
-	free(ix->strs);
-	HASH_CLEAR(hh, ix->atoms);
-	for (i = 1; i < ix->natoms; i++)
-		free(ix->atomv[i]);
-	free(ix->atomv);
+	in_free(ix->in);
 	free(ix->recs);
 	free(ix->errs);
 	free(ix);
 }
 
-/* ---- ids ---- */
-
-/* 0x10 plus a lowercase hex digit's value; 0 for any other byte. */
-static const uint8_t hex_tab[256] = {
-	['0'] = 0x10, ['1'] = 0x11, ['2'] = 0x12, ['3'] = 0x13, ['4'] = 0x14,
-	['5'] = 0x15, ['6'] = 0x16, ['7'] = 0x17, ['8'] = 0x18, ['9'] = 0x19,
-	['a'] = 0x1a, ['b'] = 0x1b, ['c'] = 0x1c, ['d'] = 0x1d, ['e'] = 0x1e,
-	['f'] = 0x1f,
-};
-
-/* Canonical lowercase uuid text to 16 bytes; -1 if not canonical. */
-static int uuid_bin(const char *s, size_t n, uint8_t *out)
-{
-	static const uint8_t at[16] = { 0, 2, 4, 6, 9, 11, 14, 16, 19, 21,
-					24, 26, 28, 30, 32, 34 };
-	unsigned ok = 0x10;
-	size_t i;
-
-	if (n != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-')
-		return -1;
-	for (i = 0; i < 16; i++) {
-		unsigned hi = hex_tab[(unsigned char)s[at[i]]],
-			 lo = hex_tab[(unsigned char)s[at[i] + 1]];
-
-		ok &= hi & lo;
-		out[i] = (uint8_t)(hi << 4 | (lo & 0xf));
-	}
-	return ok ? 0 : -1;
-}
-
-static int is_str(const struct idx *ix, uint32_t id)
-{
-	return (int)(ix->strbits[(id - 1) / 64] >> ((id - 1) % 64) & 1);
-}
-
-static void probe_init(struct idx_probe *pk, const char *s, size_t n)
-{
-	uint8_t bin[16];
-
-	if (uuid_bin(s, n, bin) == 0) {
-		memcpy(&pk->k.a, bin, 8);
-		memcpy(&pk->k.b, bin + 8, 8);
-		pk->s = NULL;
-		pk->h = mix64(pk->k.a ^ pk->k.b * 0x9e3779b97f4a7c15ULL);
-	} else {
-		pk->s = s;
-		pk->n = n;
-		pk->h = str_hash(s, n);
-	}
-}
-
-static uint64_t key_hash(const struct idx *ix, uint32_t id)
-{
-	const struct idx_key *k = &ix->keys[id - 1];
-
-	if (is_str(ix, id))
-		return str_hash(ix->strs[k->a], k->b);
-	return mix64(k->a ^ k->b * 0x9e3779b97f4a7c15ULL);
-}
-
-static int key_eq(const struct idx *ix, uint32_t id, const struct idx_probe *pk)
-{
-	const struct idx_key *k = &ix->keys[id - 1];
-
-	if (is_str(ix, id) != (pk->s != NULL))
-		return 0;
-	if (!pk->s)
-		return k->a == pk->k.a && k->b == pk->k.b;
-	return k->b == pk->n && !memcmp(ix->strs[k->a], pk->s, pk->n);
-}
-
-/* The slot holding the probed key, or the empty slot where it goes. The
- * table always has an empty slot. */
-static struct idx_slot *slot_of(const struct idx *ix, const struct idx_probe *pk)
-{
-	uint32_t mask = ix->nslots - 1, i = (uint32_t)pk->h & mask,
-		 tag = (uint32_t)(pk->h >> 32);
-
-	for (;; i = (i + 1) & mask) {
-		struct idx_slot *sl = &ix->slots[i];
-
-		if (!sl->id || (sl->tag == tag && key_eq(ix, sl->id, pk)))
-			return sl;
-	}
-}
-
-/* Doubles the table (at most two thirds full) and places every id again. */
-static int slots_grow(struct idx *ix)
-{
-	uint32_t n = ix->nslots ? ix->nslots * 2 : SLOTS_MIN, mask = n - 1, id;
-	struct idx_slot *v = calloc(n, sizeof(*v));
-
-	if (!v || n < ix->nslots) {
-		free(v);
-		return -ENOMEM;
-	}
-	for (id = 1; id <= ix->nids; id++) {
-		uint64_t h = key_hash(ix, id);
-		uint32_t i = (uint32_t)h & mask;
-
-		while (v[i].id)
-			i = (i + 1) & mask;
-		v[i].id = id;
-		v[i].tag = (uint32_t)(h >> 32);
-	}
-	free(ix->slots);
-	ix->slots = v;
-	ix->nslots = n;
-	return 0;
-}
-
-/* Makes room for one more id (and its string). */
-static int ids_reserve(struct idx *ix, int str)
-{
-	uint32_t words = ix->nids / 64 + 1;
-
-	if (ix->nids == UINT32_MAX - 1 ||
-	    grow((void **)&ix->keys, &ix->capkeys, ix->nids + 1, sizeof(*ix->keys)))
-		return -ENOMEM;
-	if (words > ix->capbits) {
-		uint32_t old = ix->capbits;
-
-		if (grow((void **)&ix->strbits, &ix->capbits, words, sizeof(*ix->strbits)))
-			return -ENOMEM;
-		memset(ix->strbits + old, 0, (ix->capbits - old) * sizeof(*ix->strbits));
-	}
-	if (str && grow((void **)&ix->strs, &ix->capstrs, ix->nstrs + 1,
-			sizeof(*ix->strs)))
-		return -ENOMEM;
-	if ((uint64_t)(ix->nids + 1) * 3 > (uint64_t)ix->nslots * 2)
-		return slots_grow(ix);
-	return 0;
-}
-
-/* The id of the probed key, adding it when new (with a copy of pk->s for
- * a key that is not canonical); 0 when out of memory. */
-static uint32_t intern_probe(struct idx *ix, const struct idx_probe *pk)
-{
-	struct idx_slot *sl = NULL;
-	uint32_t id, nslots = ix->nslots;
-
-	if (nslots && (sl = slot_of(ix, pk))->id)
-		return sl->id;
-	if (ids_reserve(ix, pk->s != NULL))
-		return 0;
-	if (ix->nslots != nslots)	/* the table grew: the place moved */
-		sl = slot_of(ix, pk);
-	id = ix->nids + 1;
-	ix->keys[id - 1] = pk->k;
-	if (pk->s) {
-		char *copy = malloc(pk->n ? pk->n : 1);
-
-		if (!copy)
-			return 0;
-		memcpy(copy, pk->s, pk->n);
-		ix->keys[id - 1].a = ix->nstrs;
-		ix->keys[id - 1].b = pk->n;
-		ix->strs[ix->nstrs++] = copy;
-		ix->strbytes += pk->n;
-		ix->strbits[(id - 1) / 64] |= (uint64_t)1 << ((id - 1) % 64);
-	}
-	ix->nids = id;
-	sl->id = id;
-	sl->tag = (uint32_t)(pk->h >> 32);
-	return id;
-}
-
-uint32_t idx_intern_id(struct idx *ix, const char *s, size_t n)
-{
-	struct idx_probe pk;
-
-	probe_init(&pk, s, n);
-	return intern_probe(ix, &pk);
-}
+/* ---- ids and atoms: the index's interning (intern.h) ---- */
 
 uint32_t idx_id_find(const struct idx *ix, const char *s, size_t n)
 {
-	struct idx_probe pk;
-
-	if (!ix->nslots)
-		return 0;
-	probe_init(&pk, s, n);
-	return slot_of(ix, &pk)->id;
+	return in_id_find(ix->in, s, n);
 }
 
 size_t idx_id_buf(const struct idx *ix, uint32_t id, char *buf)
 {
-	static const char hex[] = "0123456789abcdef";
-	const struct idx_key *k;
-	uint8_t bin[16];
-	size_t i, j = 0;
-
-	if (!id || id > ix->nids) {
-		buf[0] = '\0';
-		return 0;
-	}
-	k = &ix->keys[id - 1];
-	if (is_str(ix, id)) {
-		memcpy(buf, ix->strs[k->a], k->b);
-		buf[k->b] = '\0';
-		return k->b;
-	}
-	memcpy(bin, &k->a, 8);
-	memcpy(bin + 8, &k->b, 8);
-	for (i = 0; i < 16; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			buf[j++] = '-';
-		buf[j++] = hex[bin[i] >> 4];
-		buf[j++] = hex[bin[i] & 15];
-	}
-	buf[j] = '\0';
-	return j;
+	return in_id_buf(ix->in, id, buf);
 }
 
 void idx_id_str(const struct idx *ix, uint32_t id, struct sbuf *out)
 {
-	char buf[IDX_UUID_MAX + 1];
-	size_t n = idx_id_buf(ix, id, buf);
-
-	sb_add(out, buf, n);
+	in_id_str(ix->in, id, out);
 }
 
 void idx_id_text(const struct idx *ix, uint32_t id, struct sbuf *out)
 {
-	char buf[IDX_UUID_MAX + 1];
-	size_t n = idx_id_buf(ix, id, buf);
-
-	sb_add_line(out, buf, n);
+	in_id_text(ix->in, id, out);
 }
 
 uint32_t idx_nids(const struct idx *ix)
 {
-	return ix->nids;
-}
-
-/* ---- atoms ---- */
-
-/* The atom of the n bytes at s, adding it when new; 0 when out of memory
- * or atoms are exhausted. */
-static uint16_t atom_intern(struct idx *ix, const char *s, size_t n)
-{
-	struct idx_atom *a = NULL;
-
-	HASH_FIND(hh, ix->atoms, s, (unsigned)n, a);
-	if (!a && ix->natoms < ATOM_MAX &&
-	    !grow((void **)&ix->atomv, &ix->capatoms, ix->natoms + 1,
-		  sizeof(*ix->atomv))) {
-		a = malloc(sizeof(*a) + n + 1);
-		if (a) {
-			memcpy(a->s, s, n);
-			a->s[n] = '\0';
-			a->num = (uint16_t)ix->natoms;
-			ix->atomv[ix->natoms++] = a;
-			ix->strbytes += sizeof(*a) + n + 1;
-			HASH_ADD_KEYPTR(hh, ix->atoms, a->s, (unsigned)n, a);
-		}
-	}
-	return a ? a->num : 0;
-}
-
-uint16_t idx_intern_atom(struct idx *ix, const struct js_str *raw)
-{
-	struct sbuf dec;
-	uint16_t atom;
-
-	if (!raw->escaped)
-		return atom_intern(ix, raw->p, raw->n);
-	sb_init(&dec);
-	js_unescape(raw, &dec);
-	atom = atom_intern(ix, dec.buf, dec.len);
-	sb_free(&dec);
-	return atom;
+	return in_nids(ix->in);
 }
 
 const char *idx_atom(const struct idx *ix, uint16_t atom)
 {
-	return atom && atom < ix->natoms ? ix->atomv[atom]->s : "";
+	return in_atom_str(ix->in, atom);
 }
 
 uint16_t idx_atom_find(const struct idx *ix, const char *s)
 {
-	struct idx_atom *a = NULL;
-
-	HASH_FIND(hh, ix->atoms, s, (unsigned)strlen(s), a);
-	return a ? a->num : 0;
+	return in_atom_find(ix->in, s);
 }
 
 static int add_err(struct idx *ix, uint64_t off, uint32_t col, uint8_t code)
@@ -467,7 +129,7 @@ static int index_line(struct idx *ix, const char *p, size_t n, uint64_t off,
 	ix->lines++;
 	if (n > UINT32_MAX)
 		return add_err(ix, off, 0, IDX_E_TOO_LONG);
-	code = scan_line(ix, p, n, torn, &rec, &col, &bad_uuid);
+	code = scan_line(ix->in, p, n, torn, &rec, &col, &bad_uuid);
 	if (code)
 		return add_err(ix, off, col, (uint8_t)code);
 	if (bad_uuid && add_err(ix, off, 0, IDX_E_BAD_UUID))
@@ -732,22 +394,6 @@ static uint64_t line_start(int fd, uint64_t at)
 	return 0;
 }
 
-/* The id b gives as bid, interned into a. */
-static uint32_t id_into(struct idx *a, const struct idx *b, uint32_t bid)
-{
-	const struct idx_key *k = &b->keys[bid - 1];
-	struct idx_probe pk;
-
-	if (is_str(b, bid)) {
-		probe_init(&pk, b->strs[k->a], k->b);
-	} else {
-		pk.k = *k;
-		pk.s = NULL;
-		pk.h = mix64(k->a ^ k->b * 0x9e3779b97f4a7c15ULL);
-	}
-	return intern_probe(a, &pk);
-}
-
 /* What b's ids and atoms are in a, once interned there in b's order (the
  * order in which one pass would have met the new ones). */
 struct idx_map {
@@ -759,20 +405,22 @@ static int map_into(struct idx *a, const struct idx *b, struct idx_map *m)
 {
 	uint32_t i;
 
-	m->id = malloc(((size_t)b->nids + 1) * sizeof(*m->id));
-	m->atom = malloc((size_t)b->natoms * sizeof(*m->atom));
+	uint32_t nids = in_nids(b->in), natoms = in_natoms(b->in);
+
+	m->id = malloc(((size_t)nids + 1) * sizeof(*m->id));
+	m->atom = malloc((size_t)natoms * sizeof(*m->atom));
 	if (!m->id || !m->atom)
 		return -ENOMEM;
 	m->id[0] = 0;
-	for (i = 1; i <= b->nids; i++)
-		if (!(m->id[i] = id_into(a, b, i)))
+	for (i = 1; i <= nids; i++)
+		if (!(m->id[i] = in_id_into(a->in, b->in, i)))
 			return -ENOMEM;
 	m->atom[0] = 0;
-	for (i = 1; i < b->natoms; i++) {
-		const char *s = b->atomv[i]->s;
+	for (i = 1; i < natoms; i++) {
+		const char *s = in_atom_str(b->in, (uint16_t)i);
 
-		m->atom[i] = atom_intern(a, s, strlen(s));
-		if (!m->atom[i] && a->natoms < ATOM_MAX)
+		m->atom[i] = in_atom_n(a->in, s, strlen(s));
+		if (!m->atom[i] && in_natoms(a->in) < IN_ATOM_MAX)
 			return -ENOMEM;
 	}
 	return 0;
@@ -829,9 +477,9 @@ static int merge(struct idx *a, const struct idx *b)
 /* The atom b gives as batom, interned into a (0 stays 0). */
 static int atom_into(struct idx *a, const struct idx *b, uint16_t *atom)
 {
-	const char *s = *atom ? b->atomv[*atom]->s : NULL;
+	const char *s = *atom ? in_atom_str(b->in, *atom) : NULL;
 
-	if (s && !(*atom = atom_intern(a, s, strlen(s))) && a->natoms < ATOM_MAX)
+	if (s && !(*atom = in_atom_n(a->in, s, strlen(s))) && in_natoms(a->in) < IN_ATOM_MAX)
 		return -ENOMEM;
 	return 0;
 }
@@ -843,7 +491,7 @@ static int rec_into(struct idx *a, const struct idx *b, struct idx_rec *r)
 	int i;
 
 	for (i = 0; i < 3; i++)
-		if (*ids[i] && !(*ids[i] = id_into(a, b, *ids[i])))
+		if (*ids[i] && !(*ids[i] = in_id_into(a->in, b->in, *ids[i])))
 			return -ENOMEM;
 	if (atom_into(a, b, &r->type_atom) || atom_into(a, b, &r->sub) ||
 	    atom_into(a, b, &r->name) || atom_into(a, b, &r->ver))
@@ -982,13 +630,7 @@ size_t idx_mem(const struct idx *ix)
 	/* Arrays count what is used: the rest of their capacity is address
 	 * space the kernel has not backed (large reallocs are mmaps). */
 	return (size_t)ix->nrecs * sizeof(struct idx_rec) +
-	       (size_t)ix->nerrs * sizeof(struct idx_err) +
-	       (size_t)ix->nids * sizeof(struct idx_key) +
-	       (size_t)(ix->nids / 64 + 1) * sizeof(uint64_t) +
-	       (size_t)ix->nslots * sizeof(struct idx_slot) +
-	       (ix->atoms ? HASH_OVERHEAD(hh, ix->atoms) : 0) +
-	       (size_t)ix->capstrs * sizeof(char *) + ix->strbytes +
-	       (size_t)ix->capatoms * sizeof(void *);
+	       (size_t)ix->nerrs * sizeof(struct idx_err) + in_mem(ix->in);
 }
 
 ssize_t idx_pread(int fd, char *buf, size_t n, uint64_t off)

@@ -8,12 +8,12 @@
  * its time, its kinds, and a few flags; the bytes stay in the log and are
  * read back (pread) when a record is rendered.
  *
- * uuids are interned: every distinct uuid string seen anywhere (as a uuid,
- * a parent, a leafUuid ...) gets a small number, its "id" (1..nids; 0 means
- * none). Canonical uuids are stored as 16 bytes.
+ * uuids are interned (intern.h): every distinct uuid string seen anywhere
+ * (as a uuid, a parent, a leafUuid ...) gets a small number, its "id"
+ * (1..nids; 0 means none). Canonical uuids are stored as 16 bytes.
  *
  * Small strings that repeat (types, subtypes, attachment types, tool
- * names) are interned as "atoms" (1..65535; 0 means none).
+ * names, releases) are interned as "atoms" (1..65535; 0 means none).
  *
  * The index extends: idx_feed() indexes only the bytes after idx_end(), so
  * indexing the first N bytes and then the rest gives the same index as one
@@ -32,11 +32,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "intern.h"
 #include "sbuf.h"
 
 #define IDX_NONE UINT32_MAX
 #define IDX_NO_TS INT64_MIN
-#define IDX_UUID_MAX 255	/* longer "uuids" are not used as ids */
+#define IDX_UUID_MAX IN_UUID_MAX	/* longer "uuids" are not used as ids */
 #define IDX_CHUNK (1u << 18)	/* read size */
 #define IDX_OPEN_MAX (64u << 20)	/* longest last line taken without newline */
 #define IDX_OPEN_PEEK 64	/* blanks after it looked at for its newline */
@@ -221,11 +222,6 @@ const char *idx_atom(const struct idx *ix, uint16_t atom);
 /* The atom of s, or 0 if never seen. */
 uint16_t idx_atom_find(const struct idx *ix, const char *s);
 
-/* Interning, for the line scanner: return the id / atom of the string,
- * adding it when new; 0 when out of memory (or atoms exhausted). */
-struct js_str;
-uint32_t idx_intern_id(struct idx *ix, const char *s, size_t n);
-uint16_t idx_intern_atom(struct idx *ix, const struct js_str *raw);
 
 /* Memory the index uses, for the benchmark (arrays by their used part). */
 size_t idx_mem(const struct idx *ix);

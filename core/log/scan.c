@@ -7,7 +7,7 @@
 
 /* What one line yields besides the record fields. */
 struct scan {
-	struct idx *ix;
+	struct intern *in;
 	struct idx_rec *r;
 	uint32_t logical, leaf, msg_id, snap_id, sent_as;
 	int bad_uuid;
@@ -103,13 +103,13 @@ static const char *scan_uuid(struct scan *sc, const char *v, const char *e,
 		sb_init(&dec);
 		js_unescape(&s, &dec);
 		if (dec.len && dec.len <= IDX_UUID_MAX && !memchr(dec.buf, 0, dec.len))
-			*out = idx_intern_id(sc->ix, dec.buf, dec.len);
+			*out = in_id(sc->in, dec.buf, dec.len);
 		else
 			sc->bad_uuid = 1;
 		sb_free(&dec);
 		return end;
 	}
-	*out = idx_intern_id(sc->ix, s.p, s.n);
+	*out = in_id(sc->in, s.p, s.n);
 	return end;
 }
 
@@ -172,7 +172,7 @@ static const char *scan_block(struct scan *sc, const char *v, const char *e,
 		sc->r->block = block_of(&type);
 		if (sc->r->block == IDX_B_TOOL_USE) {
 			if (name.p)
-				sc->r->name = idx_intern_atom(sc->ix, &name);
+				sc->r->name = in_atom(sc->in, &name);
 			if (id.p)
 				sc->r->useid = js_hash(&id);
 		} else if (sc->r->block == IDX_B_TOOL_RESULT && useid.p) {
@@ -285,7 +285,7 @@ static const char *scan_inner(struct scan *sc, const char *v, const char *e,
 		if (attachment && js_eq(&k, "type") && *val == '"') {
 			end = js_string(val, e, &s);
 			if (end)
-				sc->r->sub = idx_intern_atom(sc->ix, &s);
+				sc->r->sub = in_atom(sc->in, &s);
 		} else {
 			if (!attachment && js_eq(&k, "preservedMessages") && *val == '{')
 				sc->r->flags |= IDX_F_PRESERVED;
@@ -325,9 +325,9 @@ static const char *scan_member(struct scan *sc, const struct js_str *k,
 			end = scan_str(v, e, &s);
 			if (end && s.p) {
 				*typed = 1;
-				r->type_atom = idx_intern_atom(sc->ix, &s);
+				r->type_atom = in_atom(sc->in, &s);
 				if (s.escaped) {	/* classify the decoded name */
-					s.p = idx_atom(sc->ix, r->type_atom);
+					s.p = in_atom_str(sc->in, r->type_atom);
 					s.n = strlen(s.p);
 				}
 				r->type = type_of(&s);
@@ -345,7 +345,7 @@ static const char *scan_member(struct scan *sc, const struct js_str *k,
 		if (js_eq(k, "version")) {
 			end = scan_str(v, e, &s);
 			if (end && s.p)
-				r->ver = idx_intern_atom(sc->ix, &s);
+				r->ver = in_atom(sc->in, &s);
 			return end;
 		}
 		if (js_eq(k, "message")) {
@@ -355,7 +355,7 @@ static const char *scan_member(struct scan *sc, const struct js_str *k,
 		if (js_eq(k, "subtype")) {
 			end = scan_str(v, e, &s);
 			if (end && s.p)
-				r->sub = idx_intern_atom(sc->ix, &s);
+				r->sub = in_atom(sc->in, &s);
 			return end;
 		}
 		break;
@@ -488,7 +488,7 @@ static uint8_t not_object_code(const char *p, const char *e)
 	return end && js_ws(end, e) == e ? IDX_E_NOT_OBJECT : IDX_E_NOT_JSON;
 }
 
-int scan_line(struct idx *ix, const char *p, size_t n, int torn,
+int scan_line(struct intern *in, const char *p, size_t n, int torn,
 	      struct idx_rec *rec, uint32_t *col, int *bad_uuid)
 {
 	const char *s = p, *e = p + n, *val;
@@ -508,7 +508,7 @@ int scan_line(struct idx *ix, const char *p, size_t n, int torn,
 	memset(rec, 0, sizeof(*rec));
 	memset(&sc, 0, sizeof(sc));
 	rec->ts = IDX_NO_TS;
-	sc.ix = ix;
+	sc.in = in;
 	sc.r = rec;
 	*col = (uint32_t)(s - p);
 	if (js_obj_begin(&it, s, e))
