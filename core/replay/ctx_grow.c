@@ -30,224 +30,6 @@
 #include "release.h"
 #include "plat.h"
 
-/* ---- sets of hashed strings ---- */
-
-uint64_t ctx_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
-	return h;
-}
-
-int ctx_hset_add(struct ctx_hset *h, const char *s)
-{
-	if (!s) {
-		h->has_null = 1;
-		return 0;
-	}
-	if (h->n == h->cap) {
-		uint32_t cap = h->cap ? h->cap * 2 : 16;
-		uint64_t *v = realloc(h->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		h->v = v;
-		h->cap = cap;
-	}
-	h->v[h->n++] = ctx_hash(s);
-	return 0;
-}
-
-void ctx_hset_free(struct ctx_hset *h)
-{
-	free(h->v);
-	memset(h, 0, sizeof(*h));
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* In a sorted set (maybe: hashes). */
-static int hset_has(const struct ctx_hset *h, const char *s)
-{
-	uint64_t k;
-
-	if (!s)
-		return h->has_null;
-	k = ctx_hash(s);
-	return h->n && bsearch(&k, h->v, h->n, sizeof(k), cmp_u64) != NULL;
-}
-
-/* to = from's first n hashes added to to's (then sorted). */
-static int hset_join(struct ctx_hset *to, const struct ctx_hset *from, uint32_t n)
-{
-	uint64_t *v = realloc(to->v, ((size_t)to->n + n + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	if (n)
-		memcpy(v + to->n, from->v, n * sizeof(*v));
-	to->v = v;
-	to->n += n;
-	to->cap = to->n + 1;
-	qsort(to->v, to->n, sizeof(*to->v), cmp_u64);
-	return 0;
-}
-
-/* ---- the base ---- */
-
-static void cut_free(struct ctx_cut *c)
-{
-	cJSON_Delete(c->beyond);
-	cJSON_Delete(c->emitted);
-	ctx_hset_free(&c->msgids);
-	ctx_hset_free(&c->results);
-	memset(c, 0, sizeof(*c));
-}
-
-void ctx_base_free(struct ctx_base *b)
-{
-	if (!b)
-		return;
-	free(b->chain);
-	free(b->errs);
-	free(b->phase);
-	cJSON_Delete(b->tail_effort);
-	ctx_repl_free(&b->repl);
-	cut_free(&b->cut);
-	free(b);
-}
-
-/* A copy of v (NULL stays NULL); *ok cleared when out of memory. */
-static cJSON *dup_or_null(const cJSON *v, int *ok)
-{
-	cJSON *d = v ? cJSON_Duplicate(v, 1) : NULL;
-
-	if (v && !d)
-		*ok = 0;
-	return d;
-}
-
-/* No cut: the whole window is rendered ("[" and no message before). */
-static const struct ctx_cut no_cut = { .text_end = 1, .bytes = 1 };
-
-/* The cut of w's window (after prev, the cut its rows start after). */
-static int make_cut(struct ctx_work *w, const struct ctx_cut *prev, struct ctx_cut *out)
-{
-	const struct ctx *x = w->x;
-	uint32_t i, s;
-	int ok = 1;
-
-	*out = *prev;
-	out->beyond = dup_or_null(prev->beyond, &ok);
-	out->emitted = dup_or_null(prev->emitted, &ok);
-	memset(&out->msgids, 0, sizeof(out->msgids));
-	memset(&out->results, 0, sizeof(out->results));
-	out->msgids.has_null = prev->msgids.has_null;
-	out->results.has_null = prev->results.has_null;
-	if (!ok || hset_join(&out->msgids, &prev->msgids, prev->msgids.n) ||
-	    hset_join(&out->results, &prev->results, prev->results.n))
-		return -ENOMEM;
-	if (!w->cut_row)
-		return 0;
-	s = w->cut_row->pos + 1;
-	out->row = prev->row + s;
-	for (i = 0; i < s; i++) {
-		const struct ctx_wrow *r = w->rows[i];
-
-		out->nsent += r->sent;
-		if (r->type == IDX_T_ASSISTANT && r->msgid &&
-		    ctx_hset_add(&out->msgids, r->msgid))
-			return -ENOMEM;
-	}
-	out->nmsg = prev->nmsg + w->cut_nmsg;
-	out->kfresh = w->cut_row->kcum;
-	out->nrrep = w->cut_nrrep;
-	out->text_end = x->mspan[2 * (out->nmsg - 1) + 1];
-	out->bytes = prev->bytes + ctx_measure(x->mtext->data + prev->text_end,
-					       x->mtext->data + out->text_end);
-	out->open = w->cut_open;
-	cJSON_Delete(out->beyond);
-	cJSON_Delete(out->emitted);
-	out->beyond = dup_or_null(w->cut_beyond, &ok);
-	out->emitted = dup_or_null(w->cut_emitted, &ok);
-	out->results.has_null |= w->cut_null;
-	if (!ok || hset_join(&out->results, &w->res, w->cut_nres))
-		return -ENOMEM;
-	return hset_join(&out->msgids, &out->msgids, 0);	/* sorts it */
-}
-
-static int copy_errs(struct ctx_base *b, const struct graph *g)
-{
-	uint32_t i;
-
-	b->nerrs = gr_nerrs(g);
-	b->errs = malloc((b->nerrs + 1) * sizeof(*b->errs));
-	if (!b->errs)
-		return -ENOMEM;
-	for (i = 0; i < b->nerrs; i++)
-		b->errs[i] = *gr_err(g, i);
-	return 0;
-}
-
-static int make_base(struct ctx_work *w, const struct ctx_cut *prev, struct ctx_base *b)
-{
-	const struct rs_chain *c = w->c;
-	struct ctx *x = w->x;
-	uint32_t i, nr = idx_nrecs(w->ix);
-
-	b->nchain = c->n;
-	b->window = c->window;
-	b->boundary = c->boundary;
-	b->deleted = c->deleted;
-	b->cleared = c->cleared;
-	b->relinked = c->relinked;
-	b->side = gr_side_sidechain(w->g);
-	b->nrecs = nr;
-	b->nids = idx_nids(w->ix);
-	b->lastline = nr ? idx_rec(w->ix, nr - 1)->line : 0;
-	gr_nodes(w->g, &b->nnodes);
-	b->nclean = w->nclean;
-	b->chain = malloc((c->n + 1) * sizeof(*b->chain));
-	b->phase = w->phase ? w->phase : malloc(x->nnotes + 1);
-	w->phase = NULL;
-	if (!b->chain || !b->phase || copy_errs(b, w->g))
-		return -ENOMEM;
-	if (c->n)
-		memcpy(b->chain, c->ids, c->n * sizeof(*b->chain));
-	for (i = 0; x->nrec && i < x->nnotes; i++)
-		b->phase[i] = x->nrec[i].phase;
-	if (make_cut(w, prev ? prev : &no_cut, &b->cut))
-		return -ENOMEM;
-	b->tail_effort = w->tail_effort;
-	w->tail_effort = NULL;
-	b->repl = w->repl;
-	w->repl = NULL;
-	return 0;
-}
-
-int ctx_base_make(struct ctx_work *w, const struct ctx_cut *prev)
-{
-	struct ctx *x = w->x;
-	struct ctx_base *b = calloc(1, sizeof(*b));
-	int rc = b ? make_base(w, prev, b) : -ENOMEM;
-
-	free(x->nrec);
-	x->nrec = NULL;
-	if (rc) {
-		ctx_base_free(b);
-		return rc;
-	}
-	x->base = b;
-	return 0;
-}
-
 /* ---- what a growth may build on ---- */
 
 /* The chain is b's with new nodes after it, the window where it was. */
@@ -358,11 +140,11 @@ static int grow_meta(struct ctx_work *w, const struct ctx *old)
 		j = lf_parse(w->lf, r);
 		e = ctx_jget(ctx_jget(ctx_jget(j, "params"), "output_config"), "effort");
 		if (ctx_truthy(e))
-			w->tail_effort = dup_or_null(e, &ok);
+			w->tail_effort = ctx_dup_or_null(e, &ok);
 		cJSON_Delete(j);
 	}
 	if (!rc && !w->tail_effort)
-		w->tail_effort = dup_or_null(b->tail_effort, &ok);
+		w->tail_effort = ctx_dup_or_null(b->tail_effort, &ok);
 	return rc ? rc : ok ? 0 : -ENOMEM;
 }
 
@@ -408,11 +190,11 @@ static int suffix_apart(const struct ctx_work *w, const struct ctx_cut *cut)
 
 		if (r->type != IDX_T_ASSISTANT || !r->rec)
 			continue;
-		if (r->msgid && hset_has(&cut->msgids, r->msgid))
+		if (r->msgid && ctx_hset_has(&cut->msgids, r->msgid))
 			return 0;
 		cJSON_ArrayForEach(blk, ctx_content(r))
 			if (ctx_is_block(blk, "tool_use") &&
-			    hset_has(&cut->results, ctx_jstr(blk, "id")))
+			    ctx_hset_has(&cut->results, ctx_jstr(blk, "id")))
 				return 0;
 	}
 	return 1;
@@ -672,7 +454,7 @@ int ctx_grow(struct ctx *old, const struct graph *g, const struct rs_chain *c,
 	if (old && !rl_older(rl_of_log(gr_idx(g))) && may_grow(old->base, g, c)) {
 		rc = try_grow(old, &old->base->cut, g, c, lf, out);
 		if (rc == -EAGAIN && old->base->cut.row)
-			rc = try_grow(old, &no_cut, g, c, lf, out);
+			rc = try_grow(old, &ctx_no_cut, g, c, lf, out);
 	}
 	ctx_free(old);
 	if (rc || !*out || (*out)->origin != CTX_GROWN_CUT)

@@ -9,6 +9,15 @@
 
 #include "ctx_priv.h"
 
+cJSON *ctx_dup_or_null(const cJSON *v, int *ok)
+{
+	cJSON *d = v ? cJSON_Duplicate(v, 1) : NULL;
+
+	if (v && !d)
+		*ok = 0;
+	return d;
+}
+
 const cJSON *ctx_jget(const cJSON *o, const char *key)
 {
 	return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;

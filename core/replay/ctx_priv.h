@@ -1,8 +1,15 @@
 /*
- * ctx_priv: what the four files of the ctx module share. Not part of the
- * API (ctx.h is); included only by ctx.c (the build, the notes, the
- * accessors, window.md), ctx_clean.c (phase 3), ctx_render.c (phase 4)
- * and ctx_json.c (JSON helpers, the messages.json writer).
+ * ctx_priv: what the files of the ctx module share. Not part of the API
+ * (ctx.h is). The files, each using only those listed before it:
+ *   ctx_json.c    JSON helpers, the messages.json writer
+ *   ctx_work.c    the pool of texts, notes, repairs, the window's rows,
+ *                 sets of hashed strings
+ *   ctx_rows.c    rows sent as user text that are not user rows
+ *   ctx_clean.c   phase 3 (rules 9-14)
+ *   ctx_render.c  phase 4 (rules 15-23, 27, 33, 34)
+ *   ctx_build.c   the build, the notes, what a build keeps for a growth
+ *   ctx.c         the accessors and window.md
+ *   ctx_grow.c    a context built on the one before
  */
 #ifndef SESSFS_CTX_PRIV_H
 #define SESSFS_CTX_PRIV_H
@@ -169,7 +176,7 @@ struct ctx_work {
 	uint8_t *phase;			/* a growth's notes' phases (owned) */
 };
 
-/* ---- ctx.c ---- */
+/* ---- ctx_work.c ---- */
 
 /* Adds a note on a row of the log (printf-style text). 0 or -ENOMEM. */
 int ctx_note_add(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
@@ -188,8 +195,19 @@ int ctx_leave_out(struct ctx_work *w, struct ctx_wrow *r, const char *fmt, ...)
 /* Inserts r at index at of w->rows (at == nrows appends). 0 or -ENOMEM. */
 int ctx_rows_insert(struct ctx_work *w, uint32_t at, struct ctx_wrow *r);
 
+uint64_t ctx_hash(const char *s);
+/* Adds s (NULL: the flag). 0 or -ENOMEM. */
+int ctx_hset_add(struct ctx_hset *h, const char *s);
+void ctx_hset_free(struct ctx_hset *h);
+/* Whether h may hold s (sorts h once it is full). */
+int ctx_hset_has(const struct ctx_hset *h, const char *s);
+/* Adds the first n of from to to. 0 or -ENOMEM. */
+int ctx_hset_join(struct ctx_hset *to, const struct ctx_hset *from, uint32_t n);
+
 /* ---- small JSON helpers (ctx_json.c) ---- */
 
+/* A copy of v (NULL for NULL); *ok cleared when the copy fails. */
+cJSON *ctx_dup_or_null(const cJSON *v, int *ok);
 const cJSON *ctx_jget(const cJSON *o, const char *key);
 /* The string value of o[key], or NULL. */
 const char *ctx_jstr(const cJSON *o, const char *key);
@@ -212,14 +230,21 @@ cJSON *ctx_text_block(const char *s);
  * starting at depth indent. */
 void ctx_json_write(const cJSON *v, int indent, struct sbuf *out);
 
-/* ---- rows sent as user text that are not user rows (ctx_render.c) ---- */
+/* ---- rows sent as user text that are not user rows (ctx_rows.c) ---- */
+
+/* Rule 22: the wrapper of system-role texts. */
+#define REMINDER_OPEN "<system-reminder>\n"
+#define REMINDER_CLOSE "\n</system-reminder>"
+/* The n bytes of text t without its <system-reminder> wrapper, when it has
+ * one (*n is set). */
+const char *ctx_unwrap(const char *t, size_t *n);
 
 /* Rule 24: a system row of subtype local_command (a local command's
  * output, /cost, /context, /clear ...): sent as a user row. */
 int ctx_is_local_command(const struct ctx_wrow *r);
 /* Rule 27: a queued_command attachment a person typed while a tool ran
- * (origin.kind "human", or humanTurn): sent as a plain text block of the
- * user message it joins, with no <system-reminder> frame. */
+ * (origin.kind "human", humanTurn, or hostsOwnTurn): sent as its rendered
+ * text without the <system-reminder> wrapper, joining the user message. */
 int ctx_is_human_queued(const struct ctx_wrow *r);
 /* Rule 28: the max_turns_reached attachment that ends a turn stopped by
  * --max-turns. */
@@ -228,18 +253,15 @@ int ctx_is_max_turns(const struct ctx_wrow *r);
  * block list owned by the caller; NULL when it has none or on ENOMEM. */
 cJSON *ctx_text_row_content(const struct ctx_wrow *r);
 
-/* ---- growth (ctx_grow.c) ---- */
+/* ---- ctx_build.c, for ctx_grow.c ---- */
 
-uint64_t ctx_hash(const char *s);
-/* Adds s (NULL: the flag). 0 or -ENOMEM. */
-int ctx_hset_add(struct ctx_hset *h, const char *s);
-void ctx_hset_free(struct ctx_hset *h);
+/* No cut: the whole window is rendered ("[" and no message before). */
+extern const struct ctx_cut ctx_no_cut;
+
 /* After a build or a growth: x->base from w (the chain, the cut ...).
  * 0 or -ENOMEM (x keeps no base then: it cannot grow). */
 int ctx_base_make(struct ctx_work *w, const struct ctx_cut *prev);
 void ctx_base_free(struct ctx_base *b);
-
-/* ---- ctx.c, shared with ctx_grow.c ---- */
 
 int ctx_count_meta(struct ctx *x, uint16_t atom);
 int ctx_fold_replacements(struct ctx_work *w, const struct idx_rec *r);
