@@ -81,7 +81,6 @@ void lf_close(struct logf *lf)
 }
 
 int lf_fd(const struct logf *lf) { return lf->fd; }
-const char *lf_path(const struct logf *lf) { return lf->path; }
 
 int lf_stat(const struct logf *lf, struct stat *st)
 {

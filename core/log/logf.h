@@ -31,7 +31,6 @@ int lf_openat(int dirfd, const char *name, struct logf **out);
 int lf_dup(const struct logf *lf, struct logf **out);
 void lf_close(struct logf *lf);
 int lf_fd(const struct logf *lf);
-const char *lf_path(const struct logf *lf);
 /* fstat() of the open file. */
 int lf_stat(const struct logf *lf, struct stat *st);
 

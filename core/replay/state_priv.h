@@ -1,7 +1,9 @@
 /*
- * state_priv: what the parts of the state module share (state.c: the node
- * tree, metadata and rendering; state_read.c: the read cache; state_fh.c:
- * the file history). Not for other modules.
+ * state_priv: what the parts of the state module share. Not for other
+ * modules. The files, each using only those listed before it:
+ * state_node.c (the node tree, raw JSON, hashes, problems), state_read.c
+ * (the read cache), state_fh.c (the file history), state.c (metadata,
+ * rendering, the build, the accessors), state_grow.c (a state extended).
  */
 #ifndef SESSFS_STATE_PRIV_H
 #define SESSFS_STATE_PRIV_H
@@ -148,7 +150,6 @@ char *stj_dup(const char *v, const char *e);
 /* The number at v: 0, or -1 if it is not one or not finite (1e999). */
 int stj_num(const char *v, const char *e, double *out);
 int stj_true(const char *v, const char *e);
-int stj_null(const char *v, const char *e);
 
 /* ---- nodes and problems (state.c) ---- */
 
