@@ -91,11 +91,6 @@ static void add_release(const struct session *s, struct sbuf *out, int *first)
 	sb_adds(out, rl_newer(rel) ? "true" : "false");
 }
 
-void ss_sums_reset(struct session *s)
-{
-	s->sums = (struct ss_sums){ 0, 0, IDX_NO_TS, IDX_NO_TS, { 0, 0 } };
-}
-
 /* Whether the records from the sums' end on may change what they hold:
  * one of them has a uuid met before (a copy of an older node, or a
  * parent named before written: either may be a node summed already). */

@@ -84,7 +84,10 @@ struct session {
 };
 
 /* Forgets the sums (the records are indexed anew). */
-void ss_sums_reset(struct session *s);
+static inline void ss_sums_reset(struct session *s)
+{
+	s->sums = (struct ss_sums){ 0, 0, IDX_NO_TS, IDX_NO_TS, { 0, 0 } };
+}
 
 /* A session not opened yet, for a log at path (a part when root is set:
  * it then reads the file lf has open, else path is opened). 0 and *out,

@@ -143,13 +143,13 @@ static int open_view(struct tree *t, const struct ag_entry *e, struct session *s
 	struct view *v;
 	unsigned k;
 
-	if (!(v = tr_view_new(s, no)))
+	if (!(v = vw_new(s, no)))
 		return -ENOMEM;
 	v->aid = malloc(e->idlen + 1);
 	v->log = strdup(e->log);
 	v->meta = e->meta ? strdup(e->meta) : NULL;
 	if (!v->aid || !v->log || (e->meta && !v->meta)) {
-		tr_view_free(v);
+		vw_free(v);
 		return -ENOMEM;
 	}
 	memcpy(v->aid, e->id, e->idlen + 1);
@@ -214,11 +214,11 @@ static int take_agent(struct tree *t, const struct ag_entry *e,
 		rc = -EMFILE;
 	} else if (!(rc = open_agent(t, e, t->nviews, &v))) {
 		pthread_rwlock_wrlock(&t->lock);
-		rc = tr_view_add(t, v);
+		rc = vw_add(t, v);
 		pthread_rwlock_unlock(&t->lock);
 		if (!rc)
 			return 1;
-		tr_view_free(v);
+		vw_free(v);
 	}
 	fails[*nfails].log = strdup(e->log);
 	fails[*nfails].size = st.st_size;
@@ -294,7 +294,7 @@ static int open_part(struct tree *t, const struct part *p, struct view **out)
 	ag_name(p->id, p->idlen, e.name);
 	rc = open_view(t, &e, s, t->nviews, &v);
 	if (!rc && !(v->root = strdup(p->root))) {
-		tr_view_free(v);
+		vw_free(v);
 		rc = -ENOMEM;
 	}
 	if (!rc)
@@ -315,10 +315,10 @@ static int scan_parts(struct tree *t, struct sbuf *errs)
 			rc = -EMFILE;
 		else if (!(rc = open_part(t, &p[i], &v))) {
 			pthread_rwlock_wrlock(&t->lock);
-			rc = tr_view_add(t, v);
+			rc = vw_add(t, v);
 			pthread_rwlock_unlock(&t->lock);
 			if (rc)
-				tr_view_free(v);
+				vw_free(v);
 			changed |= !rc;
 		}
 		if (rc)

@@ -17,17 +17,17 @@ enum { Q_OFF, Q_ON, Q_STOPPED, Q_POLLED };
 
 void lv_init(struct tree *t)
 {
-	pthread_mutex_init(&t->q_mu, NULL);
-	pthread_cond_init(&t->q_cv, NULL);
-	pthread_cond_init(&t->scan_cv, NULL);
+	pthread_mutex_init(&t->q.mu, NULL);
+	pthread_cond_init(&t->q.cv, NULL);
+	pthread_cond_init(&t->q.scan_cv, NULL);
 }
 
 void lv_fini(struct tree *t)
 {
-	free(t->q);
-	pthread_cond_destroy(&t->scan_cv);
-	pthread_cond_destroy(&t->q_cv);
-	pthread_mutex_destroy(&t->q_mu);
+	free(t->q.v);
+	pthread_cond_destroy(&t->q.scan_cv);
+	pthread_cond_destroy(&t->q.cv);
+	pthread_mutex_destroy(&t->q.mu);
 }
 
 static int keep_immutable(uint64_t ino)
@@ -35,21 +35,21 @@ static int keep_immutable(uint64_t ino)
 	return TR_KIND(ino) == TK_MSG || TR_KIND(ino) == TK_REC;
 }
 
-/* The last look asked for, made outside every request (q_mu held): the
+/* The last look asked for, made outside every request (q.mu held): the
  * walk may lead into this very mount, whose folders a request holds. */
 static void scan(struct tree *t)
 {
-	uint64_t n = t->scans_asked;
+	uint64_t n = t->q.scans_asked;
 
-	t->scans_started = n;
-	pthread_mutex_unlock(&t->q_mu);
+	t->q.scans_started = n;
+	pthread_mutex_unlock(&t->q.mu);
 	if (ad_scan(t)) {
 		cache_prune(t->cache, keep_immutable);	/* README, errors.txt */
 		__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_lock(&t->q_mu);
-	t->scans_done = n;
-	pthread_cond_broadcast(&t->scan_cv);
+	pthread_mutex_lock(&t->q.mu);
+	t->q.scans_done = n;
+	pthread_cond_broadcast(&t->q.scan_cv);
 }
 
 /* Queues one invalidation, when someone will send it. */
@@ -57,26 +57,26 @@ static void queue(struct tree *t, uint64_t parent, uint64_t ino, const char *nam
 {
 	struct lv_inval *e;
 
-	pthread_mutex_lock(&t->q_mu);
-	if ((t->q_state == Q_ON || t->q_state == Q_POLLED) && t->nq < LV_QUEUE_MAX) {
-		if (t->nq == t->capq) {
-			size_t cap = t->capq ? t->capq * 2 : 64;
+	pthread_mutex_lock(&t->q.mu);
+	if ((t->q.state == Q_ON || t->q.state == Q_POLLED) && t->q.n < LV_QUEUE_MAX) {
+		if (t->q.n == t->q.cap) {
+			size_t cap = t->q.cap ? t->q.cap * 2 : 64;
 
-			e = realloc(t->q, cap * sizeof(*e));
+			e = realloc(t->q.v, cap * sizeof(*e));
 			if (e) {
-				t->q = e;
-				t->capq = cap;
+				t->q.v = e;
+				t->q.cap = cap;
 			}
 		}
-		if (t->nq < t->capq) {
-			e = &t->q[t->nq++];
+		if (t->q.n < t->q.cap) {
+			e = &t->q.v[t->q.n++];
 			e->parent = parent;
 			e->ino = ino;
 			snprintf(e->name, sizeof(e->name), "%s", name ? name : "");
-			pthread_cond_signal(&t->q_cv);
+			pthread_cond_signal(&t->q.cv);
 		}
 	}
-	pthread_mutex_unlock(&t->q_mu);
+	pthread_mutex_unlock(&t->q.mu);
 }
 
 static void watch(struct tree *t);
@@ -96,39 +96,39 @@ void lv_wait(struct tree *t, struct lv_inval **out, size_t *n)
 {
 	struct timespec until;
 
-	pthread_mutex_lock(&t->q_mu);
-	if (t->q_state == Q_OFF)
-		t->q_state = Q_ON;
+	pthread_mutex_lock(&t->q.mu);
+	if (t->q.state == Q_OFF)
+		t->q.state = Q_ON;
 	lv_next_poll(&until);
-	while (t->q_state == Q_ON && !t->nq) {
-		if (t->scans_asked != t->scans_started) {
+	while (t->q.state == Q_ON && !t->q.n) {
+		if (t->q.scans_asked != t->q.scans_started) {
 			scan(t);
-		} else if (pthread_cond_timedwait(&t->q_cv, &t->q_mu, &until) == ETIMEDOUT) {
-			pthread_mutex_unlock(&t->q_mu);
+		} else if (pthread_cond_timedwait(&t->q.cv, &t->q.mu, &until) == ETIMEDOUT) {
+			pthread_mutex_unlock(&t->q.mu);
 			watch(t);
-			pthread_mutex_lock(&t->q_mu);
+			pthread_mutex_lock(&t->q.mu);
 			lv_next_poll(&until);
 		}
 	}
-	*out = t->q;
-	*n = t->nq;
-	if (t->q_state == Q_STOPPED) {
-		free(t->q);
+	*out = t->q.v;
+	*n = t->q.n;
+	if (t->q.state == Q_STOPPED) {
+		free(t->q.v);
 		*out = NULL;
 		*n = 0;
 	}
-	t->q = NULL;
-	t->nq = t->capq = 0;
-	pthread_mutex_unlock(&t->q_mu);
+	t->q.v = NULL;
+	t->q.n = t->q.cap = 0;
+	pthread_mutex_unlock(&t->q.mu);
 }
 
 void lv_stop(struct tree *t)
 {
-	pthread_mutex_lock(&t->q_mu);
-	t->q_state = Q_STOPPED;
-	pthread_cond_broadcast(&t->q_cv);
-	pthread_cond_broadcast(&t->scan_cv);
-	pthread_mutex_unlock(&t->q_mu);
+	pthread_mutex_lock(&t->q.mu);
+	t->q.state = Q_STOPPED;
+	pthread_cond_broadcast(&t->q.cv);
+	pthread_cond_broadcast(&t->q.scan_cv);
+	pthread_mutex_unlock(&t->q.mu);
 }
 
 /* ---- what changed ---- */
@@ -210,11 +210,11 @@ static void moved_names(struct tree *t, struct view *v, const struct tpath *old,
 
 	for (i = 0; i < nold; i++) {
 		const struct tpath *o = &old[i], *p;
-		int b = o->ids ? tr_branch_of_key(v, o->key) : -2;
+		int b = o->ids ? vw_branch_of_key(v, o->key) : -2;
 
 		if (b == -1)
 			queue(t, tr_vino(v, TI_BRANCHES), 0, o->name);
-		if (b < 0 || !(p = tr_branch_path(t, v, b)))
+		if (b < 0 || !(p = vw_branch_path(t, v, b)))
 			continue;
 		for (k = 0; k < o->n && k < p->n && o->ids[k] == p->ids[k]; k++)
 			;
@@ -269,7 +269,7 @@ struct was {
 
 static struct was take_was(struct view *v)
 {
-	struct was w = { idx_lines(ss_idx(v->s)), v->paths, v->npaths, tr_current_lino(v) };
+	struct was w = { idx_lines(ss_idx(v->s)), v->paths, v->npaths, vw_current_lino(v) };
 
 	v->paths = NULL;
 	v->npaths = 0;
@@ -288,7 +288,7 @@ static int settle(struct tree *t, struct view *v, int rc, struct was *w, int epo
 		v->npaths = w->npaths;
 		return rc;
 	}
-	tr_size_table(v);
+	vw_size_table(v);
 	bump_mtime(v);
 	cache_prune(t->cache, keep_immutable);
 	if (rc == SS_RESET) {
@@ -297,10 +297,10 @@ static int settle(struct tree *t, struct view *v, int rc, struct was *w, int epo
 		replaced_records(t, v, w->lines);
 		moved_names(t, v, w->paths, w->npaths);
 		/* A layer above may let the kernel keep it (pjfs.h). */
-		if (tr_current_lino(v) != w->current)
+		if (vw_current_lino(v) != w->current)
 			queue(t, tr_vino(v, TI_BRANCHES), 0, "current");
 	}
-	tr_free_paths(w->paths, w->npaths);
+	vw_free_paths(w->paths, w->npaths);
 	__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
 	return 1;
 }
@@ -491,10 +491,10 @@ static void want_scan(struct tree *t)
 	    !__atomic_compare_exchange_n(&t->scanned_ms, &last, now, 0,
 					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;
-	pthread_mutex_lock(&t->q_mu);
-	t->scans_asked++;
-	pthread_cond_signal(&t->q_cv);
-	pthread_mutex_unlock(&t->q_mu);
+	pthread_mutex_lock(&t->q.mu);
+	t->q.scans_asked++;
+	pthread_cond_signal(&t->q.cv);
+	pthread_mutex_unlock(&t->q.mu);
 }
 
 void lv_scanned(struct tree *t)
@@ -509,13 +509,13 @@ void lv_scan_now(struct tree *t)
 
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += LV_SCAN_WAIT_S;
-	pthread_mutex_lock(&t->q_mu);
-	want = ++t->scans_asked;
-	pthread_cond_signal(&t->q_cv);
-	while (t->q_state == Q_ON && t->scans_done < want &&
-	       !pthread_cond_timedwait(&t->scan_cv, &t->q_mu, &until))
+	pthread_mutex_lock(&t->q.mu);
+	want = ++t->q.scans_asked;
+	pthread_cond_signal(&t->q.cv);
+	while (t->q.state == Q_ON && t->q.scans_done < want &&
+	       !pthread_cond_timedwait(&t->q.scan_cv, &t->q.mu, &until))
 		;
-	pthread_mutex_unlock(&t->q_mu);
+	pthread_mutex_unlock(&t->q.mu);
 }
 
 int lv_refresh(struct tree *t, uint64_t ino)
@@ -546,12 +546,12 @@ int lv_tick(struct tree *t, int agents, uint64_t *share, struct lv_inval **out,
 	uint32_t k;
 	int changed, any = 0;
 
-	pthread_mutex_lock(&t->q_mu);
-	if (t->q_state == Q_OFF)
-		t->q_state = Q_POLLED;
-	agents |= t->scans_asked != t->scans_started;
-	t->scans_started = t->scans_asked;
-	pthread_mutex_unlock(&t->q_mu);
+	pthread_mutex_lock(&t->q.mu);
+	if (t->q.state == Q_OFF)
+		t->q.state = Q_POLLED;
+	agents |= t->q.scans_asked != t->q.scans_started;
+	t->q.scans_started = t->q.scans_asked;
+	pthread_mutex_unlock(&t->q.mu);
 	if (agents && ad_scan(t)) {
 		cache_prune(t->cache, keep_immutable);	/* README, errors.txt */
 		__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
@@ -571,12 +571,12 @@ int lv_tick(struct tree *t, int agents, uint64_t *share, struct lv_inval **out,
 		pthread_rwlock_unlock(&t->lock);
 	}
 	*share = sign(t, *share);
-	pthread_mutex_lock(&t->q_mu);
-	*out = t->q;
-	*n = t->nq;
-	t->q = NULL;
-	t->nq = t->capq = 0;
-	pthread_mutex_unlock(&t->q_mu);
+	pthread_mutex_lock(&t->q.mu);
+	*out = t->q.v;
+	*n = t->q.n;
+	t->q.v = NULL;
+	t->q.n = t->q.cap = 0;
+	pthread_mutex_unlock(&t->q.mu);
 	return any;
 }
 

@@ -69,6 +69,8 @@
 #ifndef SESSFS_LIVE_H
 #define SESSFS_LIVE_H
 
+#include <pthread.h>
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -84,6 +86,21 @@
 #define LV_QUEUE_MAX 65536	/* invalidations queued at most */
 
 struct tree;
+struct lv_inval;
+
+/* What the kernel is to forget, and the looks at agents/ asked for: live's
+ * own, held in the tree (tree_priv.h) and touched only by live.c. */
+struct lv_queue {
+	pthread_mutex_t mu;		/* guards the fields below */
+	pthread_cond_t cv;
+	struct lv_inval *v;		/* for the kernel to forget */
+	size_t n, cap;
+	int state;			/* 0 off, 1 queueing, 2 stopped */
+	pthread_cond_t scan_cv;		/* a look at agents/ is done */
+	uint64_t scans_asked;		/* looks at agents/ asked for, */
+	uint64_t scans_started;		/* begun by the notify thread, */
+	uint64_t scans_done;		/* and done (under mu) */
+};
 
 /*
  * Brings the view of ino up to its log if the log changed, and asks for a

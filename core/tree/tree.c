@@ -42,112 +42,9 @@ static const struct {
 
 #define NROOT (sizeof(root_entries) / sizeof(root_entries[0]))
 
-int tr_size_table(struct view *v)
-{
-	uint32_t n = idx_nids(ss_idx(v->s)) + 1;
-	uint32_t *p;
-	uint8_t *q;
-
-	if (n <= v->nsize)
-		return 0;
-	p = realloc(v->msize, n * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	v->msize = p;
-	q = realloc(v->pushed, n);
-	if (!q)
-		return -ENOMEM;
-	v->pushed = q;
-	memset(p + v->nsize, 0, (n - v->nsize) * sizeof(*p));
-	memset(q + v->nsize, 0, n - v->nsize);
-	v->nsize = n;
-	return 0;
-}
-
-void tr_free_paths(struct tpath *p, uint32_t n)
-{
-	uint32_t i;
-
-	for (i = 0; p && i < n; i++)
-		free(p[i].ids);
-	free(p);
-}
-
-void tr_view_free(struct view *v)
-{
-	if (!v)
-		return;
-	tr_free_paths(v->paths, v->npaths);
-	free(v->msize);
-	free(v->pushed);
-	ss_close(v->s);
-	free(v->aid);
-	free(v->log);
-	free(v->root);
-	free(v->meta);
-	free(v);
-}
-
-struct view *tr_view_new(struct session *s, uint32_t no)
-{
-	struct view *v = calloc(1, sizeof(*v));
-	struct stat st;
-
-	if (!v) {
-		ss_close(s);
-		return NULL;
-	}
-	v->s = s;
-	v->no = no;
-	if (tr_size_table(v)) {
-		tr_view_free(v);
-		return NULL;
-	}
-	if (!lf_stat(ss_logf(s), &st))
-		v->mtime = PL_MTIM(st);
-	return v;
-}
-
-int tr_view_add(struct tree *t, struct view *v)
-{
-	struct view **p = realloc(t->views, (t->nviews + 1) * sizeof(*p));
-
-	if (!p)
-		return -ENOMEM;
-	t->views = p;
-	v->epoch = t->epoch_new;
-	t->epoch_spare = 0;
-	t->views[t->nviews++] = v;
-	return 0;
-}
-
-/* Whether ino is of an earlier epoch of its view: its log was indexed
- * again since. */
-int tr_stale(struct tree *t, uint64_t ino)
-{
-	uint32_t k = TR_VIEW(ino);
-
-	return k < t->nviews && TR_HAS_EPOCH(TR_LOCAL(ino)) &&
-	       TR_EPOCH(ino) != t->views[k]->epoch;
-}
-
-/* The view ino belongs to, or NULL (also for a stale inode, and for one
- * no node has: epoch bits on a kind that carries none, a layer's bits). */
-struct view *tr_view_of(struct tree *t, uint64_t ino)
-{
-	uint32_t k = TR_VIEW(ino);
-
-	if (ino >> TR_SLOT_SHIFT || (TR_EPOCH(ino) && !TR_HAS_EPOCH(TR_LOCAL(ino))))
-		return NULL;
-	return k < t->nviews && !tr_stale(t, ino) ? t->views[k] : NULL;
-}
-
-/* The error for an inode tr_view_of() does not know: -ESTALE for a stale one
- * (the kernel walks the path again, asking for every name, and so finds
- * the new inodes), else -ENOENT. */
 int tr_gone(struct tree *t, uint64_t ino)
 {
-	return tr_stale(t, ino) ? -ESTALE : -ENOENT;
+	return vw_stale(t, ino) ? -ESTALE : -ENOENT;
 }
 
 static uint64_t serials;	/* atomic: the last tree's serial */
@@ -159,15 +56,15 @@ struct tree *tr_new(struct session *s)
 
 	if (t)
 		t->ad = ad_new(ss_source(s));
-	v = tr_view_new(s, 0);
+	v = vw_new(s, 0);
 	if (!t || !v || !t->ad || !(t->cache = cache_new(TR_CACHE_BYTES)) ||
-	    tr_view_add(t, v)) {
+	    vw_add(t, v)) {
 		if (t) {
 			cache_free(t->cache);
 			ad_free(t->ad);
 		}
 		free(t);
-		tr_view_free(v);
+		vw_free(v);
 		return NULL;
 	}
 	pthread_rwlock_init(&t->lock, NULL);
@@ -188,7 +85,7 @@ void tr_free(struct tree *t)
 	if (!t)
 		return;
 	for (i = 0; i < t->nviews; i++)
-		tr_view_free(t->views[i]);
+		vw_free(t->views[i]);
 	free(t->views);
 	cache_free(t->cache);
 	ad_free(t->ad);
@@ -223,39 +120,9 @@ const char *tr_root_entry(const struct view *v, size_t i, uint64_t *lino)
 
 /* ---- branches ---- */
 
-int tr_branch_of_key(struct view *v, uint32_t key)
-{
-	const struct br_set *bs = ss_branches(v->s);
-
-	return key ? br_of_first(bs, key) : br_find(bs, "main");
-}
-
 uint64_t tr_branch_ino(const struct view *v, const struct br_info *b)
 {
 	return tr_vino(v, TR_INO(TK_BRANCH, b->first_own));
-}
-
-const struct tpath *tr_branch_path(struct tree *t, struct view *v, int b)
-{
-	const struct br_set *bs = ss_branches(v->s);
-	const struct tpath *p = NULL;
-
-	pthread_mutex_lock(&t->mu);
-	if (!v->paths && br_count(bs)) {
-		v->paths = calloc(br_count(bs), sizeof(*v->paths));
-		v->npaths = v->paths ? br_count(bs) : 0;
-	}
-	if ((uint32_t)b < v->npaths) {
-		struct tpath *tp = &v->paths[b];
-		const struct br_info *bi = br_get(bs, (uint32_t)b);
-
-		if (tp->ids || !br_path(bs, (uint32_t)b, &tp->ids, &tp->n))
-			p = tp;
-		tp->key = bi->first_own;
-		snprintf(tp->name, sizeof(tp->name), "%s", bi->name);
-	}
-	pthread_mutex_unlock(&t->mu);
-	return p;
 }
 
 /* ---- names ---- */
@@ -366,7 +233,7 @@ static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *ou
 static int content_locked(struct tree *t, uint64_t ino, struct blob **out)
 {
 	struct blob *b = cache_get(t->cache, ino);
-	struct view *v = tr_view_of(t, ino);
+	struct view *v = vw_of(t, ino);
 	struct sbuf sb;
 	int rc;
 
@@ -431,23 +298,12 @@ static int file_size(struct tree *t, struct view *v, uint64_t ino, uint64_t *siz
 
 /* ---- attributes ---- */
 
-/* The local inode of branches/current: one per branch it may name, so a
- * kernel that kept where it pointed never follows it to the wrong one. */
-uint64_t tr_current_lino(struct view *v)
-{
-	int cur = ss_current_branch(v->s);
-
-	if (cur < 0)
-		return 0;
-	return TR_INO(TK_CURRENT, br_get(ss_branches(v->s), (uint32_t)cur)->first_own);
-}
-
 /* The target of current inode ino, while it is still the current one. */
 static int current_target(struct view *v, uint64_t ino, char *out)
 {
 	int cur = ss_current_branch(v->s);
 
-	if (cur < 0 || TR_LOCAL(ino) != tr_current_lino(v))
+	if (cur < 0 || TR_LOCAL(ino) != vw_current_lino(v))
 		return -ENOENT;
 	snprintf(out, NM_MAX + 1, "%s", br_get(ss_branches(v->s), (uint32_t)cur)->name);
 	return 0;
@@ -523,7 +379,7 @@ static int attr_current(struct view *v, uint64_t ino, struct tr_attr *a)
 
 int tr_attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
 {
-	struct view *v = tr_view_of(t, ino);
+	struct view *v = vw_of(t, ino);
 	const struct graph *g;
 	uint32_t key = TR_KEY(ino);
 	int rc;
@@ -536,7 +392,7 @@ int tr_attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
 	case TK_FIXED:
 		return attr_fixed(t, v, ino, a);
 	case TK_BRANCH:
-		if (tr_branch_of_key(v, key) < 0)
+		if (vw_branch_of_key(v, key) < 0)
 			return -ENOENT;
 		tr_set_dir(a);
 		return 0;
@@ -605,12 +461,12 @@ int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out)
 static uint64_t lookup_branch_msg(struct tree *t, struct view *v, uint32_t key,
 				  const char *name)
 {
-	int b = tr_branch_of_key(v, key);
+	int b = vw_branch_of_key(v, key);
 	const struct tpath *p;
 	char check[NM_MAX + 1];
 	uint32_t seq = nm_message_seq(name), id;
 
-	if (b < 0 || !seq || !(p = tr_branch_path(t, v, b)) || seq > p->n)
+	if (b < 0 || !seq || !(p = vw_branch_path(t, v, b)) || seq > p->n)
 		return 0;
 	id = p->ids[seq - 1];
 	nm_message_file(ss_graph(v->s), id, seq, check);
@@ -632,7 +488,7 @@ static uint64_t lookup_view(struct view *v, uint64_t lparent, const char *name)
 	}
 	if (lparent == TI_BRANCHES) {
 		if (!strcmp(name, "current"))
-			return tr_current_lino(v);
+			return vw_current_lino(v);
 		b = br_find(bs, name);
 		return b < 0 ? 0 : TR_LOCAL(tr_branch_ino(v, br_get(bs, (uint32_t)b)));
 	}
@@ -650,7 +506,7 @@ static uint64_t lookup_view(struct view *v, uint64_t lparent, const char *name)
 
 static uint64_t lookup_locked(struct tree *t, uint64_t parent, const char *name)
 {
-	struct view *v = tr_view_of(t, parent);
+	struct view *v = vw_of(t, parent);
 	uint64_t lino;
 
 	if (!v)
@@ -689,7 +545,7 @@ static int lookup_once(struct tree *t, uint64_t parent, const char *name,
 	ino = lookup_locked(t, parent, name);
 	if (ino)
 		rc = tr_attr_locked(t, ino, out);
-	else if (tr_stale(t, parent))
+	else if (vw_stale(t, parent))
 		rc = -ESTALE;
 	pthread_rwlock_unlock(&t->lock);
 	if (!rc)
@@ -718,10 +574,10 @@ int tr_readlink(struct tree *t, uint64_t ino, char *out)
 	int rc = -EINVAL;
 
 	pthread_rwlock_rdlock(&t->lock);
-	v = tr_view_of(t, ino);
+	v = vw_of(t, ino);
 	if (v && TR_KIND(ino) == TK_CURRENT)
 		rc = current_target(v, ino, out);
-	else if (tr_stale(t, ino))
+	else if (vw_stale(t, ino))
 		rc = -ESTALE;
 	pthread_rwlock_unlock(&t->lock);
 	return rc;
@@ -746,7 +602,7 @@ int tr_claim_push(struct tree *t, uint64_t ino)
 	if (TR_KIND(ino) != TK_MSG)
 		return 0;
 	pthread_rwlock_rdlock(&t->lock);
-	v = tr_view_of(t, ino);
+	v = vw_of(t, ino);
 	if (v && id < v->nsize)
 		first = !__atomic_exchange_n(&v->pushed[id], 1, __ATOMIC_RELAXED);
 	pthread_rwlock_unlock(&t->lock);

@@ -38,7 +38,7 @@ static int is_dir_ino(struct view *v, uint64_t ino)
 	uint64_t l = TR_LOCAL(ino);
 
 	if (TR_KIND(ino) == TK_BRANCH)
-		return tr_branch_of_key(v, TR_KEY(ino)) >= 0;
+		return vw_branch_of_key(v, TR_KEY(ino)) >= 0;
 	if (TR_KIND(ino) == TK_STATE)
 		return v->no == 0 && sd_is_dir(v->s, TR_LOCAL(ino));
 	if (l == TI_STATE || l == TI_AGENTS)
@@ -97,7 +97,7 @@ static int list_branches(struct view *v, struct tr_dir *d)
 		return -ENOMEM;
 	if (cur >= 0) {
 		strcpy(d->names[k], "current");
-		d->inos[k++] = tr_vino(v, tr_current_lino(v));
+		d->inos[k++] = tr_vino(v, vw_current_lino(v));
 	}
 	for (i = 0; i < n; i++) {
 		snprintf(d->names[k], NM_MAX + 1, "%s", br_get(bs, i)->name);
@@ -129,7 +129,7 @@ static uint64_t dir_parent(struct view *v, uint64_t ino)
 
 static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
 {
-	struct view *v = tr_view_of(t, ino);
+	struct view *v = vw_of(t, ino);
 	const struct tpath *p;
 	const uint32_t *order;
 	uint32_t n;
@@ -169,7 +169,7 @@ static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
 		return sd_list(v->s, TR_LOCAL(ino), &d->ids, &d->n);
 	}
 	d->kind = DK_BRANCH;
-	p = tr_branch_path(t, v, tr_branch_of_key(v, TR_KEY(ino)));
+	p = vw_branch_path(t, v, vw_branch_of_key(v, TR_KEY(ino)));
 	return p ? copy_ids(d, p->ids, p->n) : -ENOMEM;
 }
 

@@ -1,5 +1,9 @@
 /*
- * tree_priv: the tree's insides, shared by tree.c, agentdir.c and live.c.
+ * tree_priv: the tree's insides, shared by the tree layer's files. Their
+ * order, each using only those before it: view.c (the registry of views)
+ * < tree_line.c < agentdir.c < live.c (which owns the queue of what the
+ * kernel is to forget) < tree_readme.c, usagedir.c, ctxdir.c, statedir.c
+ * < tree.c (the dispatcher) < tree_dir.c, tree_xattr.c < vfs.c, export.c.
  *
  * Locking: views are added only under the tree's write lock (and the
  * agentdir's scan lock), and never removed; a view's fields are set before
@@ -64,36 +68,36 @@ struct tree {
 					 * (tr_dir_gen()) */
 	uint64_t serial;		/* no other tree of the process has it */
 	struct agentdir *ad;		/* what agents/ was found to hold */
-	pthread_mutex_t q_mu;		/* guards the queue below (live.c) */
-	pthread_cond_t q_cv;
-	struct lv_inval *q;		/* for the kernel to forget */
-	size_t nq, capq;
-	int q_state;			/* 0 off, 1 queueing, 2 stopped */
-	pthread_cond_t scan_cv;		/* a look at agents/ is done */
-	uint64_t scans_asked;		/* looks at agents/ asked for, */
-	uint64_t scans_started;		/* begun by the notify thread, */
-	uint64_t scans_done;		/* and done (under q_mu) */
+	struct lv_queue q;		/* live.c's: what the kernel is to forget */
 	uint8_t epoch_next;		/* the epoch a reindex gives next */
 	uint8_t epoch_new;		/* the epoch of a view added (write lock) */
 	uint8_t epoch_spare;		/* epoch_new given to no view yet (a tree
 					 * resumed unchanged, lv_resume()) */
 };
 
+/* ---- view.c: the registry of views ---- */
+
 /* A new view of s numbered no (takes ownership of s), or NULL (s closed). */
+struct view *vw_new(struct session *s, uint32_t no);
+void vw_free(struct view *v);
+/* Appends v to the tree's views (write lock held, or not shared yet). */
+int vw_add(struct tree *t, struct view *v);
 /* Whether ino is of an earlier epoch of its view (its log was indexed
  * again since); call under the tree's lock. */
-int tr_stale(struct tree *t, uint64_t ino);
+int vw_stale(struct tree *t, uint64_t ino);
 /* The view ino belongs to, or NULL (also for a stale inode); call under
  * the tree's lock. */
-struct view *tr_view_of(struct tree *t, uint64_t ino);
-
-/* Appends view v's README.md (tree_readme.c); call under the tree's lock. */
-void tr_readme(struct tree *t, struct view *v, struct sbuf *out);
-
-struct view *tr_view_new(struct session *s, uint32_t no);
-void tr_view_free(struct view *v);
-/* Appends v to the tree's views (write lock held, or not shared yet). */
-int tr_view_add(struct tree *t, struct view *v);
+struct view *vw_of(struct tree *t, uint64_t ino);
+/* The index of the branch of v whose first own record is key, or -1. */
+int vw_branch_of_key(struct view *v, uint32_t key);
+/* The display path of branch b of v, built once per log state; NULL on
+ * ENOMEM. Lock held, read or write. */
+const struct tpath *vw_branch_path(struct tree *t, struct view *v, int b);
+/* Grows v's per-record tables to the index's ids. 0 or -ENOMEM. */
+int vw_size_table(struct view *v);
+void vw_free_paths(struct tpath *p, uint32_t n);
+/* The local inode of branches/current (one per branch it may name). */
+uint64_t vw_current_lino(struct view *v);
 
 /* The inode of a local inode of view v. */
 static inline uint64_t tr_vino(const struct view *v, uint64_t lino)
@@ -101,18 +105,15 @@ static inline uint64_t tr_vino(const struct view *v, uint64_t lino)
 	return TR_IN_VIEW(lino, v->no, v->epoch);
 }
 
-/* For live.c (lock held, read or write): */
-/* The index of the branch of v whose first own record is key, or -1. */
-int tr_branch_of_key(struct view *v, uint32_t key);
-/* The display path of branch b of v, built once per log state; NULL on
- * ENOMEM. */
-const struct tpath *tr_branch_path(struct tree *t, struct view *v, int b);
-/* Grows v's per-record tables to the index's ids. 0 or -ENOMEM. */
-int tr_size_table(struct view *v);
-void tr_free_paths(struct tpath *p, uint32_t n);
+/* ---- tree_readme.c ---- */
+
+/* Appends view v's README.md; call under the tree's lock. */
+void tr_readme(struct tree *t, struct view *v, struct sbuf *out);
+
+/* ---- tree.c ---- */
 
 /* For tree_dir.c (tree's lock held): */
-/* The error for an inode tr_view_of() does not know: -ESTALE for a stale
+/* The error for an inode vw_of() does not know: -ESTALE for a stale
  * one, else -ENOENT. */
 int tr_gone(struct tree *t, uint64_t ino);
 /* Root entry i of view v: its name ("" when v has none there) and local
@@ -122,8 +123,6 @@ const char *tr_root_entry(const struct view *v, size_t i, uint64_t *lino);
 uint64_t tr_branch_ino(const struct view *v, const struct br_info *b);
 /* The file name of record id's message in v (NM_MAX + 1 bytes). */
 void tr_rec_name(struct view *v, uint32_t id, char *out);
-/* The local inode of branches/current (one per branch it may name). */
-uint64_t tr_current_lino(struct view *v);
 /* Fills what every entry of v shares (owner, times, inode). */
 void tr_fill_common(struct tree *t, struct view *v, uint64_t ino, struct tr_attr *a);
 /* A folder's attributes. */

@@ -79,7 +79,7 @@ void tr_readme(struct tree *t, struct view *v, struct sbuf *out)
 	session_title(v, out);
 	sm_branches_text(ss_summaries(s), bs, cur, out);
 	sb_addf(out, "- messages on the current branch: %u\n",
-		cur >= 0 && tr_branch_path(t, v, cur) ? tr_branch_path(t, v, cur)->n : 0);
+		cur >= 0 && vw_branch_path(t, v, cur) ? vw_branch_path(t, v, cur)->n : 0);
 	sb_addf(out, "- resumed chain: %u records, starting %s\n", c->n,
 		c->window ? "at the last compaction" : "at the first record");
 	if (x)

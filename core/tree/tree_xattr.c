@@ -25,14 +25,14 @@ static const char *const xattr_names[] = {
 static int xattr_locked(struct tree *t, uint64_t ino, const char *name,
 			struct sbuf *out)
 {
-	struct view *v = tr_view_of(t, ino);
+	struct view *v = vw_of(t, ino);
 	const struct graph *g;
 	uint32_t id = TR_KEY(ino);
 	const struct idx_rec *r;
 	char ts[32], folder[NM_MAX + 1];
 
 	if (!v)
-		return tr_stale(t, ino) ? -ESTALE : -ENODATA;
+		return vw_stale(t, ino) ? -ESTALE : -ENODATA;
 	if (TR_KIND(ino) == TK_STATE)
 		return v->no ? -ENODATA : sd_getxattr(v->s, TR_LOCAL(ino), name, out);
 	if (TR_KIND(ino) != TK_MSG || !gr_is_node((g = ss_graph(v->s)), id))
@@ -72,13 +72,13 @@ int tr_getxattr(struct tree *t, uint64_t ino, const char *name, struct sbuf *out
  * (-ESTALE, as its other calls). */
 static int listxattr_locked(struct tree *t, uint64_t ino, struct sbuf *out)
 {
-	struct view *v = tr_view_of(t, ino);
+	struct view *v = vw_of(t, ino);
 	const struct graph *g;
 	char folder[NM_MAX + 1];
 	size_t i, n = XATTR_AGENT;
 
 	if (!v)
-		return tr_stale(t, ino) ? -ESTALE : -ENOENT;
+		return vw_stale(t, ino) ? -ESTALE : -ENOENT;
 	if (TR_KIND(ino) == TK_STATE) {
 		if (!v->no)
 			sd_listxattr(v->s, TR_LOCAL(ino), out);

@@ -80,12 +80,12 @@ uint64_t ud_tx_lookup(struct view *v, const char *name)
 
 int ud_tx_exists(struct view *v, uint64_t lino)
 {
-	return tr_branch_of_key(v, TR_KEY(lino)) >= 0;
+	return vw_branch_of_key(v, TR_KEY(lino)) >= 0;
 }
 
 int ud_tx_render(struct view *v, uint64_t lino, struct sbuf *out)
 {
-	int b = tr_branch_of_key(v, TR_KEY(lino));
+	int b = vw_branch_of_key(v, TR_KEY(lino));
 
 	return b < 0 ? -ENOENT : tx_render(v->s, (uint32_t)b, out);
 }
