@@ -13,7 +13,8 @@ enum { PA_BY_LINK, PA_BY_TIME, PA_BY_PROJECT, PA_NORDERS };
 #define PA_NONE UINT32_MAX	/* a key in no order */
 
 struct pjahead {
-	struct pjfs *pf;
+	pa_open_fn open;		/* the cache's pf_open_ahead() */
+	void *arg;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;	/* the window moved, or stop */
 	pthread_t th[PA_THREADS_MAX];
@@ -106,7 +107,7 @@ static void *worker(void *arg)
 		folder = a->folder;
 		a->busy++;
 		pthread_mutex_unlock(&a->mu);
-		rc = pf_open_ahead(a->pf, key, folder);
+		rc = a->open(a->arg, key, folder);
 		pthread_mutex_lock(&a->mu);
 		a->busy--;
 		if (rc == 1 && moves == a->moves) {
@@ -134,13 +135,14 @@ static void start(struct pjahead *a)
 		a->nth++;
 }
 
-struct pjahead *pa_new(struct pjfs *pf)
+struct pjahead *pa_new(pa_open_fn open, void *arg)
 {
 	struct pjahead *a = calloc(1, sizeof(*a));
 
 	if (!a)
 		return NULL;
-	a->pf = pf;
+	a->open = open;
+	a->arg = arg;
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->cv, NULL);
 	return a;

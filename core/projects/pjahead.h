@@ -13,8 +13,8 @@
  * walk takes (sessions/ by name, as a shell's glob sorts it; sessions/ as
  * listed, by start time; projects/ by project, then session name), the
  * PA_WINDOW sessions after it in that order are the window, and the
- * threads open them in order (pf_open_ahead(): the cache of open
- * sessions decides whether there is room). When the walk lists a folder
+ * threads open them in order (pa_open_fn: the cache of open sessions
+ * decides whether there is room). When the walk lists a folder
  * of each session (grep -r over each one's branches/current), the threads
  * list the same folder of the sessions ahead, which renders its files
  * while the walk reads the one before. A use that follows none of
@@ -56,7 +56,6 @@
 #define PA_WINDOW 8		/* sessions opened ahead of a walk */
 #define PA_THREADS_MAX 4
 
-struct pjfs;
 struct pj_set;
 struct pjahead;
 
@@ -65,16 +64,18 @@ struct pjahead;
 #define PA_CURRENT UINT64_MAX
 
 /*
- * Opens the session of key ahead of a walk (pjfs_cache.c, from a worker)
- * and, when folder is not 0 and nothing of the session was listed yet,
- * lists that folder of it (which renders its files: the walk's own
- * listing then finds them rendered). 0 when it is open now, 1 when the
- * cache has no room for it, -errno when it cannot be opened.
+ * What a worker calls to open the session of key ahead of a walk (the
+ * cache of open sessions' pf_open_ahead(), handed down by pjfs.c) and,
+ * when folder is not 0 and nothing of the session was listed yet, list
+ * that folder of it (which renders its files: the walk's own listing then
+ * finds them rendered). 0 when it is open now, 1 when the cache has no
+ * room for it, -errno when it cannot be opened.
  */
-int pf_open_ahead(struct pjfs *pf, uint32_t key, uint64_t folder);
+typedef int (*pa_open_fn)(void *arg, uint32_t key, uint64_t folder);
 
-/* A new window-less state for pf (no thread yet), or NULL on ENOMEM. */
-struct pjahead *pa_new(struct pjfs *pf);
+/* A new window-less state (no thread yet) whose workers open sessions by
+ * calling open(arg, ...), or NULL on ENOMEM. */
+struct pjahead *pa_new(pa_open_fn open, void *arg);
 /* Stops the workers (each finishes the session it opens) and frees a. */
 void pa_free(struct pjahead *a);
 

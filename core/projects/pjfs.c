@@ -17,66 +17,7 @@
 #include "projects.h"
 #include "plat.h"
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* ---- sets ---- */
-
-static void pset_unref(struct pset *p)
-{
-	int i;
-
-	if (!p || --p->refs > 0)
-		return;
-	for (i = 0; i < PF_NFILES; i++)
-		if (p->files[i])
-			blob_unref(p->files[i]);
-	pj_free(p->s);
-	free(p->pno);
-	free(p);
-}
-
-/* A project folder's stable number (mu held), or 0 on ENOMEM. */
-static uint32_t project_no(struct pjfs *pf, const char *folder)
-{
-	uint32_t i;
-	char **p;
-
-	for (i = 0; i < pf->npfolders; i++)
-		if (!strcmp(pf->pfolders[i], folder))
-			return i + 1;
-	p = realloc(pf->pfolders, (pf->npfolders + 1) * sizeof(*p));
-	if (!p)
-		return 0;
-	pf->pfolders = p;
-	if (!(p[pf->npfolders] = strdup(folder)))
-		return 0;
-	return ++pf->npfolders;
-}
-
-static struct pset *pset_new(struct pjfs *pf, struct pj_set *s)
-{
-	struct pset *p = calloc(1, sizeof(*p));
-	uint32_t i;
-
-	if (!p || !(p->pno = calloc(s->nprojects + 1, sizeof(*p->pno)))) {
-		free(p);
-		pj_free(s);
-		return NULL;
-	}
-	p->s = s;
-	p->refs = 1;
-	p->gen = ++pf->gen;
-	clock_gettime(CLOCK_REALTIME, &p->time);
-	for (i = 0; i < s->nprojects; i++)
-		p->pno[i] = project_no(pf, s->projects[i].folder);
-	return p;
-}
+/* ---- set-up ---- */
 
 /* Closes what the new set no longer holds (mu held). */
 static void drop_gone(struct pjfs *pf, const struct pj_set *s)
@@ -90,63 +31,11 @@ static void drop_gone(struct pjfs *pf, const struct pj_set *s)
 	}
 }
 
-/* Whether it is time to look at the folder again (mu held): once per
- * PF_RESCAN_MS, or PF_RESCAN_SHARE times the last scan's time when that
- * is longer (a big folder is not scanned most of the time). */
-static int rescan_due(const struct pjfs *pf)
+/* Opens a session ahead of a walk (pjahead.h's pa_open_fn). */
+static int open_ahead(void *arg, uint32_t key, uint64_t folder)
 {
-	int64_t gap = pf->scan_ms * PF_RESCAN_SHARE;
-
-	return now_ms() - pf->scanned_ms >= (gap > PF_RESCAN_MS ? gap : PF_RESCAN_MS);
+	return pf_open_ahead(arg, key, folder);
 }
-
-/* The current set with a reference; looks at the folder again first when
- * rescan is set and it is time. */
-static struct pset *get_set(struct pjfs *pf, int rescan)
-{
-	struct pset *p, *old;
-	struct pj_set *s;
-	int64_t t0;
-
-	pthread_mutex_lock(&pf->mu);
-	if (rescan && !pf->scanning && rescan_due(pf)) {
-		pf->scanning = 1;
-		old = pf->cur;
-		old->refs++;
-		pthread_mutex_unlock(&pf->mu);
-		s = NULL;
-		t0 = now_ms();
-		pj_scan(pf->dir, old->s, &s);
-		pthread_mutex_lock(&pf->mu);
-		pset_unref(old);
-		/* A folder that did not change keeps its set: the same times
-		 * and generation, so what the kernel keeps of this layer stays
-		 * valid (a link's new time would drop its cached target). */
-		if (s && (p = pset_new(pf, s)) && !pv_set_changed(pf->cur, p)) {
-			pset_unref(p);
-		} else if (s && p) {
-			pset_unref(pf->cur);
-			pf->cur = p;
-			drop_gone(pf, s);
-		}
-		pf->scanned_ms = now_ms();
-		pf->scan_ms = pf->scanned_ms - t0;
-		pf->scanning = 0;
-	}
-	p = pf->cur;
-	p->refs++;
-	pthread_mutex_unlock(&pf->mu);
-	return p;
-}
-
-static void put_set(struct pjfs *pf, struct pset *p)
-{
-	pthread_mutex_lock(&pf->mu);
-	pset_unref(p);
-	pthread_mutex_unlock(&pf->mu);
-}
-
-/* ---- set-up ---- */
 
 int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out)
 {
@@ -168,12 +57,13 @@ int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out)
 	pf->budget = cache_bytes;
 	pf->uid = getuid();
 	pf->gid = getgid();
-	pf->scanned_ms = now_ms();
+	pf->scanned_ms = pf_now_ms();
 	pf->dir = strdup(dir);
 	pf->slots = calloc(PJ_KEY_MAX + 1, sizeof(*pf->slots));
-	pf->cur = pset_new(pf, s);
+	pf->hooks = (struct pf_hooks){ pv_set_changed, drop_gone, pv_opened, pv_closed };
+	pf->cur = pf_set_new(pf, s);
 	pf->live = pv_new();
-	pf->ahead = pa_new(pf);
+	pf->ahead = pa_new(open_ahead, pf);
 	if (!pf->dir || !pf->slots || !pf->cur || !pf->live || !pf->ahead ||
 	    pu_new(&pf->pu) || pc_new(&pf->pc)) {
 		pf_free(pf);
@@ -203,7 +93,7 @@ void pf_free(struct pjfs *pf)
 	for (i = 0; i < pf->npfolders; i++)
 		free(pf->pfolders[i]);
 	free(pf->pfolders);
-	pset_unref(pf->cur);
+	pf_set_unref(pf->cur);
 	pu_free(pf->pu);
 	pc_free(pf->pc);
 	free(pf->dir);
@@ -472,10 +362,10 @@ static int getattr_in(struct pjfs *pf, struct pset *p, uint64_t ino, struct tr_a
 static int pf_getattr(void *fs, uint64_t ino, struct tr_attr *a)
 {
 	struct pjfs *pf = fs;
-	struct pset *p = get_set(pf, wants_rescan(ino));
+	struct pset *p = pf_set_get(pf, wants_rescan(ino));
 	int rc = getattr_in(pf, p, ino, a);
 
-	put_set(pf, p);
+	pf_set_put(pf, p);
 	return rc;
 }
 
@@ -543,10 +433,10 @@ static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const cha
 static int pf_lookup(void *fs, uint64_t parent, const char *name, struct tr_attr *a)
 {
 	struct pjfs *pf = fs;
-	struct pset *p = get_set(pf, !PF_KEY(parent));
+	struct pset *p = pf_set_get(pf, !PF_KEY(parent));
 	int rc = lookup_in(pf, p, parent, name, a);
 
-	put_set(pf, p);
+	pf_set_put(pf, p);
 	return rc;
 }
 
@@ -646,7 +536,7 @@ static void pf_closedir(void *fs, struct vf_dir *vd)
 	if (d->sl)
 		pf_slot_put(pf, d->sl);
 	if (d->p)
-		put_set(pf, d->p);
+		pf_set_put(pf, d->p);
 	free(d->names);
 	free(d->inos);
 	free(d);
@@ -663,7 +553,7 @@ static int pf_opendir(void *fs, uint64_t ino, struct vf_dir **out)
 		return -ENOMEM;
 	d->ino = ino;
 	d->key = PF_KEY(ino);
-	d->p = get_set(pf, wants_rescan(ino));
+	d->p = pf_set_get(pf, wants_rescan(ino));
 	rc = d->key ? session_listing(pf, d) : own_listing(d);
 	if (rc) {
 		pf_closedir(pf, (struct vf_dir *)d);
@@ -723,7 +613,7 @@ static uint64_t pf_dir_gen(const struct vf_dir *vd)
 static int pf_content(void *fs, uint64_t ino, struct blob **out)
 {
 	struct pjfs *pf = fs;
-	struct pset *p = get_set(pf, 0);
+	struct pset *p = pf_set_get(pf, 0);
 	struct slot *sl;
 	int rc = -EISDIR;
 
@@ -736,7 +626,7 @@ static int pf_content(void *fs, uint64_t ino, struct blob **out)
 		rc = tr_content(sl->t, PF_INNER(ino), out);
 		pf_slot_put(pf, sl);
 	}
-	put_set(pf, p);
+	pf_set_put(pf, p);
 	return rc;
 }
 
@@ -751,12 +641,12 @@ static int in_tree(struct pjfs *pf, uint64_t ino, int rc_own, int walk,
 
 	if (!PF_KEY(ino))
 		return rc_own;
-	p = get_set(pf, 0);
+	p = pf_set_get(pf, 0);
 	sl = pf_slot_get(pf, p, PF_KEY(ino), walk);
 	rc = sl ? fn(sl->t, PF_INNER(ino), arg) : -ENOENT;
 	if (sl)
 		pf_slot_put(pf, sl);
-	put_set(pf, p);
+	pf_set_put(pf, p);
 	return rc;
 }
 
@@ -773,9 +663,9 @@ static int pf_readlink(void *fs, uint64_t ino, char *out)
 
 	if (PF_KEY(ino))
 		return in_tree(pf, ino, 0, 1, do_readlink, out);
-	p = get_set(pf, 0);
+	p = pf_set_get(pf, 0);
 	rc = link_target(pf, p->s, ino, out);
-	put_set(pf, p);
+	pf_set_put(pf, p);
 	return rc == -ENOENT && !PF_TYPE(ino) && ino != PI_LATEST ? -EINVAL : rc;
 }
 
@@ -841,12 +731,4 @@ const struct vf_ops pf_ops = {
 
 /* ---- for pjlive.c ---- */
 
-struct pset *pf_set_get(struct pjfs *pf, int rescan)
-{
-	return get_set(pf, rescan);
-}
 
-void pf_set_put(struct pjfs *pf, struct pset *p)
-{
-	put_set(pf, p);
-}

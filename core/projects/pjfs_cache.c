@@ -7,7 +7,6 @@
 #include "pjahead.h"
 #include "pjcont.h"
 #include "pjfs_priv.h"
-#include "pjlive.h"
 #include "pjusage.h"
 #include "plat.h"
 
@@ -52,7 +51,7 @@ void pf_slot_close(struct pjfs *pf, struct slot *sl)
 	lru_unlink(sl);
 	not_ahead(pf, sl);
 	lv_closing(sl->t, &e, &n);
-	pv_closed(pf, sl->key, e, n);
+	pf->hooks.closed(pf, sl->key, e, n);
 	lv_mark(sl->t, &sl->mark);
 	tr_free(sl->t);
 	sl->t = NULL;
@@ -123,7 +122,7 @@ static void slot_open(struct pjfs *pf, const struct pj_set *s, const struct pj_s
 	pthread_mutex_unlock(&pf->mu);
 	t = open_tree(pf, s, x, &cost);
 	if (t)
-		pv_opened(pf, sl, t);
+		pf->hooks.opened(pf, sl, t);
 	pthread_mutex_lock(&pf->mu);
 	sl->opening = 0;
 	pthread_cond_broadcast(&pf->cv);

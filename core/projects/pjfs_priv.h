@@ -1,7 +1,10 @@
 /*
- * pjfs_priv: the insides of the projects layer, shared by pjfs.c,
- * pjfs_cache.c (the cache of open sessions) and pjlive.c (the notifier's
- * look at the folder and the open sessions).
+ * pjfs_priv: the insides of the projects layer's file system, shared by
+ * its files. Their order, each using only those before it (a lower one
+ * asks the higher ones through pf->hooks): pjset.c (the scan set) <
+ * pjfs_cache.c (the cache of open sessions) < pjlive.c (the notifier's
+ * look at the folder and the open sessions) < pjfs_files.c (the root's
+ * files) < pjfs.c (the calls, and set-up).
  *
  * Locking: pf->mu guards the current set, the slots' fields and the LRU
  * list; it is never held while pjahead.h's lock is, nor the other way
@@ -76,6 +79,19 @@ struct slot {
 	uint64_t title_end;		/* ... of the log up to here; NULL: none */
 };
 
+/*
+ * What the lower files of the layer ask of the higher ones (pjfs.c sets
+ * them to pjlive.c's and its own): whether a new scan changed anything
+ * (pjset.c), closing what a new set no longer holds (pjset.c, mu held),
+ * a session opened and one closing (pjfs_cache.c; closed takes e).
+ */
+struct pf_hooks {
+	int (*set_changed)(const struct pset *o, const struct pset *p);
+	void (*set_taken)(struct pjfs *pf, const struct pj_set *s);
+	void (*opened)(struct pjfs *pf, struct slot *sl, struct tree *t);
+	void (*closed)(struct pjfs *pf, uint32_t key, struct lv_inval *e, size_t n);
+};
+
 struct pjfs {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;		/* a slot finished opening */
@@ -101,14 +117,25 @@ struct pjfs {
 	struct pu_cache *pu;		/* token totals (pjusage.h) */
 	struct pc_table *pc;		/* continuations (pjcont.h) */
 	struct pjlive *live;		/* the notifier's state (pjlive.h) */
+	struct pf_hooks hooks;
 };
 
-/* The current set with a reference (looked at again first when rescan is
- * set and it is time); release with pf_set_put(). */
+/* pjset.c: the scan set. The current set with a reference (looked at
+ * again first when rescan is set and it is time); release with
+ * pf_set_put(). */
 struct pset *pf_set_get(struct pjfs *pf, int rescan);
 void pf_set_put(struct pjfs *pf, struct pset *p);
+/* A new set of s (taken; freed on ENOMEM: NULL), one reference (mu held). */
+struct pset *pf_set_new(struct pjfs *pf, struct pj_set *s);
+/* Drops a reference (mu held). */
+void pf_set_unref(struct pset *p);
+/* The monotonic clock in ms. */
+int64_t pf_now_ms(void);
 
 /* pjfs_cache.c: the cache of open sessions. */
+/* Opens the session of key ahead of a walk, and lists its folder (see
+ * pjahead.h: pa_open_fn). 0, 1 (no room) or -errno. */
+int pf_open_ahead(struct pjfs *pf, uint32_t key, uint64_t folder);
 /* The open session of key in set p, with a reference (release with
  * pf_slot_put()), or NULL when p holds no such session or it cannot be
  * opened. walk: a reader's lookup, listing or link uses it (pa_used();
