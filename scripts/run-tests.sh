@@ -3,7 +3,8 @@
 # the cores, at least 2), and prints the closing line "tests: N passed, M
 # failed" (CI reads it).
 #   scripts/run-tests.sh [--full] BUILD_DIR:LABEL...
-# A runner is one unit test binary, one corpus check, one mount test
+# A runner is one unit test binary, the layers check of core/
+# (scripts/check-layers.py), one corpus check, one mount test
 # (every tests/mount/test_*.sh, picked up by name), or the fuzz smoke (the
 # asan label, when clang is there), for each build given. --full (make
 # test-full) runs only the mount tests that have a full part (a line
@@ -58,6 +59,8 @@ for spec in "$@"; do
 		for t in "$build"/tests/test_*; do
 			[ -x "$t" ] && add "$label" "$build" "unit/${t##*/}" $UNIT_LIMIT "$t"
 		done
+		# core/'s layers: includes and calls run downward, no circle
+		add "$label" "$build" layers $UNIT_LIMIT "python3 scripts/check-layers.py $build"
 		if [ -d "$corpus" ]; then
 			add "$label" "$build" corpus_check $CORPUS_LIMIT \
 				"$build/tests/corpus_check $build/sessfs $corpus"
