@@ -352,7 +352,7 @@ static int open_layer(const char *log, const struct sessfs_conf *conf, struct vf
 			fprintf(stderr, "sessfs: %s: %s\n", log, strerror(-rc));
 			return 1;
 		}
-		v->ops = &pf_ops;
+		v->ops = &pf_vfs_ops;
 		v->fs = pf;
 		return 0;
 	}
@@ -368,7 +368,7 @@ static int open_layer(const char *log, const struct sessfs_conf *conf, struct vf
 		fprintf(stderr, "sessfs: out of memory\n");
 		return 1;
 	}
-	v->ops = &vf_tree_ops;
+	v->ops = &tr_vfs_ops;
 	v->fs = *t;
 	return 0;
 }

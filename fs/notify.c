@@ -14,7 +14,7 @@ struct notifier {
 	pthread_t thread;
 };
 
-static void send_one(struct fuse_session *se, const struct lv_inval *e)
+static void send_one(struct fuse_session *se, const struct vf_inval *e)
 {
 	if (e->parent)
 		fuse_lowlevel_notify_inval_entry(se, e->parent, e->name, strlen(e->name));
@@ -25,7 +25,7 @@ static void send_one(struct fuse_session *se, const struct lv_inval *e)
 static void *run(void *arg)
 {
 	struct notifier *n = arg;
-	struct lv_inval *q;
+	struct vf_inval *q;
 	struct stat st;
 	size_t i, len;
 

@@ -182,7 +182,7 @@ static int link_target(struct pjfs *pf, const struct pj_set *s, uint64_t ino, ch
 	return 0;
 }
 
-static void fill(struct pjfs *pf, const struct pset *p, uint64_t ino, struct tr_attr *a)
+static void fill(struct pjfs *pf, const struct pset *p, uint64_t ino, struct vf_attr *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->st.st_ino = ino;
@@ -196,7 +196,7 @@ static void fill(struct pjfs *pf, const struct pset *p, uint64_t ino, struct tr_
  * and the look tells the kernel (pjlive.h): it may keep them PF_KEEP_MS
  * (a path through sessions/ then costs no round trip per step, also for
  * a walk that comes back to a session more than a second later). */
-static void set_dir(struct tr_attr *a)
+static void set_dir(struct vf_attr *a)
 {
 	a->st.st_mode = S_IFDIR | 0555;
 	a->st.st_nlink = 2;
@@ -207,7 +207,7 @@ static void set_dir(struct tr_attr *a)
  * kernel when it changes: kept as long as the folders. The others
  * (latest, forked-from, continued-from) name another session, and are
  * kept PF_RESCAN_MS. */
-static int set_link(struct pjfs *pf, const struct pj_set *s, uint64_t ino, struct tr_attr *a)
+static int set_link(struct pjfs *pf, const struct pj_set *s, uint64_t ino, struct vf_attr *a)
 {
 	const struct pj_session *x;
 	char target[NM_MAX + 1];
@@ -227,7 +227,7 @@ static int set_link(struct pjfs *pf, const struct pj_set *s, uint64_t ino, struc
 
 /* A session folder's attributes, without opening it. */
 static int session_dir_attr(struct pjfs *pf, const struct pset *p, uint32_t key,
-			    struct tr_attr *a)
+			    struct vf_attr *a)
 {
 	const struct pj_session *x = pj_by_key(p->s, key);
 
@@ -240,7 +240,7 @@ static int session_dir_attr(struct pjfs *pf, const struct pset *p, uint32_t key,
 }
 
 /* Attributes of one of this layer's nodes (a session folder included). */
-static int own_attr(struct pjfs *pf, struct pset *p, uint64_t ino, struct tr_attr *a)
+static int own_attr(struct pjfs *pf, struct pset *p, uint64_t ino, struct vf_attr *a)
 {
 	struct blob *b;
 	int i = pf_file_index(ino);
@@ -341,7 +341,7 @@ struct pf_dir {
 	uint64_t gen;
 };
 
-static int getattr_in(struct pjfs *pf, struct pset *p, uint64_t ino, struct tr_attr *a)
+static int getattr_in(struct pjfs *pf, struct pset *p, uint64_t ino, struct vf_attr *a)
 {
 	uint32_t key = PF_KEY(ino);
 	struct slot *sl;
@@ -359,7 +359,7 @@ static int getattr_in(struct pjfs *pf, struct pset *p, uint64_t ino, struct tr_a
 	return rc;
 }
 
-static int pf_getattr(void *fs, uint64_t ino, struct tr_attr *a)
+static int pf_getattr(void *fs, uint64_t ino, struct vf_attr *a)
 {
 	struct pjfs *pf = fs;
 	struct pset *p = pf_set_get(pf, wants_rescan(ino));
@@ -379,14 +379,14 @@ static int pf_getattr(void *fs, uint64_t ino, struct tr_attr *a)
  * (live.h), and a session closed has it forgotten (pjlive.h): a new
  * current branch shows within about a second.
  */
-static void keep_current(struct tr_attr *a, uint64_t inner)
+static void keep_current(struct vf_attr *a, uint64_t inner)
 {
 	if (TR_KIND(inner) == TK_CURRENT && !a->fixed_name && a->keep_ms < PF_KEEP_MS)
 		a->keep_ms = PF_KEEP_MS;
 }
 
 static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const char *name,
-		     struct tr_attr *a)
+		     struct vf_attr *a)
 {
 	uint32_t key = PF_KEY(parent);
 	const struct pj_session *x;
@@ -430,7 +430,7 @@ static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const cha
 	return rc;
 }
 
-static int pf_lookup(void *fs, uint64_t parent, const char *name, struct tr_attr *a)
+static int pf_lookup(void *fs, uint64_t parent, const char *name, struct vf_attr *a)
 {
 	struct pjfs *pf = fs;
 	struct pset *p = pf_set_get(pf, !PF_KEY(parent));
@@ -564,7 +564,7 @@ static int pf_opendir(void *fs, uint64_t ino, struct vf_dir **out)
 }
 
 static int own_entry(struct pjfs *pf, struct pf_dir *d, uint64_t i, char *name,
-		     struct tr_attr *a)
+		     struct vf_attr *a)
 {
 	if (i >= (uint64_t)d->n + 2)
 		return 0;
@@ -585,7 +585,7 @@ static int own_entry(struct pjfs *pf, struct pf_dir *d, uint64_t i, char *name,
 }
 
 static int pf_dir_entry(void *fs, struct vf_dir *vd, uint64_t i, char *name,
-			struct tr_attr *a)
+			struct vf_attr *a)
 {
 	struct pjfs *pf = fs;
 	struct pf_dir *d = (struct pf_dir *)vd;
@@ -723,9 +723,16 @@ static void pf_pushed(void *fs, uint64_t ino)
 	in_tree(fs, ino, 0, 0, do_pushed, NULL);
 }
 
-const struct vf_ops pf_ops = {
+/* A session's file: its tree's answer; this layer's own files change. */
+static int pf_fixed_content(void *fs, uint64_t ino)
+{
+	(void)fs;
+	return PF_KEY(ino) && tr_fixed_content(PF_INNER(ino));
+}
+
+const struct vf_ops pf_vfs_ops = {
 	pf_getattr, pf_lookup, pf_opendir, pf_dir_entry, pf_closedir, pf_dir_gen,
-	pf_content, pf_readlink, pf_getxattr, pf_listxattr, pf_claim_push,
+	pf_content, pf_fixed_content, pf_readlink, pf_getxattr, pf_listxattr, pf_claim_push,
 	pf_pushed, pv_wait, pv_stop, pv_own_device,
 };
 

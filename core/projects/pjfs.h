@@ -75,7 +75,7 @@ struct pjfs;
 int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out);
 void pf_free(struct pjfs *pf);
 
-extern const struct vf_ops pf_ops;
+extern const struct vf_ops pf_vfs_ops;
 
 /* sessfs --check DIR: prints the folder's facts as JSON; an exit code. */
 int pf_check(const char *dir);

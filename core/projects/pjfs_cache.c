@@ -45,7 +45,7 @@ static void not_ahead(struct pjfs *pf, struct slot *sl)
 /* mu held; sl is open and unused. */
 void pf_slot_close(struct pjfs *pf, struct slot *sl)
 {
-	struct lv_inval *e;
+	struct vf_inval *e;
 	size_t n;
 
 	lru_unlink(sl);
@@ -187,7 +187,7 @@ static int current_branch(struct tree *t, uint64_t epoch, uint64_t *ino)
 {
 	uint64_t branches = TR_IN_VIEW((uint64_t)TI_BRANCHES, 0, epoch);
 	char name[NM_MAX + 1];
-	struct tr_attr a;
+	struct vf_attr a;
 	int rc = tr_lookup(t, branches, "current", &a);
 
 	if (!rc)
@@ -218,7 +218,7 @@ static void list_ahead(struct tree *t, uint64_t folder)
 {
 	static const int unwanted;
 	char name[NM_MAX + 1];
-	struct tr_attr a;
+	struct vf_attr a;
 	struct tr_dir *d;
 	uint64_t i;
 	int rc = 1;

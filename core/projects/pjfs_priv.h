@@ -89,7 +89,7 @@ struct pf_hooks {
 	int (*set_changed)(const struct pset *o, const struct pset *p);
 	void (*set_taken)(struct pjfs *pf, const struct pj_set *s);
 	void (*opened)(struct pjfs *pf, struct slot *sl, struct tree *t);
-	void (*closed)(struct pjfs *pf, uint32_t key, struct lv_inval *e, size_t n);
+	void (*closed)(struct pjfs *pf, uint32_t key, struct vf_inval *e, size_t n);
 };
 
 struct pjfs {

@@ -17,7 +17,7 @@ enum { V_OFF, V_ON, V_STOPPED };
 
 /* What the kernel must forget, collected by one look. */
 struct queue {
-	struct lv_inval *e;
+	struct vf_inval *e;
 	size_t n, cap;
 };
 
@@ -147,7 +147,7 @@ void pv_stop(void *fs)
 
 static void add(struct queue *q, uint64_t parent, uint64_t ino, const char *name)
 {
-	struct lv_inval *e;
+	struct vf_inval *e;
 
 	if (!q)
 		return;		/* only asked whether something changed */
@@ -299,7 +299,7 @@ static uint64_t sign_share(struct pjfs *pf)
 /* Each open session, one at a time (the others stay free to close). */
 static void session_ticks(struct pjfs *pf, struct queue *q)
 {
-	struct lv_inval *e;
+	struct vf_inval *e;
 	struct slot *sl;
 	uint32_t *keys, i, n;
 	uint64_t share = sign_share(pf);
@@ -320,7 +320,7 @@ static void session_ticks(struct pjfs *pf, struct queue *q)
 	free(keys);
 }
 
-void pv_closed(struct pjfs *pf, uint32_t key, struct lv_inval *e, size_t n)
+void pv_closed(struct pjfs *pf, uint32_t key, struct vf_inval *e, size_t n)
 {
 	struct pjlive *lv = pf->live;
 	size_t k;
@@ -369,7 +369,7 @@ static void look(struct pjfs *pf, struct queue *q)
 	pthread_mutex_unlock(&pf->mu);
 }
 
-void pv_look(void *fs, struct lv_inval **out, size_t *n)
+void pv_look(void *fs, struct vf_inval **out, size_t *n)
 {
 	struct pjfs *pf = fs;
 	struct queue q = { NULL, 0, 0 };
@@ -379,7 +379,7 @@ void pv_look(void *fs, struct lv_inval **out, size_t *n)
 	*n = q.n;
 }
 
-void pv_wait(void *fs, struct lv_inval **out, size_t *n)
+void pv_wait(void *fs, struct vf_inval **out, size_t *n)
 {
 	struct pjfs *pf = fs;
 	struct pjlive *lv = pf->live;

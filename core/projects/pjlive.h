@@ -66,7 +66,7 @@ void pv_opened(struct pjfs *pf, struct slot *sl, struct tree *t);
 
 /* pjfs_cache.c (pf->mu held): slot key's tree closes; e (n entries of
  * lv_closing(), taken) is told to the kernel at the next look. */
-void pv_closed(struct pjfs *pf, uint32_t key, struct lv_inval *e, size_t n);
+void pv_closed(struct pjfs *pf, uint32_t key, struct vf_inval *e, size_t n);
 
 /* The title sessions.json shows for x (pf->mu held): a session read in
  * full since its log last changed, its index's (lh_index_title(): one
@@ -76,10 +76,10 @@ const char *pv_title(struct pjfs *pf, const struct pj_session *x);
 /* The notifier's calls (vfs.h; fs is a struct pjfs): waits until the
  * kernel must forget something (*n is 0 once stopped), stops, and the
  * mount's own device (never walked into when looking for agents). */
-void pv_wait(void *fs, struct lv_inval **out, size_t *n);
+void pv_wait(void *fs, struct vf_inval **out, size_t *n);
 /* One look now, without waiting (a fuzzer's or a test's watcher): what the
  * kernel must forget, as pv_wait(). */
-void pv_look(void *fs, struct lv_inval **out, size_t *n);
+void pv_look(void *fs, struct vf_inval **out, size_t *n);
 void pv_stop(void *fs);
 void pv_own_device(void *fs, dev_t dev);
 

@@ -28,7 +28,7 @@
 struct ex_item {
 	int rc;			/* tr_dir_entry()'s: 1 an entry, 0 the end */
 	char name[NM_MAX + 1];
-	struct tr_attr a;
+	struct vf_attr a;
 	struct blob *b;		/* a file's content */
 	char *same;		/* or the path of the file it is (a hard link) */
 	char link[NM_MAX + 1];	/* a symbolic link's target */
@@ -40,7 +40,7 @@ struct ex_item {
 /* A folder to walk once its parent's listing is read. */
 struct ex_sub {
 	char name[NM_MAX + 1];
-	struct tr_attr a;
+	struct vf_attr a;
 	struct sbuf xattrs;
 };
 
@@ -253,7 +253,7 @@ static int set_xattrs(struct ex_walk *w, int fd, const struct sbuf *xs)
 }
 
 /* Extended attributes, then the times (an xattr set changes neither). */
-static int set_meta(struct ex_walk *w, int fd, const struct sbuf *xs, const struct tr_attr *a)
+static int set_meta(struct ex_walk *w, int fd, const struct sbuf *xs, const struct vf_attr *a)
 {
 	const struct timespec ts[2] = { PL_ATIM(a->st), PL_MTIM(a->st) };
 	int rc = set_xattrs(w, fd, xs);
@@ -403,7 +403,7 @@ static void owner_names(struct ex_walk *w, uid_t uid, gid_t gid)
 }
 
 /* Entry name of the folder walked ("." for the root itself), as a tar path. */
-static int tar_entry(struct ex_walk *w, const char *name, const struct tr_attr *a,
+static int tar_entry(struct ex_walk *w, const char *name, const struct vf_attr *a,
 		     const struct blob *b, const char *link, const struct sbuf *xs,
 		     const char *same)
 {
@@ -630,7 +630,7 @@ static int open_dest(const char *dest, int force)
 /* The root, then everything under it. */
 static int export_root(struct ex_walk *w, int dirfd)
 {
-	struct tr_attr a;
+	struct vf_attr a;
 	struct sbuf xs;
 	int rc = tr_getattr(w->t, TI_ROOT, &a);
 

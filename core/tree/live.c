@@ -55,7 +55,7 @@ static void scan(struct tree *t)
 /* Queues one invalidation, when someone will send it. */
 static void queue(struct tree *t, uint64_t parent, uint64_t ino, const char *name)
 {
-	struct lv_inval *e;
+	struct vf_inval *e;
 
 	pthread_mutex_lock(&t->q.mu);
 	if ((t->q.state == Q_ON || t->q.state == Q_POLLED) && t->q.n < LV_QUEUE_MAX) {
@@ -92,7 +92,7 @@ void lv_next_poll(struct timespec *until)
 	}
 }
 
-void lv_wait(struct tree *t, struct lv_inval **out, size_t *n)
+void lv_wait(struct tree *t, struct vf_inval **out, size_t *n)
 {
 	struct timespec until;
 
@@ -539,7 +539,7 @@ int lv_refresh(struct tree *t, uint64_t ino)
 
 /* ---- without a thread of its own (a layer above polls: pjfs) ---- */
 
-int lv_tick(struct tree *t, int agents, uint64_t *share, struct lv_inval **out,
+int lv_tick(struct tree *t, int agents, uint64_t *share, struct vf_inval **out,
 	    size_t *n)
 {
 	struct view *v;
@@ -580,7 +580,7 @@ int lv_tick(struct tree *t, int agents, uint64_t *share, struct lv_inval **out,
 	return any;
 }
 
-void lv_closing(struct tree *t, struct lv_inval **out, size_t *n)
+void lv_closing(struct tree *t, struct vf_inval **out, size_t *n)
 {
 	uint32_t k;
 

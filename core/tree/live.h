@@ -78,6 +78,7 @@
 
 #include "names.h"
 #include "session.h"
+#include "vfs.h"
 
 #define LV_SCAN_MS 1000		/* how often agents/ is looked at */
 #define LV_POLL_MS 1000		/* how often a log's indexed bytes are watched */
@@ -86,14 +87,14 @@
 #define LV_QUEUE_MAX 65536	/* invalidations queued at most */
 
 struct tree;
-struct lv_inval;
+struct vf_inval;
 
 /* What the kernel is to forget, and the looks at agents/ asked for: live's
  * own, held in the tree (tree_priv.h) and touched only by live.c. */
 struct lv_queue {
 	pthread_mutex_t mu;		/* guards the fields below */
 	pthread_cond_t cv;
-	struct lv_inval *v;		/* for the kernel to forget */
+	struct vf_inval *v;		/* for the kernel to forget */
 	size_t n, cap;
 	int state;			/* 0 off, 1 queueing, 2 stopped */
 	pthread_cond_t scan_cv;		/* a look at agents/ is done */
@@ -121,13 +122,9 @@ void lv_scan_now(struct tree *t);
  * for no look before LV_SCAN_MS. */
 void lv_scanned(struct tree *t);
 
-/* What the kernel must forget: the attributes and data of ino (when
- * parent is 0), or the entry name in folder parent. */
-struct lv_inval {
-	uint64_t parent;
-	uint64_t ino;
-	char name[NM_MAX + 1];
-};
+/* What the kernel must forget is a struct vf_inval (vfs.h): the
+ * attributes and data of ino (when parent is 0), or the entry name in
+ * folder parent. */
 
 /*
  * For the thread that tells the kernel: starts the queue (nothing is
@@ -135,7 +132,7 @@ struct lv_inval {
  * lv_stop() is called, looking at agents/ meanwhile when asked to. Returns
  * a new array in *out (free() it) of *n entries; *n is 0 once stopped.
  */
-void lv_wait(struct tree *t, struct lv_inval **out, size_t *n);
+void lv_wait(struct tree *t, struct vf_inval **out, size_t *n);
 /* When a watcher looks next: LV_POLL_MS from now (CLOCK_REALTIME, for
  * pthread_cond_timedwait()). */
 void lv_next_poll(struct timespec *until);
@@ -159,7 +156,7 @@ void lv_stop(struct tree *t);
  * array in *out (free() it) of *n entries, the tree's own inodes. 1 if the
  * tree changed (agents/, a log), else 0.
  */
-int lv_tick(struct tree *t, int agents, uint64_t *share, struct lv_inval **out,
+int lv_tick(struct tree *t, int agents, uint64_t *share, struct vf_inval **out,
 	    size_t *n);
 
 /*
@@ -169,7 +166,7 @@ int lv_tick(struct tree *t, int agents, uint64_t *share, struct lv_inval **out,
  * A new array in *out (free() it) of *n entries, the tree's own inodes;
  * *n is 0 on ENOMEM.
  */
-void lv_closing(struct tree *t, struct lv_inval **out, size_t *n);
+void lv_closing(struct tree *t, struct vf_inval **out, size_t *n);
 
 /*
  * Epochs across a close and reopen of one log (a cache of trees, pjfs.h).

@@ -262,6 +262,11 @@ static int content_locked(struct tree *t, uint64_t ino, struct blob **out)
 	return 0;
 }
 
+int tr_fixed_content(uint64_t ino)
+{
+	return TR_KIND(ino) == TK_MSG || TR_KIND(ino) == TK_REC;
+}
+
 int tr_content(struct tree *t, uint64_t ino, struct blob **out)
 {
 	int rc;
@@ -309,7 +314,7 @@ static int current_target(struct view *v, uint64_t ino, char *out)
 	return 0;
 }
 
-void tr_fill_common(struct tree *t, struct view *v, uint64_t ino, struct tr_attr *a)
+void tr_fill_common(struct tree *t, struct view *v, uint64_t ino, struct vf_attr *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->st.st_ino = ino;
@@ -320,14 +325,14 @@ void tr_fill_common(struct tree *t, struct view *v, uint64_t ino, struct tr_attr
 }
 
 /* A folder's attributes never change; what it lists is read at opendir. */
-void tr_set_dir(struct tr_attr *a)
+void tr_set_dir(struct vf_attr *a)
 {
 	a->st.st_mode = S_IFDIR | 0555;
 	a->st.st_nlink = 2;
 	a->immutable = 1;
 }
 
-static int set_file(struct tree *t, struct view *v, uint64_t ino, struct tr_attr *a)
+static int set_file(struct tree *t, struct view *v, uint64_t ino, struct vf_attr *a)
 {
 	uint64_t size;
 	int rc = file_size(t, v, ino, &size);
@@ -341,7 +346,7 @@ static int set_file(struct tree *t, struct view *v, uint64_t ino, struct tr_attr
 	return 0;
 }
 
-static int attr_fixed(struct tree *t, struct view *v, uint64_t ino, struct tr_attr *a)
+static int attr_fixed(struct tree *t, struct view *v, uint64_t ino, struct vf_attr *a)
 {
 	switch (TR_LOCAL(ino)) {
 	case TI_ROOT: case TI_BRANCHES: case TI_CONTEXT: case TI_RECORDS:
@@ -364,7 +369,7 @@ static int attr_fixed(struct tree *t, struct view *v, uint64_t ino, struct tr_at
 	return -ENOENT;
 }
 
-static int attr_current(struct view *v, uint64_t ino, struct tr_attr *a)
+static int attr_current(struct view *v, uint64_t ino, struct vf_attr *a)
 {
 	char target[NM_MAX + 1];
 
@@ -377,7 +382,7 @@ static int attr_current(struct view *v, uint64_t ino, struct tr_attr *a)
 	return 0;
 }
 
-int tr_attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
+int tr_attr_locked(struct tree *t, uint64_t ino, struct vf_attr *a)
 {
 	struct view *v = vw_of(t, ino);
 	const struct graph *g;
@@ -440,7 +445,7 @@ static void refresh_agents(struct tree *t)
 		lv_refresh(t, TR_IN_VIEW((uint64_t)TI_ROOT, k, 0));
 }
 
-int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out)
+int tr_getattr(struct tree *t, uint64_t ino, struct vf_attr *out)
 {
 	int rc;
 
@@ -536,7 +541,7 @@ int tr_name_fixed(uint64_t parent, uint64_t ino)
 }
 
 static int lookup_once(struct tree *t, uint64_t parent, const char *name,
-		       struct tr_attr *out)
+		       struct vf_attr *out)
 {
 	uint64_t ino;
 	int rc = -ENOENT;
@@ -553,7 +558,7 @@ static int lookup_once(struct tree *t, uint64_t parent, const char *name,
 	return rc;
 }
 
-int tr_lookup(struct tree *t, uint64_t parent, const char *name, struct tr_attr *out)
+int tr_lookup(struct tree *t, uint64_t parent, const char *name, struct vf_attr *out)
 {
 	int rc;
 

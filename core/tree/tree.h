@@ -48,6 +48,7 @@
 
 #include "session.h"
 #include "cache.h"
+#include "vfs.h"
 
 enum tr_kind {
 	TK_FIXED = 0,
@@ -122,7 +123,7 @@ struct tree *tr_new(struct session *s);
 void tr_free(struct tree *t);
 
 /*
- * Attributes of ino: 0, or -ENOENT. immutable: the kernel may keep the
+ * Attributes of ino (vfs.h: struct vf_attr): 0, or -ENOENT. immutable: the kernel may keep the
  * node's attributes and data for long (they change only through an
  * invalidation). fixed_name: the same for the name the node was reached by
  * (lookup, listing): it keeps naming this inode while the log grows.
@@ -130,21 +131,15 @@ void tr_free(struct tree *t);
  * attributes and the name anyway (0: not at all; a layer above that looks
  * at its own source only now and then sets it).
  */
-struct tr_attr {
-	struct stat st;
-	int immutable;
-	int fixed_name;
-	/* In a listing: only the inode and type are known (working out the
-	 * size would render the file: a transcript); the kernel looks the
-	 * name up when it needs more. */
-	int lazy;
-	uint32_t keep_ms;
-};
-int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out);
+int tr_getattr(struct tree *t, uint64_t ino, struct vf_attr *out);
+/* 1 when ino's contents never change (a message file, a record). */
+int tr_fixed_content(uint64_t ino);
+/* The tree's calls as the vfs contract (tree_vfs.c; fs: a struct tree). */
+extern const struct vf_ops tr_vfs_ops;
 /* The bytes of rendered text the tree keeps now (at most TR_CACHE_BYTES). */
 size_t tr_cached_bytes(struct tree *t);
 int tr_lookup(struct tree *t, uint64_t parent, const char *name,
-	      struct tr_attr *out);
+	      struct vf_attr *out);
 
 /* A directory's listing, taken when it is opened. */
 struct tr_dir;
@@ -152,7 +147,7 @@ int tr_opendir(struct tree *t, uint64_t ino, struct tr_dir **out);
 /* Entry i of the listing ("." and ".." included): 1 and its name (NM_MAX
  * + 1 bytes) and attributes, 0 past the end, -errno on error. */
 int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
-		 struct tr_attr *attr);
+		 struct vf_attr *attr);
 void tr_closedir(struct tr_dir *d);
 /*
  * The tree's generation when the listing was taken. It grows after every

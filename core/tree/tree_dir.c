@@ -249,7 +249,7 @@ static uint64_t dir_item(struct view *v, struct tr_dir *d, uint32_t i, char *nam
 }
 
 int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
-		 struct tr_attr *attr)
+		 struct vf_attr *attr)
 {
 	struct view *v;
 	uint64_t ino;

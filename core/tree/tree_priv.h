@@ -124,11 +124,11 @@ uint64_t tr_branch_ino(const struct view *v, const struct br_info *b);
 /* The file name of record id's message in v (NM_MAX + 1 bytes). */
 void tr_rec_name(struct view *v, uint32_t id, char *out);
 /* Fills what every entry of v shares (owner, times, inode). */
-void tr_fill_common(struct tree *t, struct view *v, uint64_t ino, struct tr_attr *a);
+void tr_fill_common(struct tree *t, struct view *v, uint64_t ino, struct vf_attr *a);
 /* A folder's attributes. */
-void tr_set_dir(struct tr_attr *a);
+void tr_set_dir(struct vf_attr *a);
 /* ino's attributes; 0 or -errno. */
-int tr_attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a);
+int tr_attr_locked(struct tree *t, uint64_t ino, struct vf_attr *a);
 /* Whether a name in parent keeps naming ino while the log grows. */
 int tr_name_fixed(uint64_t parent, uint64_t ino);
 

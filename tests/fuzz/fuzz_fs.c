@@ -190,7 +190,7 @@ static void check_name(const char *s)
 }
 
 /* Attributes as ops.c sends them. */
-static void check_attr(const struct tr_attr *a, uint64_t ino)
+static void check_attr(const struct vf_attr *a, uint64_t ino)
 {
 	mode_t m = a->st.st_mode & S_IFMT;
 
@@ -316,7 +316,7 @@ static void stamp(void)
 /* A request's look at a view (lv_refresh(): growth too). */
 static void look_view(struct fz *f, uint32_t view)
 {
-	struct tr_attr a;
+	struct vf_attr a;
 
 	vf_getattr(&f->v, TR_IN_VIEW((uint64_t)TI_ROOT, view, 0), &a);
 }
@@ -341,7 +341,7 @@ static void look_view(struct fz *f, uint32_t view)
  */
 static void look(struct fz *f)
 {
-	struct lv_inval *e;
+	struct vf_inval *e;
 	size_t n;
 
 	if (f->pf) {
@@ -473,14 +473,14 @@ static int session_gone(struct fz *f, uint64_t ino)
 {
 	static const char *const logs[] = { "s", "o" };
 	int there[] = { f->present, f->other_present };
-	struct tr_attr a;
+	struct vf_attr a;
 	size_t i;
 
 	if (vf_lookup(&f->v, TI_ROOT, "projects", &a) ||
 	    vf_lookup(&f->v, a.st.st_ino, "p", &a))
 		return 1;
 	for (i = 0; i < 2; i++) {
-		struct tr_attr s;
+		struct vf_attr s;
 
 		if (there[i] && !vf_lookup(&f->v, a.st.st_ino, logs[i], &s) &&
 		    s.st.st_ino >> TR_SLOT_SHIFT == ino >> TR_SLOT_SHIFT)
@@ -490,9 +490,9 @@ static int session_gone(struct fz *f, uint64_t ino)
 }
 
 /* getattr, then the content: exactly the size it said. */
-static void read_file(struct fz *f, uint64_t ino, const struct tr_attr *listed)
+static void read_file(struct fz *f, uint64_t ino, const struct vf_attr *listed)
 {
-	struct tr_attr a;
+	struct vf_attr a;
 	struct blob *b;
 	int rc = vf_getattr(&f->v, ino, &a), rc2;
 
@@ -547,7 +547,7 @@ static int cmp_str(const void *a, const void *b)
 struct listing {
 	char **names;
 	uint64_t *inos;
-	struct tr_attr *attrs;
+	struct vf_attr *attrs;
 	size_t n;
 };
 
@@ -566,7 +566,7 @@ static void listing_free(struct listing *l)
 static int list(struct fz *f, uint64_t dir, struct listing *l)
 {
 	struct vf_dir *d;
-	struct tr_attr a;
+	struct vf_attr a;
 	char name[NM_MAX + 1], **sorted;
 	uint64_t i;
 	size_t k;
@@ -618,7 +618,7 @@ static size_t readdir_check(struct fz *f, uint64_t dir, uint64_t *sub, size_t ns
 			    size_t *got)
 {
 	struct listing l;
-	struct tr_attr a;
+	struct vf_attr a;
 	size_t k;
 
 	if (list(f, dir, &l))
@@ -698,7 +698,7 @@ static void op_lookup(struct fz *f)
 {
 	uint64_t dir = byte(&f->g) & 1 ? pick_ino(f) : pick_dir(f);
 	char name[400];
-	struct tr_attr a;
+	struct vf_attr a;
 	int rc;
 
 	pick_name(f, dir, name, sizeof(name));
@@ -740,7 +740,7 @@ static void op_xattr(struct fz *f, uint64_t ino)
 static void op_readlink(struct fz *f, uint64_t ino)
 {
 	char target[NM_MAX + 1];
-	struct tr_attr a;
+	struct vf_attr a;
 	int rc = vf_readlink(&f->v, ino, target);
 
 	check_rc(rc);
@@ -754,7 +754,7 @@ static void op_readlink(struct fz *f, uint64_t ino)
 /* The epoch of ino's view now (tree layer only): its branches/ says it. */
 static int view_epoch(struct fz *f, uint64_t ino, unsigned *epoch)
 {
-	struct tr_attr a;
+	struct vf_attr a;
 
 	if (vf_lookup(&f->v, TR_IN_VIEW((uint64_t)TI_ROOT, TR_VIEW(ino), 0), "branches", &a))
 		return -1;
@@ -769,7 +769,7 @@ static int view_epoch(struct fz *f, uint64_t ino, unsigned *epoch)
 static void op_stale(struct fz *f)
 {
 	const struct seen *s;
-	struct tr_attr a;
+	struct vf_attr a;
 	struct vf_dir *d;
 	struct blob *b;
 	struct sbuf sb;
@@ -807,7 +807,7 @@ static void op(struct fz *f)
 {
 	uint64_t ino;
 	size_t got = 0;
-	struct tr_attr a;
+	struct vf_attr a;
 	unsigned what = byte(&f->g) % 12;
 
 	if (trace < 0)
@@ -893,7 +893,7 @@ static int start(struct fz *f)
 		f->evicts = byte(&f->g) & 1;
 		if (pf_new(pj_root, f->evicts ? PF_COST_FIXED * 2 : PF_CACHE_DEFAULT, &f->pf))
 			return -1;
-		f->v = (struct vfs){ &pf_ops, f->pf };
+		f->v = (struct vfs){ &pf_vfs_ops, f->pf };
 		return 0;
 	}
 	if (ss_open(log_path, SS_LIVE, &s)) {
@@ -902,7 +902,7 @@ static int start(struct fz *f)
 			return -1;
 	}
 	CHECK((f->t = tr_new(s)));
-	f->v = (struct vfs){ &vf_tree_ops, f->t };
+	f->v = (struct vfs){ &tr_vfs_ops, f->t };
 	return 0;
 }
 

@@ -1,30 +1,58 @@
 /*
- * vfs: what the FUSE operations (ops.c) answer from. A mount serves one
- * of two layers through the same calls: a session's tree (tree.h), or the
- * projects folder above many trees (pjfs.h). The calls mean what tree.h
- * says of their tr_* namesakes; thread-safety is the layer's (both are).
+ * vfs: the one contract between core and its front ends: the FUSE
+ * operations (fs/ops.c) and export (export.h) answer from it, whichever
+ * layer serves it: a session's tree (tree.h: tr_vfs_ops), or the projects
+ * folder above many trees (pjfs.h: pf_vfs_ops). The calls mean what
+ * tree.h says of their tr_* namesakes; thread-safety is the layer's (both
+ * are). The types here are neutral: no layer's own.
  */
 #ifndef SESSFS_VFS_H
 #define SESSFS_VFS_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
-#include "live.h"
-#include "tree.h"
+#include "cache.h"
+#include "sbuf.h"
+
+#define VF_NAME_MAX 255		/* longest name in the tree */
+
+/* A node's attributes. */
+struct vf_attr {
+	struct stat st;
+	int immutable;		/* its attributes never change */
+	int fixed_name;		/* its name keeps naming it as the log grows */
+	/* In a listing: only the inode and type are known (working out the
+	 * size would render the file: a transcript); the kernel looks the
+	 * name up when it needs more. */
+	int lazy;
+	uint32_t keep_ms;	/* how long the kernel may keep them */
+};
+
+/* What the kernel is to forget: a name in parent (ino 0), or an inode's
+ * attributes and contents (parent 0, name ""). */
+struct vf_inval {
+	uint64_t parent;
+	uint64_t ino;
+	char name[VF_NAME_MAX + 1];
+};
 
 struct vf_dir;			/* a layer's open directory */
 
 struct vf_ops {
-	int (*getattr)(void *fs, uint64_t ino, struct tr_attr *out);
-	int (*lookup)(void *fs, uint64_t parent, const char *name, struct tr_attr *out);
+	int (*getattr)(void *fs, uint64_t ino, struct vf_attr *out);
+	int (*lookup)(void *fs, uint64_t parent, const char *name, struct vf_attr *out);
 	int (*opendir)(void *fs, uint64_t ino, struct vf_dir **out);
 	int (*dir_entry)(void *fs, struct vf_dir *d, uint64_t i, char *name,
-			 struct tr_attr *attr);
+			 struct vf_attr *attr);
 	void (*closedir)(void *fs, struct vf_dir *d);
 	uint64_t (*dir_gen)(const struct vf_dir *d);
 	int (*content)(void *fs, uint64_t ino, struct blob **out);
+	/* 1 when ino's contents never change (a message, a record): the
+	 * kernel may keep its pages across opens. */
+	int (*fixed_content)(void *fs, uint64_t ino);
 	int (*readlink)(void *fs, uint64_t ino, char *out);
 	int (*getxattr)(void *fs, uint64_t ino, const char *name, struct sbuf *out);
 	int (*listxattr)(void *fs, uint64_t ino, struct sbuf *out);
@@ -33,7 +61,7 @@ struct vf_ops {
 	/* For the notifier thread (fs/notify.h): what the kernel must forget
 	 * (lv_wait(): *n is 0 once stopped), the end of that, and the
 	 * mount's own device. */
-	void (*wait)(void *fs, struct lv_inval **out, size_t *n);
+	void (*wait)(void *fs, struct vf_inval **out, size_t *n);
 	void (*stop)(void *fs);
 	void (*own_device)(void *fs, dev_t dev);
 };
@@ -44,13 +72,13 @@ struct vfs {
 	void *fs;
 };
 
-static inline int vf_getattr(struct vfs *v, uint64_t ino, struct tr_attr *out)
+static inline int vf_getattr(struct vfs *v, uint64_t ino, struct vf_attr *out)
 {
 	return v->ops->getattr(v->fs, ino, out);
 }
 
 static inline int vf_lookup(struct vfs *v, uint64_t parent, const char *name,
-			    struct tr_attr *out)
+			    struct vf_attr *out)
 {
 	return v->ops->lookup(v->fs, parent, name, out);
 }
@@ -61,7 +89,7 @@ static inline int vf_opendir(struct vfs *v, uint64_t ino, struct vf_dir **out)
 }
 
 static inline int vf_dir_entry(struct vfs *v, struct vf_dir *d, uint64_t i, char *name,
-			       struct tr_attr *attr)
+			       struct vf_attr *attr)
 {
 	return v->ops->dir_entry(v->fs, d, i, name, attr);
 }
@@ -80,6 +108,11 @@ static inline uint64_t vf_dir_gen(struct vfs *v, const struct vf_dir *d)
 static inline int vf_content(struct vfs *v, uint64_t ino, struct blob **out)
 {
 	return v->ops->content(v->fs, ino, out);
+}
+
+static inline int vf_fixed_content(struct vfs *v, uint64_t ino)
+{
+	return v->ops->fixed_content(v->fs, ino);
 }
 
 static inline int vf_readlink(struct vfs *v, uint64_t ino, char *out)
@@ -107,8 +140,5 @@ static inline void vf_pushed(struct vfs *v, uint64_t ino)
 {
 	v->ops->pushed(v->fs, ino);
 }
-
-/* The calls of a single session's tree (fs: a struct tree). */
-extern const struct vf_ops vf_tree_ops;
 
 #endif

@@ -1,13 +1,20 @@
+/*
+ * tree_vfs: a single session's tree as the vfs contract (vfs.h).
+ */
+#include "live.h"
+#include "tree.h"
 #include "vfs.h"
+
+_Static_assert(VF_NAME_MAX == NM_MAX, "a vfs name holds any name of the tree");
 
 /* The tree's calls under the layer's signatures. */
 
-static int t_getattr(void *fs, uint64_t ino, struct tr_attr *out)
+static int t_getattr(void *fs, uint64_t ino, struct vf_attr *out)
 {
 	return tr_getattr(fs, ino, out);
 }
 
-static int t_lookup(void *fs, uint64_t parent, const char *name, struct tr_attr *out)
+static int t_lookup(void *fs, uint64_t parent, const char *name, struct vf_attr *out)
 {
 	return tr_lookup(fs, parent, name, out);
 }
@@ -18,7 +25,7 @@ static int t_opendir(void *fs, uint64_t ino, struct vf_dir **out)
 }
 
 static int t_dir_entry(void *fs, struct vf_dir *d, uint64_t i, char *name,
-		       struct tr_attr *attr)
+		       struct vf_attr *attr)
 {
 	return tr_dir_entry(fs, (struct tr_dir *)d, i, name, attr);
 }
@@ -37,6 +44,12 @@ static uint64_t t_dir_gen(const struct vf_dir *d)
 static int t_content(void *fs, uint64_t ino, struct blob **out)
 {
 	return tr_content(fs, ino, out);
+}
+
+static int t_fixed_content(void *fs, uint64_t ino)
+{
+	(void)fs;
+	return tr_fixed_content(ino);
 }
 
 static int t_readlink(void *fs, uint64_t ino, char *out)
@@ -64,7 +77,7 @@ static void t_pushed(void *fs, uint64_t ino)
 	tr_pushed(fs, ino);
 }
 
-static void t_wait(void *fs, struct lv_inval **out, size_t *n)
+static void t_wait(void *fs, struct vf_inval **out, size_t *n)
 {
 	lv_wait(fs, out, n);
 }
@@ -79,8 +92,8 @@ static void t_own_device(void *fs, dev_t dev)
 	tr_own_device(fs, dev);
 }
 
-const struct vf_ops vf_tree_ops = {
+const struct vf_ops tr_vfs_ops = {
 	t_getattr, t_lookup, t_opendir, t_dir_entry, t_closedir, t_dir_gen,
-	t_content, t_readlink, t_getxattr, t_listxattr, t_claim_push,
+	t_content, t_fixed_content, t_readlink, t_getxattr, t_listxattr, t_claim_push,
 	t_pushed, t_wait, t_stop, t_own_device,
 };
