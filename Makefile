@@ -11,13 +11,13 @@
 #   make bench      the benchmark (prints figures)
 #   make install    sessfs and sessfs.1 under $(DESTDIR)$(PREFIX) (/usr/local);
 #   make uninstall  removes them
-#   make NOFUSE=1 BUILD=build/nofuse
-#                   a sessfs without libfuse that only exports
+#   make NOFUSE=1   build/sessfs-nofuse alone: a sessfs without libfuse
+#                   that exports and checks (every build makes it too)
 #   make fuzz       the libFuzzer targets (clang), FUZZ_SECONDS long (60);
 #                   corpus and findings in build/fuzz/
 
 CC      ?= cc
-# NOFUSE=1: a sessfs that only exports (nofuse/main.c), without libfuse.
+# NOFUSE=1: only sessfs-nofuse (nofuse/main.c), without libfuse.
 NOFUSE  ?=
 PKGS    := $(if $(filter 1,$(NOFUSE)),,fuse3 )libcjson
 STD     := -std=c11 -Wall -Wextra -Werror -D_FILE_OFFSET_BITS=64 -D_GNU_SOURCE
@@ -71,7 +71,12 @@ LIBS_projects := $(BUILD)/libprojects.a $(LIBS_tree)
 CORE_LIBS     := $(LIBS_projects)
 
 CORE_SRC := $(sort $(wildcard core/*/*.c))
-FS_SRC   := $(if $(filter 1,$(NOFUSE)),nofuse/main.c,$(sort $(wildcard fs/*.c)))
+CLI_SRC  := $(sort $(wildcard cli/*.c))
+FS_SRC   := $(CLI_SRC) $(sort $(wildcard fs/*.c))
+CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
+# sessfs without FUSE: export and --check (cli/ and nofuse/main.c); made
+# by every build (make test runs it), and alone by make NOFUSE=1.
+NOFUSE_BIN = $(BUILD)/sessfs-nofuse
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 CORE_OBJ  = $(CORE_SRC:%.c=$(BUILD)/%.o)
 FS_OBJ    = $(FS_SRC:%.c=$(BUILD)/%.o)
@@ -95,13 +100,16 @@ COV_SAN   := -fprofile-instr-generate -fcoverage-mapping
 	check-build deps run bench bench-bins asan install uninstall clean \
 	fuzz fuzz-smoke fuzz-build fuzz-cov-build fuzz-bins
 
-all: sessfs
+all: $(if $(filter 1,$(NOFUSE)),$(NOFUSE_BIN),sessfs)
 
 sessfs: $(BUILD)/sessfs
 	$(Q)ln -sf $(BUILD)/sessfs $@
 
 $(BUILD)/sessfs: $(FS_OBJ) $(CORE_LIBS)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(FS_OBJ) $(CORE_LIBS) $(PKG_LIBS) -lpthread
+
+$(NOFUSE_BIN): $(CLI_OBJ) $(BUILD)/nofuse/main.o $(CORE_LIBS)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/nofuse/main.o $(CORE_LIBS) $(CJSON_LIBS) -lpthread
 
 # A layer's objects and its archive.
 define layer_rules
@@ -115,8 +123,10 @@ $$(BUILD)/lib$(1).a: $$(patsubst %.c,$$(BUILD)/%.o,$$(wildcard core/$(1)/*.c))
 endef
 $(foreach l,$(LAYERS),$(eval $(call layer_rules,$(l))))
 
-# fs/ (and nofuse/) sit on all of core.
-$(BUILD)/fs/%.o $(BUILD)/nofuse/%.o: CFLAGS_ALL += $(INC_ALL)
+# The front ends (fs/, cli/, nofuse/) sit on all of core; fs/ alone on
+# fuse3 too (cli/ and nofuse/ get cJSON's flags only).
+$(BUILD)/fs/%.o: CFLAGS_ALL += $(INC_ALL) -Icli
+$(BUILD)/cli/%.o $(BUILD)/nofuse/%.o: CFLAGS_ALL = $(CFLAGS_CORE) $(INC_ALL) -Icli
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_ALL) $(DEPFLAGS) -c -o $@ $<
@@ -150,7 +160,7 @@ $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(CORE_LIBS)
 	$(Q)$(CC) $(CFLAGS_CORE) $(INC_ALL) $(DEPFLAGS) -fsanitize=fuzzer -o $@ $< $(CORE_LIBS) $(CJSON_LIBS) -lpthread $(LDFLAGS_ALL)
 
 # Everything one test run needs, for one build directory.
-check-build: $(BUILD)/sessfs $(UNIT_BIN) $(CORPUS_BIN) $(CONTEXT_BIN) $(SIZES_BIN)
+check-build: $(BUILD)/sessfs $(NOFUSE_BIN) $(UNIT_BIN) $(CORPUS_BIN) $(CONTEXT_BIN) $(SIZES_BIN)
 
 deps:
 	@sh scripts/deps.sh
@@ -216,12 +226,14 @@ fuzz-smoke:
 
 MANDIR ?= $(PREFIX)/share/man
 
-install: sessfs
-	install -D -m 0755 $(BUILD)/sessfs $(DESTDIR)$(PREFIX)/bin/sessfs
+install: all
+	install -D -m 0755 $(if $(filter 1,$(NOFUSE)),$(NOFUSE_BIN),$(BUILD)/sessfs) \
+		$(DESTDIR)$(PREFIX)/bin/$(if $(filter 1,$(NOFUSE)),sessfs-nofuse,sessfs)
 	install -D -m 0644 sessfs.1 $(DESTDIR)$(MANDIR)/man1/sessfs.1
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/sessfs $(DESTDIR)$(MANDIR)/man1/sessfs.1
+	rm -f $(DESTDIR)$(PREFIX)/bin/sessfs $(DESTDIR)$(PREFIX)/bin/sessfs-nofuse \
+		$(DESTDIR)$(MANDIR)/man1/sessfs.1
 
 clean:
 	rm -rf build sessfs

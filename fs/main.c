@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "export.h"
+#include "cli.h"
 #include "session.h"
 #include "tree.h"
 #include "notify.h"
@@ -84,41 +84,6 @@ static void help(void)
 static void say_open_error(const char *path, int rc)
 {
 	fprintf(stderr, "sessfs: %s: %s\n", path, ss_open_error(rc));
-}
-
-/* A folder is a projects folder, unless its name says it was meant as a
- * log (*.jsonl: refused as a directory). */
-static int is_projects_dir(const char *path)
-{
-	struct stat st;
-	size_t n = strlen(path);
-
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	if (n >= 6 && !strncmp(path + n - 6, ".jsonl", 6))
-		return 0;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int check(const char *path)
-{
-	struct session *s;
-	struct sbuf out;
-	int rc;
-
-	if (is_projects_dir(path))
-		return pf_check(path);
-	rc = ss_open(path, SS_COMPLETE, &s);
-	if (rc) {
-		say_open_error(path, rc);
-		return 1;
-	}
-	sb_init(&out);
-	ss_facts_json(s, &out);
-	fwrite(out.buf, 1, out.len, stdout);
-	sb_free(&out);
-	ss_close(s);
-	return 0;
 }
 
 /*
@@ -319,19 +284,6 @@ static char *default_projects(void)
 	return asprintf(&p, "%s/.claude/projects", home ? home : "") < 0 ? NULL : p;
 }
 
-/* A byte count with an optional K, M or G; 0 when it is not one. */
-static uint64_t parse_size(const char *s)
-{
-	char *end;
-	unsigned long long n = strtoull(s, &end, 10);
-	int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 :
-		    *end == 'G' || *end == 'g' ? 30 : 0;
-
-	if (end == s || (shift && end[1]) || (!shift && *end) || n > (1ull << 40))
-		return 0;
-	return (uint64_t)n << shift;
-}
-
 /* What LOG names: a projects folder (*t stays NULL) or a session log. 0,
  * or an exit code after a line on stderr. */
 static int open_layer(const char *log, const struct sessfs_conf *conf, struct vfs *v,
@@ -342,8 +294,8 @@ static int open_layer(const char *log, const struct sessfs_conf *conf, struct vf
 	uint64_t cache = PF_CACHE_DEFAULT;
 	int rc;
 
-	if (is_projects_dir(log)) {
-		if (conf->cache_size && !(cache = parse_size(conf->cache_size))) {
+	if (cli_is_folder(log)) {
+		if (conf->cache_size && !(cache = cli_size(conf->cache_size))) {
 			fprintf(stderr, "sessfs: cache_size=%s: not a size (like 512M)\n",
 				conf->cache_size);
 			return 2;
@@ -536,7 +488,7 @@ static int mounts_folder(int argc, char **argv)
 	const char *first;
 	int n = plain_args(argc, argv, &first);
 
-	return n >= 1 && is_projects_dir(first);
+	return n >= 1 && cli_is_folder(first);
 }
 
 /* sessfs MNT [options], MNT a folder: mounts the default projects folder
@@ -629,7 +581,7 @@ int main(int argc, char **argv)
 	 * (30 MB for a 1 GB log). */
 	pl_tune_heap();
 	if (argc >= 2 && !strcmp(argv[1], "export"))
-		return ex_main(argc - 1, argv + 1);	/* no FUSE at all */
+		return cli_export(argc - 1, argv + 1);	/* no FUSE at all */
 	/* One arena: with one per thread (up to 8 per core), each rebuild of
 	 * the graph lands in the arena of whichever request noticed the
 	 * growth, and every arena keeps what it once held: RSS tripled over
@@ -637,7 +589,7 @@ int main(int argc, char **argv)
 	 * renderers); they share one lock. */
 	pl_one_arena();
 	if (argc == 3 && !strcmp(argv[1], "--check"))
-		return check(argv[2]);
+		return cli_check(argv[2]);
 	if (argc >= 2 && !strcmp(argv[1], "--check")) {
 		usage(stderr);
 		return 2;

@@ -18,6 +18,7 @@
 #include "sbuf.h"
 
 #define VF_NAME_MAX 255		/* longest name in the tree */
+#define VF_ROOT 1		/* every layer's root inode (FUSE's) */
 
 /* A node's attributes. */
 struct vf_attr {

@@ -102,24 +102,6 @@ void pf_free(struct pjfs *pf)
 	free(pf);
 }
 
-int pf_check(const char *dir)
-{
-	struct pj_set *s;
-	struct sbuf out;
-	int rc = pj_scan(dir, NULL, &s);
-
-	if (rc) {
-		fprintf(stderr, "sessfs: %s: %s\n", dir, strerror(-rc));
-		return 1;
-	}
-	sb_init(&out);
-	pj_facts_json(s, &out);
-	fwrite(out.buf, 1, out.len, stdout);
-	sb_free(&out);
-	pj_free(s);
-	return 0;
-}
-
 /* ---- this layer's nodes ---- */
 
 static int project_index(const struct pset *p, uint32_t no)
@@ -722,6 +704,8 @@ static void pf_pushed(void *fs, uint64_t ino)
 {
 	in_tree(fs, ino, 0, 0, do_pushed, NULL);
 }
+
+_Static_assert(VF_ROOT == PI_ROOT, "the folder's root is the vfs root");
 
 /* A session's file: its tree's answer; this layer's own files change. */
 static int pf_fixed_content(void *fs, uint64_t ino)

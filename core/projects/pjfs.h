@@ -77,8 +77,6 @@ void pf_free(struct pjfs *pf);
 
 extern const struct vf_ops pf_vfs_ops;
 
-/* sessfs --check DIR: prints the folder's facts as JSON; an exit code. */
-int pf_check(const char *dir);
 
 /* For the benchmark and tests: the sessions open now, their estimated
  * memory, and how many times a session was opened (indexed) in all. */

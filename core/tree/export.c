@@ -15,9 +15,8 @@
 #include <unistd.h>
 #include <uthash.h>
 
-#include "names.h"
 #include "pool.h"
-#include "session.h"
+#include "vfs.h"
 #include "tarw.h"
 #include "plat.h"
 
@@ -26,12 +25,12 @@
 
 /* One entry of a listing: read, and in a folder written, on either thread. */
 struct ex_item {
-	int rc;			/* tr_dir_entry()'s: 1 an entry, 0 the end */
-	char name[NM_MAX + 1];
+	int rc;			/* vf_dir_entry()'s: 1 an entry, 0 the end */
+	char name[VF_NAME_MAX + 1];
 	struct vf_attr a;
 	struct blob *b;		/* a file's content */
 	char *same;		/* or the path of the file it is (a hard link) */
-	char link[NM_MAX + 1];	/* a symbolic link's target */
+	char link[VF_NAME_MAX + 1];	/* a symbolic link's target */
 	struct sbuf xattrs;	/* tw_xattr_add() layout */
 	int err;		/* -errno of the step that failed */
 	const char *what;	/* that step */
@@ -39,7 +38,7 @@ struct ex_item {
 
 /* A folder to walk once its parent's listing is read. */
 struct ex_sub {
-	char name[NM_MAX + 1];
+	char name[VF_NAME_MAX + 1];
 	struct vf_attr a;
 	struct sbuf xattrs;
 };
@@ -58,7 +57,8 @@ struct ex_seen {
 };
 
 struct ex_walk {
-	struct tree *t;
+	struct vfs *v;		/* the layer walked */
+	uint64_t root;		/* its root's inode */
 	struct pool *pool;
 	const struct ex_opts *o;
 	struct ex_stats *st;
@@ -79,7 +79,8 @@ struct ex_walk {
 /* The batch the two threads share. */
 struct ex_chunk {
 	struct ex_walk *w;
-	struct tr_dir *d;
+	struct vf_dir *d;
+	int files;		/* 0: this pass takes the folders, 1: the rest */
 	uint64_t first;		/* entry index of items[0] */
 	int dirfd;		/* the folder written into (-1: a stream) */
 	struct ex_item items[EX_CHUNK];
@@ -130,20 +131,20 @@ static void say(struct ex_walk *w, const char *name, const char *what, int err)
 static int name_ok(const char *s)
 {
 	return s[0] && strcmp(s, ".") && strcmp(s, "..") && !strchr(s, '/') &&
-	       strlen(s) <= NM_MAX;
+	       strlen(s) <= VF_NAME_MAX;
 }
 
-static void read_xattrs(struct tree *t, uint64_t ino, struct sbuf *out)
+static void read_xattrs(struct vfs *v, uint64_t ino, struct sbuf *out)
 {
 	struct sbuf names, val;
 	size_t off;
 
 	sb_init(&names);
 	sb_init(&val);
-	tr_listxattr(t, ino, &names);
+	vf_listxattr(v, ino, &names);
 	for (off = 0; off < names.len; off += strlen(names.buf + off) + 1) {
 		sb_reset(&val);
-		if (!tr_getxattr(t, ino, names.buf + off, &val))
+		if (!vf_getxattr(v, ino, names.buf + off, &val))
 			tw_xattr_add(out, names.buf + off, val.buf, (uint32_t)val.len);
 	}
 	sb_free(&val);
@@ -208,13 +209,17 @@ static void seen_free(struct ex_walk *w)
 
 static void read_item(struct ex_chunk *c, struct ex_item *x, uint64_t i)
 {
-	struct tree *t = c->w->t;
+	struct vfs *v = c->w->v;
 	uint64_t ino;
 	int rc = 0;
 
-	x->rc = tr_dir_entry(t, c->d, i, x->name, &x->a);
+	x->rc = vf_dir_entry(v, c->d, i, x->name, &x->a);
 	if (x->rc <= 0)
 		return;
+	if ((!S_ISDIR(x->a.st.st_mode)) != c->files) {
+		x->rc = 2;	/* the other pass's */
+		return;
+	}
 	ino = x->a.st.st_ino;
 	if (!name_ok(x->name)) {
 		fail(x, "unsafe name", -EINVAL);
@@ -223,14 +228,14 @@ static void read_item(struct ex_chunk *c, struct ex_item *x, uint64_t i)
 	if (S_ISREG(x->a.st.st_mode) && (x->same = seen_path(c->w, ino)))
 		return;		/* written already: nothing to read */
 	if (S_ISREG(x->a.st.st_mode))
-		rc = tr_content(t, ino, &x->b);
+		rc = vf_content(v, ino, &x->b);
 	else if (S_ISLNK(x->a.st.st_mode))
-		rc = tr_readlink(t, ino, x->link);
+		rc = vf_readlink(v, ino, x->link);
 	if (rc) {
 		fail(x, "read", rc);
 		return;
 	}
-	read_xattrs(t, ino, &x->xattrs);
+	read_xattrs(v, ino, &x->xattrs);
 }
 
 /* ---- writing into a folder (either thread) ---- */
@@ -307,11 +312,11 @@ static void put_file(struct ex_walk *w, int dirfd, struct ex_item *x)
 	if (x->same) {		/* no link here (EXDEV, EMLINK...): a copy */
 		free(x->same);
 		x->same = NULL;
-		if ((rc = tr_content(w->t, ino, &x->b))) {
+		if ((rc = vf_content(w->v, ino, &x->b))) {
 			fail(x, "read", rc);
 			return;
 		}
-		read_xattrs(w->t, ino, &x->xattrs);
+		read_xattrs(w->v, ino, &x->xattrs);
 	}
 	fd = openat(dirfd, x->name, flags, x->a.st.st_mode & 0777);
 	if (fd < 0 && errno == EEXIST && !clear_way(w, dirfd, x->name))
@@ -379,7 +384,7 @@ static void chunk_item(void *arg, size_t i)
 	struct ex_item *x = &c->items[i];
 
 	read_item(c, x, c->first + i);
-	if (x->rc > 0 && !x->err && c->dirfd >= 0)
+	if (x->rc == 1 && !x->err && c->dirfd >= 0)
 		put_item(c->w, c->dirfd, x);
 }
 
@@ -508,7 +513,7 @@ static int take_chunk(struct ex_walk *w, struct ex_chunk *c, struct ex_subs *sub
 
 		if (x->rc == 0)
 			more = 0;
-		if (x->rc > 0 && !rc)
+		if (x->rc == 1 && !rc)
 			rc = take_item(w, x, subs);
 		blob_unref(x->b);
 		free(x->same);
@@ -554,14 +559,39 @@ static int walk_sub(struct ex_walk *w, struct ex_sub *s, int dirfd, int depth)
 	return rc;
 }
 
-/* Writes the entries of folder ino, then walks its folders in order.
- * 0, or -errno when the stream broke (the walk then ends). */
+/* One pass over the listing of c's folder (c->files says which entries
+ * it takes): 0, or -errno when the stream broke. */
+static int pass(struct ex_walk *w, struct ex_chunk *c, struct ex_subs *subs)
+{
+	size_t i;
+	int rc;
+
+	c->first = 2;		/* after . and .. */
+	do {
+		for (i = 0; i < EX_CHUNK; i++)
+			sb_init(&c->items[i].xattrs);
+		pool_run(w->pool, EX_CHUNK, chunk_item, c);
+		rc = take_chunk(w, c, subs);
+		memset(c->items, 0, sizeof(c->items));
+		c->first += EX_CHUNK;
+	} while (rc == 1);
+	return rc;
+}
+
+/*
+ * Writes folder ino: its folders first, each walked in order, then its
+ * files and links. So what a folder holds is read before the folder's own
+ * files are rendered: a file that tells of what was read (a projects
+ * folder's sessions.json, its token totals) reads as a mount's does once
+ * a walk such as diff -r went through the folders before it. 0, or -errno
+ * when the stream broke (the walk then ends).
+ */
 static int walk(struct ex_walk *w, uint64_t ino, int dirfd, int depth)
 {
 	struct ex_chunk *c = calloc(1, sizeof(*c));
 	struct ex_subs subs = { NULL, 0, 0 };
 	size_t i;
-	int rc = c ? tr_opendir(w->t, ino, &c->d) : -ENOMEM;
+	int rc = c ? vf_opendir(w->v, ino, &c->d) : -ENOMEM;
 
 	if (rc) {
 		say(w, NULL, "list", rc);
@@ -570,23 +600,18 @@ static int walk(struct ex_walk *w, uint64_t ino, int dirfd, int depth)
 	}
 	c->w = w;
 	c->dirfd = dirfd;
-	c->first = 2;		/* after . and .. */
-	do {
-		for (i = 0; i < EX_CHUNK; i++)
-			sb_init(&c->items[i].xattrs);
-		pool_run(w->pool, EX_CHUNK, chunk_item, c);
-		rc = take_chunk(w, c, &subs);
-		memset(c->items, 0, sizeof(c->items));
-		c->first += EX_CHUNK;
-	} while (rc == 1);
-	tr_closedir(c->d);
-	free(c);
+	rc = pass(w, c, &subs);
 	for (i = 0; i < subs.n; i++) {
 		if (!rc)
 			rc = walk_sub(w, &subs.v[i], dirfd, depth);
 		sb_free(&subs.v[i].xattrs);
 	}
 	free(subs.v);
+	c->files = 1;
+	if (!rc)
+		rc = pass(w, c, NULL);
+	vf_closedir(w->v, c->d);
+	free(c);
 	return rc;
 }
 
@@ -632,16 +657,16 @@ static int export_root(struct ex_walk *w, int dirfd)
 {
 	struct vf_attr a;
 	struct sbuf xs;
-	int rc = tr_getattr(w->t, TI_ROOT, &a);
+	int rc = vf_getattr(w->v, w->root, &a);
 
 	if (rc)
 		return rc;
 	sb_init(&xs);
-	read_xattrs(w->t, TI_ROOT, &xs);
+	read_xattrs(w->v, w->root, &xs);
 	if (w->tw)
 		rc = tar_entry(w, NULL, &a, NULL, NULL, &xs, NULL);
 	if (!rc)
-		rc = walk(w, TI_ROOT, dirfd, 0);
+		rc = walk(w, w->root, dirfd, 0);
 	if (!rc && w->tw)
 		rc = tw_finish(w->tw);
 	if (!rc && dirfd >= 0 && (rc = set_meta(w, dirfd, &xs, &a)))
@@ -650,15 +675,16 @@ static int export_root(struct ex_walk *w, int dirfd)
 	return rc < 0 && w->tw ? rc : 0;
 }
 
-int ex_tree(struct tree *t, const char *dest, const struct ex_opts *o,
-	    struct ex_stats *st)
+int ex_vfs(struct vfs *v, uint64_t root, const char *dest, const struct ex_opts *o,
+	   struct ex_stats *st)
 {
 	struct ex_walk w;
 	int fd = -1, rc;
 
 	memset(st, 0, sizeof(*st));
 	memset(&w, 0, sizeof(w));
-	w.t = t;
+	w.v = v;
+	w.root = root;
 	w.o = o;
 	w.st = st;
 	w.xattr_ok = 1;
@@ -690,112 +716,3 @@ int ex_tree(struct tree *t, const char *dest, const struct ex_opts *o,
 	return rc < 0 ? rc : 0;
 }
 
-/* ---- the command ---- */
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: sessfs export [options] LOG DEST\n"
-		"       sessfs export [options] LOG -\n"
-		"\n"
-		"Writes the tree a mount of LOG shows into the folder DEST (made if\n"
-		"missing), or as a tar stream on stdout (DEST -). No FUSE needed.\n"
-		"\n"
-		"options:\n"
-		"    --force          write into a DEST that is not empty (what is in\n"
-		"                     the way of an entry is replaced, the rest is left)\n"
-		"    -q, --quiet      no progress on the terminal\n"
-		"    -o file_history=DIR\n"
-		"                     the session's file-history folder, as for the mount\n"
-		"    -h, --help       this text\n");
-}
-
-struct ex_args {
-	struct ex_opts o;
-	const char *file_history;
-	const char *src, *dest;
-};
-
-/* 0, 1 for --help, -1 for bad usage. */
-static int parse(int argc, char **argv, struct ex_args *a)
-{
-	int i, npos = 0;
-
-	memset(a, 0, sizeof(*a));
-	a->o.progress = 1;
-	for (i = 1; i < argc; i++) {
-		const char *s = argv[i];
-
-		if (!strcmp(s, "-h") || !strcmp(s, "--help"))
-			return 1;
-		if (!strcmp(s, "--force"))
-			a->o.force = 1;
-		else if (!strcmp(s, "-q") || !strcmp(s, "--quiet"))
-			a->o.progress = 0;
-		else if (!strcmp(s, "-o") && i + 1 < argc &&
-			 !strncmp(argv[i + 1], "file_history=", 13) && argv[i + 1][13])
-			a->file_history = argv[++i] + 13;
-		else if (s[0] == '-' && s[1])	/* "-" alone is a DEST */
-			return -1;
-		else if (npos++ == 0)
-			a->src = s;
-		else
-			a->dest = s;
-	}
-	return npos == 2 ? 0 : -1;
-}
-
-/*
- * The tree of SRC, or NULL (said on stderr). A session log for now; a
- * projects folder gets its own tree here once it has a layout.
- */
-static struct tree *open_source(const struct ex_args *a)
-{
-	struct session *s;
-	struct tree *t;
-	int rc = ss_open(a->src, SS_LIVE, &s);	/* as the mount opens it */
-
-	if (rc) {
-		fprintf(stderr, "sessfs: %s: %s\n", a->src, ss_open_error(rc));
-		return NULL;
-	}
-	if (a->file_history && ss_set_file_history(s, a->file_history)) {
-		ss_close(s);
-		s = NULL;
-	}
-	t = s ? tr_new(s) : NULL;
-	if (!t)
-		fprintf(stderr, "sessfs: out of memory\n");
-	return t;
-}
-
-int ex_main(int argc, char **argv)
-{
-	struct ex_args a;
-	struct ex_stats st;
-	struct tree *t;
-	int rc = parse(argc, argv, &a);
-
-	if (rc) {
-		usage(rc > 0 ? stdout : stderr);
-		return rc > 0 ? 0 : 2;
-	}
-	if (!strcmp(a.dest, "-") && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "sessfs: export: refusing to write a tar stream to a terminal\n");
-		return 2;
-	}
-	a.o.progress = a.o.progress && isatty(STDERR_FILENO);
-	t = open_source(&a);
-	if (!t)
-		return 1;
-	rc = ex_tree(t, a.dest, &a.o, &st);
-	tr_free(t);
-	if (rc == -ENOTEMPTY)
-		fprintf(stderr, "sessfs: export: %s: not empty (--force writes into it)\n", a.dest);
-	else if (rc)
-		fprintf(stderr, "sessfs: export: %s: %s\n", a.dest, strerror(-rc));
-	if (!rc && st.no_xattrs)
-		fprintf(stderr, "sessfs: export: %s keeps no extended attributes: "
-			"exported without them\n", a.dest);
-	return rc || st.errors ? 1 : 0;
-}

@@ -1,13 +1,13 @@
 /*
  * export: the tree a mount shows, written out without FUSE.
  *
- *   sessfs export [--force] [--quiet] [-o file_history=DIR] SRC DEST
- *
- * The second reader of the layout (tree.h), beside fs/: it walks the same
- * tree through the same calls the mount answers the kernel with
- * (tr_opendir, tr_dir_entry, tr_content, tr_readlink, tr_listxattr,
- * tr_getxattr), so an export and a mount of one log hold the same files,
- * byte for byte. Nothing here needs libfuse or /dev/fuse.
+ * The second reader of the vfs contract (vfs.h), beside fs/: it walks a
+ * layer (a session's tree, or a projects folder) through the same calls
+ * the mount answers the kernel with (vf_opendir, vf_dir_entry,
+ * vf_content, vf_readlink, vf_listxattr, vf_getxattr), so an export and a
+ * mount of one log or folder hold the same files, byte for byte. Nothing
+ * here needs libfuse or /dev/fuse. The command (sessfs export) is a front
+ * end's: cli/export_cmd.c.
  *
  * Into a folder (DEST a path): folders, plain files (mode 0444, as the
  * mount shows them) and symbolic links, with the mount's mtimes and its
@@ -33,15 +33,15 @@
  * caller and a pool helper); progress is shown on stderr when it is a
  * terminal and the export takes more than EX_PROGRESS_AFTER_MS.
  *
- * Not thread-safe: one export at a time per tree (the tree itself may be
- * shared).
+ * Not thread-safe: one export at a time per layer (the layer itself may
+ * be shared).
  */
 #ifndef SESSFS_EXPORT_H
 #define SESSFS_EXPORT_H
 
 #include <stdint.h>
 
-#include "tree.h"
+#include "vfs.h"
 
 #define EX_PROGRESS_AFTER_MS 500	/* quiet for exports shorter than this */
 #define EX_DEPTH_MAX 64			/* folders deeper than this are skipped */
@@ -60,20 +60,13 @@ struct ex_stats {
 };
 
 /*
- * Writes t's tree into the folder dest, or as a tar stream onto stdout
- * when dest is "-". Returns 0 (see st->errors for entries that failed),
- * -ENOTEMPTY for a DEST refused, or -errno when DEST cannot be made or
- * opened, or the stream cannot be written. Entries that fail are said on
- * stderr and skipped.
+ * Writes the tree of layer v from its root inode into the folder dest, or
+ * as a tar stream onto stdout when dest is "-". Returns 0 (see st->errors
+ * for entries that failed), -ENOTEMPTY for a DEST refused, or -errno when
+ * DEST cannot be made or opened, or the stream cannot be written. Entries
+ * that fail are said on stderr and skipped.
  */
-int ex_tree(struct tree *t, const char *dest, const struct ex_opts *o,
-	    struct ex_stats *st);
-
-/*
- * The command: argv[0] is "export". Parses the options, opens SRC (a
- * session log) and exports it. Returns the exit status: 0, 1 when
- * something failed (said on stderr), 2 for bad usage.
- */
-int ex_main(int argc, char **argv);
+int ex_vfs(struct vfs *v, uint64_t root, const char *dest, const struct ex_opts *o,
+	   struct ex_stats *st);
 
 #endif

@@ -6,6 +6,7 @@
 #include "vfs.h"
 
 _Static_assert(VF_NAME_MAX == NM_MAX, "a vfs name holds any name of the tree");
+_Static_assert(VF_ROOT == TI_ROOT, "the tree's root is the vfs root");
 
 /* The tree's calls under the layer's signatures. */
 

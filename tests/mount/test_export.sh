@@ -3,6 +3,7 @@
 # folder, then diff -r, the same names, kinds, sizes, mtimes and link
 # targets (find -printf), and the same extended attributes on a sample.
 # The tar stream of each log, extracted by GNU tar, is the same tree too.
+# A projects folder exports as its mount shows it too.
 # Then the command itself: a DEST not empty is refused, --force writes
 # into it without following what is in the way, bad usage, a DEST
 # without extended attributes, no FUSE used.
@@ -109,6 +110,33 @@ wait_for grep -q '"unfinishedLastLine": 0' "$T/mnonl/session.json" &&
 	bad "no final newline: after the newline: $(cat "$T/mnonl/errors.txt")"
 unmount_log "$T/mnonl"
 
+# A projects folder (every case's projects/ merged, as test_projects.sh
+# makes it): the export is the mount, byte for byte (diff -r, links not
+# followed: sessions/ and latest lead back into the tree), as a folder and
+# as a tar stream.
+C="$T/claude"
+mkdir -p "$C/projects"
+for d in "$CORPUS"/*/projects; do cp -r "$d/." "$C/projects/"; done
+if mount_log "$C/projects" "$T/mpj" && "$SESSFS" export -q "$C/projects" "$X/pj" 2>"$T/pj.err" &&
+   [ ! -s "$T/pj.err" ]; then
+	d=$(diff -r --no-dereference "$T/mpj" "$X/pj" 2>&1)
+	[ -z "$d" ] && [ -L "$X/pj/latest" ] && [ -d "$X/pj/projects" ] &&
+		[ "$(ls "$X/pj/sessions" | wc -l)" -eq "$(ls "$T/mpj/sessions" | wc -l)" ] &&
+		ok "a projects folder: diff -r of mount and export is empty ($(find "$X/pj" | wc -l) entries)" ||
+		bad "a projects folder: diff -r: $(echo "$d" | head -5 | cut -c1-300)"
+	unmount_log "$T/mpj"
+	mkdir -p "$X/pjt"
+	if "$SESSFS" export -q "$C/projects" - 2>"$T/pjt.err" | tar -x -C "$X/pjt" &&
+	   [ ! -s "$T/pjt.err" ] && d=$(diff -r --no-dereference "$X/pj" "$X/pjt" 2>&1) && [ -z "$d" ]; then
+		ok "a projects folder: the tar stream extracts to the same tree"
+	else
+		bad "a projects folder: tar: $(head -c 300 "$T/pjt.err") $(echo "${d:-}" | head -3)"
+	fi
+else
+	bad "a projects folder: mount or export failed: $(cat "$T/mpj.err" "$T/pj.err" 2>/dev/null | head -3)"
+fi
+rm -rf "$X/pj" "$X/pjt"
+
 # tar -tv reads the stream; the long paths come through pax headers.
 log=$(ls -S $(corpus_logs) | head -1)
 if "$SESSFS" export -q "$log" - > "$T/a.tar" && tar -tvf "$T/a.tar" > "$T/tv" 2>&1 &&
@@ -152,7 +180,6 @@ expect 1 "not empty (--force" "$SESSFS" export "$DEMO" "$T/full"
 expect 2 "usage" "$SESSFS" export "$DEMO"
 expect 2 "usage" "$SESSFS" export --bogus "$DEMO" "$T/x"
 expect 1 "No such file" "$SESSFS" export "$T/nope.jsonl" "$T/x"
-expect 1 "is a directory" "$SESSFS" export "$T/full" "$T/x"
 expect 1 "No such file" "$SESSFS" export "$DEMO" "$T/no/such/dest"
 [ ! -e "$T/x" ] && ok "no DEST made for a bad SRC" || bad "DEST made for a bad SRC"
 
