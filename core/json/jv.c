@@ -9,6 +9,9 @@
 
 #include "jskip.h"
 
+/* The same for a raw key from jv_next(). */
+static int jv_key_eq(const struct js_str *k, const char *lit);
+
 #define JV_STACK_WORDS ((JV_DEPTH_MAX + 63) / 64)
 
 /* ---- the doc ---- */
@@ -61,7 +64,8 @@ static const char *doc_end(const struct jv_doc *d, const char *p)
 
 /* ---- scanning ---- */
 
-const char *jv_ws(const char *p, const char *e)
+/* On checked text: whitespace as cJSON skips it (bytes <= 0x20). */
+static const char *jv_ws(const char *p, const char *e)
 {
 	while (p < e && (unsigned char)*p <= 32)
 		p++;
@@ -459,7 +463,8 @@ const char *jv_check(const char *p, const char *e, struct jv_doc *d)
 
 /* ---- walking checked text ---- */
 
-const char *jv_skip(const struct jv_doc *d, const char *p, const char *e)
+/* On checked text: past the value starting at p. */
+static const char *jv_skip(const struct jv_doc *d, const char *p, const char *e)
 {
 	const char *end;
 
@@ -889,7 +894,7 @@ static int eq_raw(const char *p, size_t n, const char *lit)
 	return q.ok && q.at == q.n;
 }
 
-int jv_key_eq(const struct js_str *k, const char *lit)
+static int jv_key_eq(const struct js_str *k, const char *lit)
 {
 	return eq_raw(k->p, k->n, lit);
 }

@@ -57,11 +57,6 @@ void jv_doc_free(struct jv_doc *d);
  */
 const char *jv_check(const char *p, const char *e, struct jv_doc *d);
 
-/* On checked text: whitespace as cJSON skips it (bytes <= 0x20). */
-const char *jv_ws(const char *p, const char *e);
-/* On checked text: past the value starting at p. */
-const char *jv_skip(const struct jv_doc *d, const char *p, const char *e);
-
 /* The children of an array, or the member values of an object. */
 struct jv_iter {
 	const struct jv_doc *d;
@@ -86,8 +81,6 @@ const char *jv_get(const struct jv_doc *d, const char *v, const char *e,
 
 /* The string at v (v at its quote) as its C string: does it equal lit? */
 int jv_str_eq(const char *v, const char *e, const char *lit);
-/* The same for a raw key from jv_next(). */
-int jv_key_eq(const struct js_str *k, const char *lit);
 
 /*
  * The C string of the string at v, handed over in pieces: each piece is a

@@ -234,7 +234,8 @@ static void json_time(struct sbuf *out, int64_t ms)
 	sb_add_json_str(out, ts, strlen(ts));
 }
 
-void pj_session_json(const struct pj_set *s, const struct pj_session *x, struct sbuf *out)
+/* Appends one session's object (no newline). */
+static void pj_session_json(const struct pj_set *s, const struct pj_session *x, struct sbuf *out)
 {
 	sb_addc(out, '{');
 	pj_session_members(s, x, out);

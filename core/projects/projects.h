@@ -109,14 +109,6 @@ const struct pj_session *pj_find_link(const struct pj_set *s, const char *name);
 /* A project by name: its index, or -1. */
 int pj_project(const struct pj_set *s, const char *name);
 
-/*
- * Finds where fork x came from (its origin session and the last copied
- * record), reading the fork's copied part and, by the uuid, the logs of
- * its project that could hold it; sets x's fork fields (x must belong to
- * s and not be shared yet with other threads: call on a set being built,
- * or under the owner's lock). 0 or -errno.
- */
-int pj_find_fork(struct pj_set *s, struct pj_session *x);
 
 
 /*
@@ -150,8 +142,6 @@ char *pj_file_history(const struct pj_set *s);
 
 /* Appends one JSON object per session (sessions.json), in set order. */
 void pj_sessions_json(const struct pj_set *s, struct sbuf *out);
-/* Appends one session's object (no newline). */
-void pj_session_json(const struct pj_set *s, const struct pj_session *x, struct sbuf *out);
 /* The same object's members, without braces (for a caller adding more). */
 void pj_session_members(const struct pj_set *s, const struct pj_session *x,
 			struct sbuf *out);

@@ -14,7 +14,14 @@
 
 /* ---- forks ---- */
 
-int pj_find_fork(struct pj_set *s, struct pj_session *x)
+/*
+ * Finds where fork x came from (its origin session and the last copied
+ * record), reading the fork's copied part and, by the uuid, the logs of
+ * its project that could hold it; sets x's fork fields (x must belong to
+ * s and not be shared yet with other threads: call on a set being built,
+ * or under the owner's lock). 0 or -errno.
+ */
+static int pj_find_fork(struct pj_set *s, struct pj_session *x)
 {
 	const struct pj_project *pr = &s->projects[x->project];
 	char *dir = NULL, *uuid = NULL;

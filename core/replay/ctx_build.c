@@ -17,6 +17,8 @@
 #include "release.h"
 #include "plat.h"
 
+static void ctx_base_free(struct ctx_base *b);
+
 /* ---- metadata: record counts, replacements (rule 20), effort (rule 23) ---- */
 
 int ctx_count_meta(struct ctx *x, uint16_t atom)
@@ -71,7 +73,7 @@ static int set_repl(struct ctx_work *w, const char *key, const cJSON *val)
 }
 
 /* Rule 20: a content-replacement record of the main thread. */
-int ctx_fold_replacements(struct ctx_work *w, const struct idx_rec *r)
+static int ctx_fold_replacements(struct ctx_work *w, const struct idx_rec *r)
 {
 	cJSON *j = lf_parse(w->lf, r);
 	const cJSON *e;
@@ -509,7 +511,7 @@ int ctx_freeze(struct ctx *x, struct sbuf *text, uint32_t pmsg, const size_t *ps
 	return 0;
 }
 
-int ctx_build_window(struct ctx_work *w)
+static int ctx_build_window(struct ctx_work *w)
 {
 	int rc;
 
@@ -529,7 +531,7 @@ int ctx_build_window(struct ctx_work *w)
 	return rc;
 }
 
-void ctx_repl_free(struct ctx_repl **set)
+static void ctx_repl_free(struct ctx_repl **set)
 {
 	struct ctx_repl *rp, *t;
 
@@ -633,7 +635,7 @@ static void cut_free(struct ctx_cut *c)
 	memset(c, 0, sizeof(*c));
 }
 
-void ctx_base_free(struct ctx_base *b)
+static void ctx_base_free(struct ctx_base *b)
 {
 	if (!b)
 		return;

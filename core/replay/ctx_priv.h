@@ -195,7 +195,6 @@ int ctx_leave_out(struct ctx_work *w, struct ctx_wrow *r, const char *fmt, ...)
 /* Inserts r at index at of w->rows (at == nrows appends). 0 or -ENOMEM. */
 int ctx_rows_insert(struct ctx_work *w, uint32_t at, struct ctx_wrow *r);
 
-uint64_t ctx_hash(const char *s);
 /* Adds s (NULL: the flag). 0 or -ENOMEM. */
 int ctx_hset_add(struct ctx_hset *h, const char *s);
 void ctx_hset_free(struct ctx_hset *h);
@@ -261,10 +260,8 @@ extern const struct ctx_cut ctx_no_cut;
 /* After a build or a growth: x->base from w (the chain, the cut ...).
  * 0 or -ENOMEM (x keeps no base then: it cannot grow). */
 int ctx_base_make(struct ctx_work *w, const struct ctx_cut *prev);
-void ctx_base_free(struct ctx_base *b);
 
 int ctx_count_meta(struct ctx *x, uint16_t atom);
-int ctx_fold_replacements(struct ctx_work *w, const struct idx_rec *r);
 int ctx_is_row_type(uint8_t t);
 /* The notes of record i (phase CTX_P_RECORDS), of node id's parent
  * (CTX_P_REPARENT), of the chain (CTX_P_CHAIN), of node id off the
@@ -286,9 +283,7 @@ uint64_t ctx_measure(const char *p, const char *end);
  * w's only). */
 int ctx_publish(struct ctx_work *w, int sorted, const struct ctx *old,
 		const struct ctx_cut *cut);
-void ctx_repl_free(struct ctx_repl **set);
 void ctx_work_free(struct ctx_work *w);
-int ctx_build_window(struct ctx_work *w);
 
 /* ---- phases ---- */
 

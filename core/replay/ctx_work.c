@@ -125,7 +125,7 @@ int ctx_rows_insert(struct ctx_work *w, uint32_t at, struct ctx_wrow *r)
 
 /* ---- sets of hashed strings ---- */
 
-uint64_t ctx_hash(const char *s)
+static uint64_t ctx_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ULL;
 

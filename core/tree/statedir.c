@@ -8,7 +8,8 @@
 #include "names.h"
 #include "tree.h"
 
-uint64_t sd_ino(uint32_t node)
+/* The inode of a state node. */
+static uint64_t sd_ino(uint32_t node)
 {
 	return node ? TR_INO(TK_STATE, node) : TI_STATE;
 }

@@ -18,8 +18,6 @@
 
 #include "session.h"
 
-/* The inode of a state node. */
-uint64_t sd_ino(uint32_t node);
 /* True when ino is a folder of state/ (state/ itself included). */
 int sd_is_dir(struct session *s, uint64_t ino);
 /* True when ino is a file of state/. */
