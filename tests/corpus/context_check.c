@@ -16,7 +16,12 @@
  * record with a uuid in the appended file. Prints one line per log and a
  * summary; fails unless every log agrees. branches/current must end at
  * the attach point (only rows of its response or non-message rows after it).
+ * A request file that is there but cannot be read or is not a request (no
+ * "messages" array) fails its log; a log without one is not counted.
  */
+#include <errno.h>
+#include <unistd.h>
+
 #include "corpus_util.h"
 #include "ctx.h"
 #include "session.h"
@@ -312,11 +317,21 @@ static int check_log(const char *log, const char *dir, void *arg)
 	int n = 0, ok = 0, rc;
 
 	(void)arg;
-	if (!want) {
+	if (!req || (!text && access(req, F_OK) && errno == ENOENT)) {
+		free(app);
+		free(req);
+		return -1;	/* no resume request for this log */
+	}
+	/* A request there but unreadable, or not a request: a failure, not
+	 * a log without one. */
+	if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(want, "messages"))) {
+		printf("FAIL %s: %s: %s\n", log, req, !text ? "cannot be read" :
+		       !want ? "not JSON" : "no \"messages\" array");
+		cJSON_Delete(want);
 		free(app);
 		free(req);
 		free(text);
-		return -1;	/* no resume request for this log */
+		return 0;
 	}
 	want_at = cu_first_of(app, "parentUuid", 1);
 	rc = rebuild(log, &got, &attach, &n, why, sizeof(why));

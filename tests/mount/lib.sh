@@ -1,5 +1,10 @@
 # Helpers for the mount tests: mount with a bound, unmount on every path.
-# Source it; then use mount_log / unmount_log / ok / bad / finish.
+# Source it; then use mount_log / unmount_log / ok / bad / skip / finish.
+# A test that checked nothing because what it needs is missing exits
+# SKIP_EXIT (77), which scripts/run-tests.sh reports as skipped, with the
+# reasons its "skipped: " lines give; one that checked something and
+# skipped a part exits 0, and the runner's line names the part. Under
+# CI=true a missing corpus is a failure, not a skip (need_corpus).
 # Every path a test writes or mounts is under $T, a fresh folder under
 # TMPDIR (/tmp by default; the runner gives each test its own), so tests
 # run side by side share nothing.
@@ -20,11 +25,15 @@ SAMPLE=${SESSFS_SAMPLE:-$([ "$LIGHT" = 1 ] && echo 150 || echo 400)}
 T=$(mktemp -d "${TMPDIR:-/tmp}/sessfs-mt.XXXXXX")
 passed=0
 failed=0
+skipped=0
+SKIP_EXIT=77
 MOUNTS=""
 DAEMONS=""
 
 ok() { passed=$((passed + 1)); echo "ok   $*"; }
 bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+# skip WHAT (WHY): a part not checked, said and counted.
+skip() { skipped=$((skipped + 1)); echo "skipped: $*"; }
 
 cleanup() {
 	for m in $MOUNTS; do
@@ -84,9 +93,13 @@ unmount_log() {
 	fi
 }
 
+# finish: the tally; the test's status: 1 when a check failed, SKIP_EXIT
+# when nothing was checked and something skipped, else 0.
 finish() {
-	echo "$(basename "$0" .sh): $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
+	echo "$(basename "$0" .sh): $passed passed, $failed failed, $skipped skipped"
+	[ "$failed" -eq 0 ] || return 1
+	[ "$passed" -eq 0 ] && [ "$skipped" -gt 0 ] && return "$SKIP_EXIT"
+	return 0
 }
 
 # corpus_logs: every log of the corpus (main logs and stages).
@@ -261,6 +274,9 @@ no_stacking() {
 		bad "$what: fusermount3 -u left $(findmnt -n "$mnt")"
 }
 
+# need_corpus: the rest of the test needs the corpus. Without it, the
+# test ends here: a failure under CI=true, else the rest skipped (and the
+# whole test, when it checked nothing before).
 need_corpus() {
 	if [ -d "$CORPUS" ]; then return 0; fi
 	if [ "${CI:-}" = true ]; then
@@ -268,7 +284,7 @@ need_corpus() {
 		finish
 		exit 1
 	fi
-	echo "corpus $CORPUS not found: skipped"
+	skip "the checks over the corpus (no corpus at $CORPUS, see SESSFS_CORPUS)"
 	finish
-	exit 0
+	exit
 }

@@ -83,8 +83,10 @@ static void test_threads_share_the_main_arena(void **state)
 	void *p, *brk;
 
 	(void)state;
-	if (!GLIBC_HEAP)
+	if (!GLIBC_HEAP) {
+		print_message("skipped: the arena check (not glibc's allocator)\n");
 		skip();
+	}
 	pl_one_arena();
 	assert_int_equal(pthread_create(&th, NULL, alloc_small, NULL), 0);
 	assert_int_equal(pthread_join(th, &p), 0);
@@ -147,6 +149,7 @@ static void test_heap_tuning(void **state)
 	pl_trim_heap();
 #else
 	(void)state;
+	print_message("skipped: the heap checks (not glibc's allocator)\n");
 	skip();
 #endif
 }
