@@ -48,23 +48,99 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# ---- waiting: for a condition, with a deadline, never a fixed time ----
+
+# now_us: the time, in microseconds.
+now_us() { echo "${EPOCHREALTIME/./}"; }
+
+# wait_until SECONDS CMD...: runs CMD until it succeeds (0) or SECONDS
+# (a decimal) passed (1), every 50 ms; at least once.
+wait_until() {
+	local end
+	end=$(($(now_us) + $(awk -v s="$1" 'BEGIN { printf "%d", s * 1000000 }')))
+	shift
+	while ! "$@"; do
+		[ "$(now_us)" -lt "$end" ] || return 1
+		sleep 0.05
+	done
+}
+
+# watcher_rchar PID: the bytes the thread of daemon PID that looks at the
+# logs (fs/notify.h: NT_THREAD_NAME) has read so far (its rchar), or
+# nothing when it cannot be told.
+watcher_rchar() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = sessfs-notify ] || continue
+		awk '/^rchar:/ { print $2 }' "$t/io" 2>/dev/null
+		return
+	done
+}
+
+# watcher_read PID BYTES: that thread has read BYTES or more. Of a single
+# log without agents it reads nothing but the log: its first look signs
+# what was indexed (indexed_bytes, in one read), and a look after the
+# log's size or times changed reads the signed bytes again (the check of
+# the signature).
+watcher_read() {
+	local r
+	r=$(watcher_rchar "$1")
+	[ -n "$r" ] && [ "$r" -ge "$2" ]
+}
+
+# indexed_bytes LOG: the bytes of LOG up to its last newline (a torn last
+# line waits for its newline).
+indexed_bytes() {
+	local n
+	n=$(stat -c %s "$1")
+	[ "$(tail -c 1 "$1" | od -An -tx1 | tr -d ' ')" = 0a ] || n=$((n - $(tail -n 1 "$1" | wc -c)))
+	echo "$n"
+}
+
+# signed PID LOG: wait (20 s at most) until daemon PID's watcher signed
+# LOG's indexed bytes; 1 if it did not.
+signed() {
+	wait_until 20 watcher_read "$1" "$(indexed_bytes "$2")"
+}
+
+# watcher_quiet PID: that thread read nothing for the last 1.5 s (more
+# than a look's period, LV_POLL_MS): whatever it had to sign and check
+# (every open session of a projects folder) it has. Call watcher_quiet_reset
+# first; use it through wait_until.
+watcher_quiet_reset() { _wq_last="" _wq_since=0; }
+watcher_quiet() {
+	local r now
+	r=$(watcher_rchar "$1")
+	now=$(now_us)
+	[ -n "$r" ] || return 1
+	if [ "$r" != "$_wq_last" ]; then
+		_wq_last=$r _wq_since=$now
+		return 1
+	fi
+	[ $((now - _wq_since)) -ge 1500000 ]
+}
+
+# settled PID: wait (30 s at most) until watcher_quiet; 1 if it is not.
+settled() {
+	watcher_quiet_reset
+	wait_until 30 watcher_quiet "$1"
+}
+
 # mount_log LOG MNT [options]: starts sessfs in the foreground, waits for
 # the mount. Sets PID. Returns non-zero if it did not come up in time.
 mount_log() {
-	local log=$1 mnt=$2 i
+	local log=$1 mnt=$2
 	shift 2
 	mkdir -p "$mnt"
 	"$SESSFS" -f "$@" "$log" "$mnt" 2>"$mnt.err" &
 	PID=$!
 	DAEMONS="$DAEMONS $PID"
 	MOUNTS="$MOUNTS $mnt"
-	for i in $(seq 1 $((MOUNT_WAIT * 10))); do
-		mountpoint -q "$mnt" && return 0
-		kill -0 "$PID" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	wait_until "$MOUNT_WAIT" mounted_or_dead "$mnt" "$PID" && mountpoint -q "$mnt"
 }
+
+# mounted_or_dead MNT PID: MNT is mounted, or daemon PID ended.
+mounted_or_dead() { mountpoint -q "$1" || ! kill -0 "$2" 2>/dev/null; }
 
 # mount_or_end LOG MNT [options]: mount_log, or the failure counted, the
 # tally printed and the test ended (the trap unmounts what is left).
@@ -78,12 +154,9 @@ mount_or_end() {
 # unmount_log MNT: unmounts, waits for the daemon (bounded), checks it
 # exited 0 and printed nothing on stderr.
 unmount_log() {
-	local mnt=$1 rc i
+	local mnt=$1 rc
 	fusermount3 -u "$mnt" || { bad "unmount $mnt"; return 1; }
-	for i in $(seq 1 100); do
-		kill -0 "$PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_until 10 gone "$PID"
 	wait "$PID"
 	rc=$?
 	if [ "$rc" -eq 0 ] && [ ! -s "$mnt.err" ]; then
@@ -142,17 +215,23 @@ check_sizes() {
 	fi
 }
 
+# holds FILE TEXT: FILE can be read and holds TEXT (and a newline or not).
+holds() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
+
+# more_than N CMD...: CMD prints more than N lines.
+more_than() {
+	local n=$1
+	shift
+	[ "$("$@" 2>/dev/null | wc -l)" -gt "$n" ]
+}
+
+# gone PID: process PID ended.
+gone() { ! kill -0 "$1" 2>/dev/null; }
+
 # wait_for CMD...: up to 3 s for CMD to succeed (an invalidation is sent
 # by a thread of its own, just after the request that noticed the change;
 # a rewrite in place is noticed by the watcher, within about a second).
-wait_for() {
-	local i
-	for i in $(seq 1 30); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_for() { wait_until 3 "$@"; }
 
 # sums MNT LIST: a line per name of LIST: its bytes' sum, or why not
 # (file-history.json aside: it names the log's folder).
@@ -227,7 +306,7 @@ change_case() {
 		fi ;;
 	rewrite-grow)
 		[ "$(stat -c %s "$new")" -gt "$(stat -c %s "$3")" ] || bad "$what: not longer"
-		sleep 2		# the watcher signs what was indexed
+		signed "$PID" "$dir/s.jsonl" || bad "$what: the watcher did not sign the log"
 		dd if="$new" of="$dir/s.jsonl" bs=64M conv=notrunc status=none ;;
 	esac
 	ls "$m/branches/main" > "$dir/ls" 2> "$dir/ls.err" || [ "$how" = inplace ] ||
