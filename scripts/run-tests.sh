@@ -219,6 +219,30 @@ elapsed() {	# elapsed I: whole seconds since runner I started
 	awk -v n="$EPOCHREALTIME" -v s="${starts[$1]}" 'BEGIN { printf "%d", n - s }'
 }
 
+# interrupted: INT or TERM (^C, a timeout around make test, mutate.sh
+# ended): every runner still running is ended as a timeout's is, and
+# what it left mounted unmounted.
+interrupted() {
+	local i n
+	trap '' INT TERM
+	echo "tests: interrupted; ending the runners still running"
+	for i in "${running[@]+"${running[@]}"}"; do
+		kill -TERM -- -"${pids[$i]}" 2>/dev/null
+	done
+	for i in "${running[@]+"${running[@]}"}"; do
+		for n in $(seq 1 $((KILL_GRACE * 5))); do
+			kill -0 -- -"${pids[$i]}" 2>/dev/null || break
+			sleep 0.2
+		done
+		kill -KILL -- -"${pids[$i]}" 2>/dev/null
+		unmount_left "${tmps[$i]}"
+	done
+	rm -rf "$tmproot"
+	exit 130
+}
+running=()
+trap interrupted INT TERM
+
 t0=$EPOCHREALTIME
 echo "tests: ${#keys[@]} runners, $jobs at a time; logs in $logdir/"
 for s in "${skipped[@]+"${skipped[@]}"}"; do
