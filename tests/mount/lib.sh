@@ -54,27 +54,41 @@ trap 'exit 130' INT TERM
 now_us() { echo "${EPOCHREALTIME/./}"; }
 
 # wait_until SECONDS CMD...: runs CMD until it succeeds (0) or SECONDS
-# (a decimal) passed (1), every 50 ms; at least once.
+# (a decimal) passed (1), every 100 ms; at least once.
 wait_until() {
 	local end
 	end=$(($(now_us) + $(awk -v s="$1" 'BEGIN { printf "%d", s * 1000000 }')))
 	shift
 	while ! "$@"; do
 		[ "$(now_us)" -lt "$end" ] || return 1
-		sleep 0.05
+		sleep 0.1
 	done
 }
 
-# watcher_rchar PID: the bytes the thread of daemon PID that looks at the
-# logs (fs/notify.h: NT_THREAD_NAME) has read so far (its rchar), or
-# nothing when it cannot be told.
-watcher_rchar() {
+# watcher_task PID: /proc/PID/task/TID of the thread of daemon PID that
+# looks at the logs (fs/notify.h: NT_THREAD_NAME), or nothing.
+watcher_task() {
 	local t
 	for t in /proc/"$1"/task/*; do
-		[ "$(cat "$t/comm" 2>/dev/null)" = sessfs-notify ] || continue
-		awk '/^rchar:/ { print $2 }' "$t/io" 2>/dev/null
-		return
+		[ "$(cat "$t/comm" 2>/dev/null)" = sessfs-notify ] && { echo "$t"; return; }
 	done
+}
+
+# watcher_rchar PID: the bytes that thread has read so far (its rchar),
+# or nothing when it cannot be told.
+watcher_rchar() {
+	local t
+	t=$(watcher_task "$1")
+	[ -n "$t" ] && awk '/^rchar:/ { print $2 }' "$t/io" 2>/dev/null
+}
+
+# watcher_wakes PID: how many times that thread went to sleep and woke
+# (voluntary context switches: once per look at the log, once per look
+# at agents/ a request asked for), or nothing.
+watcher_wakes() {
+	local t
+	t=$(watcher_task "$1")
+	[ -n "$t" ] && awk '/^voluntary_ctxt_switches:/ { print $2 }' "$t/status" 2>/dev/null
 }
 
 # watcher_read PID BYTES: that thread has read BYTES or more. Of a single

@@ -397,20 +397,29 @@ parallel_readers() {
 
 # A mount at <log folder>/<log stem>, where the subagents' folder would
 # be: looking for agents leads into the mount itself, and once hung it.
+# lookup_while_looked MNT PID WAKES: looks up a new name in MNT (sets hung
+# when it took 10 s); true once daemon PID's watcher woke WAKES times.
+lookup_while_looked() {
+	i=$((i + 1))
+	timeout 10 stat "$1/no-such-file-$i" > /dev/null 2>&1
+	[ $? -eq 124 ] && { hung=1; return 0; }
+	[ "$(watcher_wakes "$2")" -ge "$3" ] 2>/dev/null
+}
+
 own_folder() {
-	local dir="$T/own" i end
+	local dir="$T/own" i w0 hung
 	mkdir -p "$dir"
 	cp mnt-examples/demo.jsonl "$dir/s.jsonl"
 	mount_log "$dir/s.jsonl" "$dir/s" || { bad "mount at the log's stem: $(cat "$dir/s.err")"; return; }
-	# Lookups of a new name each time, one after the other, over two of
-	# the looks at agents/ they ask for (LV_SCAN_MS, a second, apart): the
-	# kernel holds the root locked while it waits for each answer.
-	end=$(($(now_us) + 2200000)) i=0
-	while [ "$(now_us)" -lt "$end" ]; do
-		i=$((i + 1))
-		timeout 10 stat "$dir/s/no-such-file-$i" > /dev/null 2>&1
-		[ $? -eq 124 ] && { bad "a lookup hung ($i)"; break; }
-	done
+	# Lookups of a new name each time until the watcher has woken four
+	# times (about two of its looks, at the log and at agents/, which the
+	# lookups ask for): the kernel holds the root locked while it waits
+	# for each answer.
+	w0=$(watcher_wakes "$PID") i=0 hung=0
+	[ -n "$w0" ] || bad "own folder: the watcher thread not found"
+	wait_until 20 lookup_while_looked "$dir/s" "$PID" $((w0 + 4)) ||
+		bad "own folder: the watcher did not wake 4 times in 20 s"
+	[ "$hung" = 1 ] && bad "a lookup hung ($i)"
 	timeout 10 ls "$dir/s/agents" > /dev/null && ok "a mount at <folder>/<log stem>: answers while agents/ is looked for" ||
 		bad "a mount at <folder>/<log stem> hangs"
 	unmount_log "$dir/s"
