@@ -4,7 +4,11 @@
 #   make test       install what is missing, build (-j), run every test
 #                   twice, plain and under AddressSanitizer + UBSan, the
 #                   runners side by side (scripts/run-tests.sh)
-#   make test-full  the exhaustive mount checks (every file of every log)
+#   make test-full  the exhaustive mount checks (every file of every log),
+#                   then the mutation smoke (make mutate)
+#   make mutate     the mutation smoke: each bug of scripts/mutations.txt
+#                   put in, one at a time, in a copy of the tree under /tmp,
+#                   must fail the tests it names (scripts/mutate.sh)
 #   V=1             show the compiler lines
 #   make run        the main job on the bundled example, mounted in a new
 #                   folder under /tmp (or MNT=DIR)
@@ -97,7 +101,7 @@ FUZZ_SAN  := $(ASAN_FLAGS) -fsanitize=fuzzer-no-link
 COV_SAN   := -fprofile-instr-generate -fcoverage-mapping
 
 .PHONY: all test test-full test-plain test-asan test-bins bins-plain bins-asan bins-fuzz \
-	check-build deps run bench bench-bins asan install uninstall clean \
+	check-build deps run bench bench-bins asan install uninstall clean mutate \
 	fuzz fuzz-smoke fuzz-build fuzz-cov-build fuzz-bins
 
 all: $(if $(filter 1,$(NOFUSE)),$(NOFUSE_BIN),sessfs)
@@ -184,7 +188,12 @@ test: deps
 
 test-full: deps
 	+@$(SUBMAKE) test-bins
-	@bash scripts/run-tests.sh --full build:plain build/asan:asan
+	@rc=0; bash scripts/run-tests.sh --full build:plain build/asan:asan || rc=1; \
+	bash scripts/mutate.sh || rc=1; exit $$rc
+
+mutate: deps
+	+@$(SUBMAKE) -j$(NPROC) bins-plain
+	@bash scripts/mutate.sh
 
 test-plain: deps
 	+@$(SUBMAKE) -j$(NPROC) bins-plain

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "plat.h"
 #include "vfs.h"
 
 struct notifier {
@@ -29,6 +30,9 @@ static void *run(void *arg)
 	struct stat st;
 	size_t i, len;
 
+	/* Named, so that top -H and the tests (tests/mount/lib.sh:
+	 * watcher_read) tell it from the request threads. */
+	pl_name_thread(NT_THREAD_NAME);
 	/* Served by the loop like any request (this thread is not one). */
 	if (n->mnt && !stat(n->mnt, &st))
 		n->v->ops->own_device(n->v->fs, st.st_dev);

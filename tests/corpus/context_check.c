@@ -16,6 +16,8 @@
  * record with a uuid in the appended file. Prints one line per log and a
  * summary; fails unless every log agrees. branches/current must end at
  * the attach point (only rows of its response or non-message rows after it).
+ * A request file that is there but cannot be read or is not a request (no
+ * "messages" array) fails its log; a log without one is not counted.
  *
  * A subagent's own log (every row a sidechain) has no resume of its own.
  * A 1.0.x request's first user message begins with a <system-reminder>
@@ -24,6 +26,9 @@
  * of the comparison for a log whose release is 1.0.x. The counts are also
  * printed per release (the log's last "version").
  */
+#include <errno.h>
+#include <unistd.h>
+
 #include "corpus_util.h"
 #include "ctx.h"
 #include "session.h"
@@ -336,13 +341,21 @@ static int check_log(const char *log, const char *dir, void *arg)
 	char why[4096] = "", *rel;
 	int n = 0, ok = 0, rc;
 
-	if (!want) {
-		if (text)
-			printf("FAIL %s: %s is not JSON\n", log, req);
+	if (!req || (!text && access(req, F_OK) && errno == ENOENT)) {
+		free(app);
+		free(req);
+		return -1;	/* no resume request for this log */
+	}
+	/* A request there but unreadable, or not a request: a failure, not
+	 * a log without one. */
+	if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(want, "messages"))) {
+		printf("FAIL %s: %s: %s\n", log, req, !text ? "cannot be read" :
+		       !want ? "not JSON" : "no \"messages\" array");
+		cJSON_Delete(want);
 		free(app);
 		free(req);
 		free(text);
-		return text ? 0 : -1;	/* no resume request for this log */
+		return 0;
 	}
 	rel = cu_last_of(log, "version");
 	drop_disk_block(want, rel);

@@ -137,10 +137,10 @@ long_line() {
 two_gb() {
 	local log="$T/two.jsonl" mnt="$T/two" gen="$T/genlog" last uuid cur
 	case $SESSFS in
-	*asan*) [ "$FULL" = 1 ] || { echo "skip the 2 GB log under ASan: make test-full runs it"; return; } ;;
+	*asan*) [ "$FULL" = 1 ] || { skip "the 2 GB log under ASan (make test-full runs it)"; return; } ;;
 	esac
 	if [ "$(df --output=avail -B1G "$T" | tail -1)" -lt 6 ]; then
-		echo "skip the 2 GB log: less than 6 GB free under $T"
+		skip "the 2 GB log (less than 6 GB free under $T)"
 		return
 	fi
 	cc -O2 -std=c11 -D_FILE_OFFSET_BITS=64 -o "$gen" scripts/genlog.c || { bad "build genlog"; return; }

@@ -124,8 +124,10 @@ G=5e55f500-0000-4000-8000-000000000101
 before=$(grep "\"$G\"" "$M/usage.json" | sed 's/.*"inputTokens":\([0-9]*\).*/\1/')
 printf '%s\n' '{"parentUuid":null,"type":"assistant","sessionId":"'$G'","uuid":"99999999-0000-4000-8000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","requestId":"req_grown","message":{"id":"msg_grown","role":"assistant","model":"claude-opus-5-5","content":[{"type":"text","text":"more"}],"usage":{"input_tokens":1000,"output_tokens":7,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}' \
 	>> "$C/projects/-home-user-src-todo-app/$G.jsonl"
-sleep 1.2
-after=$(grep "\"$G\"" "$M/usage.json" | sed 's/.*"inputTokens":\([0-9]*\).*/\1/')
+in_of() { grep "\"$G\"" "$M/usage.json" | sed 's/.*"inputTokens":\([0-9]*\).*/\1/'; }
+in_is() { [ "$(in_of)" = "$1" ]; }
+wait_until 10 in_is "$((before + 1000))"	# once the folder is looked at again
+after=$(in_of)
 [ -n "$before" ] && [ "$after" = "$((before + 1000))" ] &&
 	ok "a grown log is counted again ($before -> $after in)" || bad "grown log: $before -> $after"
 [ "$(stat -c %s "$M/usage.json")" = "$(wc -c < "$M/usage.json")" ] &&

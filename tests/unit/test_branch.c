@@ -611,6 +611,38 @@ static void test_summarised_rows_are_a_dead_end(void **state)
 	tu_log_free(&l);
 }
 
+/* Rule 29's second half: a piece without a turn row is a dead end when
+ * the row it hangs off goes on in a piece already accepted, though that
+ * piece holds no turn either. 1-4 as above, then two killed /compacts off
+ * the repair 4: the newer one (9, 10) is the branch's end (nothing else
+ * goes on from 4), the older one (5) a dead end beside it. */
+static void test_side_piece_beside_an_accepted_piece_is_a_dead_end(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "q1");
+	tu_asst(&l, 2, 1, "msg_1", "a1");
+	tu_user(&l, 3, 2, "q2");
+	tu_asst(&l, 4, 3, "msg_2", "No response requested.");
+	tu_summary(&l, 5, 4);			/* the first killed /compact */
+	tu_summary(&l, 9, 4);			/* the second, written later */
+	tu_attach(&l, 10, 9, "hook_success");
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 1);
+	assert_string_equal(tu_path(&f, 0), "1 2 3 4 9 10");
+	assert_int_equal(br_ndead(f.br), 1);
+	assert_int_equal(br_dead(f.br, 0)->terminal, ID(5));
+	assert_int_equal(br_dead(f.br, 0)->top, ID(5));
+	assert_int_equal(br_dead(f.br, 0)->from, ID(4));
+	assert_int_equal(br_dead(f.br, 0)->rows, 1);
+	assert_int_equal(br_dead(f.br, 0)->why, BR_DEAD_SIDE);
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -634,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_fork_of_compacted_log_is_one_branch),
 		cmocka_unit_test(test_interrupted_compact_leaves_a_dead_end),
 		cmocka_unit_test(test_summarised_rows_are_a_dead_end),
+		cmocka_unit_test(test_side_piece_beside_an_accepted_piece_is_a_dead_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
