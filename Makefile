@@ -45,7 +45,9 @@ LDFLAGS_ALL = $(SAN) $(LDFLAGS)
 CORE_SRC := $(sort $(wildcard core/*.c))
 FS_SRC   := $(if $(filter 1,$(NOFUSE)),nofuse/main.c,$(sort $(wildcard fs/*.c)))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
-CORE_OBJ  = $(CORE_SRC:%.c=$(BUILD)/%.o)
+# The price table (data/prices.txt), made into C and built in (price.h).
+PRICES_C  = $(BUILD)/gen/prices_data.c
+CORE_OBJ  = $(CORE_SRC:%.c=$(BUILD)/%.o) $(PRICES_C:.c=.o)
 FS_OBJ    = $(FS_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN  = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 CORPUS_BIN = $(BUILD)/tests/corpus_check
@@ -77,6 +79,17 @@ $(BUILD)/sessfs: $(CORE_OBJ) $(FS_OBJ)
 
 $(BUILD)/%.o: %.c $(wildcard core/*.h fs/*.h)
 	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+# Each line a string literal: backslashes, quotes, tabs and '?' (no
+# trigraphs) escaped.
+$(PRICES_C): data/prices.txt
+	@mkdir -p $(dir $@)
+	$(Q){ printf '#include <stddef.h>\n/* Made from data/prices.txt by the Makefile. */\nconst char pr_builtin_text[] =\n'; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/	/\\t/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	  printf ';\nconst size_t pr_builtin_len = sizeof(pr_builtin_text) - 1;\n'; } > $@.tmp && mv $@.tmp $@
+
+$(PRICES_C:.c=.o): $(PRICES_C)
 	$(Q)$(CC) $(CFLAGS_ALL) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(CORE_OBJ) tests/unit/testutil.h tests/unit/render_oracle.h tests/unit/cxutil.h tests/unit/ixutil.h \
