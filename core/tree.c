@@ -319,6 +319,7 @@ static void errors_text(struct tree *t, struct view *v, struct sbuf *out)
 {
 	ss_errors_text(v->s, out);
 	ad_errors_text(t, v, out);
+	ud_errors_text(v, out);
 }
 
 static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *out)
@@ -342,7 +343,7 @@ static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *ou
 	case TK_STATE:
 		return v->no ? -ENOENT : sd_render(v->s, lino, out);
 	case TK_TX:
-		return ud_tx_render(v, lino, out);
+		return ud_tx_render(t, v, lino, out);
 	case TK_FIXED:
 		if (lino == TI_CTX_MESSAGES || lino == TI_CTX_WINDOW)
 			return cd_render(v->s, lino, out);

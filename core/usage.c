@@ -9,6 +9,7 @@
 #include <uthash.h>
 
 #include "jscan.h"
+#include "price.h"
 
 /* ---- model names, interned ---- */
 
@@ -91,6 +92,8 @@ struct us_set {
 	uint32_t n, cap;
 	uint32_t seen;		/* records of the index read so far */
 	struct models models;
+	const struct pr_model **prices;	/* by model number (npriced of them) */
+	uint32_t npriced;
 };
 
 /* A non-negative JSON integer at v (no sign, fraction or exponent). 0, or
@@ -115,11 +118,38 @@ static int read_count(const char *v, const char *e, int null_ok, uint64_t *out)
 	return 0;
 }
 
-/* message.usage: 1 when its counts are usable, else 0. */
-static int read_usage(const char *v, const char *e, struct us_tokens *t)
+/* What the price reads beyond the four counts. */
+struct split {
+	uint64_t w5m, w1h;	/* message.usage.cache_creation, when has */
+	int has, fast;
+};
+
+/* message.usage.cache_creation: the writes by how long they last (a
+ * count that is not one reads as 0, as for the counts above). */
+static void read_split(const char *v, const char *e, struct split *sp)
 {
 	struct js_iter it;
 	struct js_str k;
+	const char *val;
+
+	if (js_obj_begin(&it, v, e))
+		return;
+	sp->has = 1;
+	while (js_obj_next(&it, &k, &val) == 1) {
+		if (js_eq(&k, "ephemeral_5m_input_tokens") && read_count(val, e, 1, &sp->w5m))
+			sp->w5m = 0;
+		else if (js_eq(&k, "ephemeral_1h_input_tokens") && read_count(val, e, 1, &sp->w1h))
+			sp->w1h = 0;
+		if (!(it.p = js_value(val, e)))
+			return;
+	}
+}
+
+/* message.usage: 1 when its counts are usable, else 0. */
+static int read_usage(const char *v, const char *e, struct us_tokens *t, struct split *sp)
+{
+	struct js_iter it;
+	struct js_str k, str;
 	const char *val;
 	int r, have = 0;
 
@@ -134,6 +164,10 @@ static int read_usage(const char *v, const char *e, struct us_tokens *t)
 			have |= read_count(val, e, 1, &t->cache_create) ? 4 : 0;
 		else if (js_eq(&k, "cache_read_input_tokens"))
 			have |= read_count(val, e, 1, &t->cache_read) ? 4 : 0;
+		else if (js_eq(&k, "cache_creation"))
+			read_split(val, e, sp);
+		else if (js_eq(&k, "speed") && *val == '"' && js_string(val, e, &str))
+			sp->fast = js_eq(&str, "fast");
 		if (!(it.p = js_value(val, e)))
 			return 0;
 	}
@@ -144,6 +178,7 @@ static int read_usage(const char *v, const char *e, struct us_tokens *t)
 struct line {
 	struct js_str id, rid, model;
 	int has_id, has_rid, has_model, ok;
+	struct split sp;
 };
 
 static const char *read_message(const char *v, const char *e, struct line *l,
@@ -161,8 +196,10 @@ static const char *read_message(const char *v, const char *e, struct line *l,
 			l->has_id = !!js_string(val, e, &l->id);
 		else if (js_eq(&k, "model") && *val == '"')
 			l->has_model = !!js_string(val, e, &l->model);
-		else if (js_eq(&k, "usage"))
-			l->ok = read_usage(val, e, &row->t);
+		else if (js_eq(&k, "usage")) {
+			l->sp = (struct split){ 0, 0, 0, 0 };
+			l->ok = read_usage(val, e, &row->t, &l->sp);
+		}
 		if (!(it.p = js_value(val, e)))
 			return NULL;
 	}
@@ -187,8 +224,8 @@ static int read_line(const char *p, size_t n, struct line *l, struct us_row *row
 			end = js_string(val, e, &l->rid);
 			l->has_rid = !!end;
 		} else if (js_eq(&k, "costUSD") && (*val == '-' || (*val >= '0' && *val <= '9'))) {
-			row->cost = strtod(val, NULL);
-			row->has_cost = 1;
+			row->logged = strtod(val, NULL);
+			row->has_logged = 1;
 			end = js_value(val, e);
 		} else
 			end = js_value(val, e);
@@ -226,17 +263,60 @@ static void model_name(const struct line *l, struct sbuf *name)
 	}
 }
 
+/* The row's price at m's rates (m NULL: the table lacks its model, or
+ * it names none). */
+static void price_row(struct us_row *row, const struct line *l, const char *name,
+		      const struct pr_model *m)
+{
+	struct pr_usage pu = {
+		row->t.input, row->t.output,
+		l->sp.has ? l->sp.w5m : row->t.cache_create, l->sp.has ? l->sp.w1h : 0,
+		row->t.cache_read, l->sp.fast,
+	};
+
+	row->cost = pr_cost(m, &pu);
+	row->unpriced = !m && *name;
+}
+
+/* The price table's line of model number no of u (new), looked up once. */
+static int set_price(struct us_set *u, uint32_t no, const char *name)
+{
+	if (no >= u->npriced) {
+		uint32_t n = no + 16, i;
+		const struct pr_model **p = realloc(u->prices, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		for (i = u->npriced; i < n; i++)
+			p[i] = NULL;
+		u->prices = p;
+		u->npriced = n;
+	}
+	u->prices[no] = pr_find(pr_default(), name);
+	return 0;
+}
+
 static int set_model(struct us_set *u, const struct line *l, struct us_row *row)
 {
 	struct sbuf name;
+	uint32_t was = u->models.n;
+	int rc = 0;
 
-	if (!l->has_model)
+	if (!l->has_model) {
+		price_row(row, l, "", NULL);
 		return 0;
+	}
 	sb_init(&name);
 	model_name(l, &name);
 	row->model = models_intern(&u->models, name.buf);
+	if (!row->model)
+		rc = -ENOMEM;
+	else if (u->models.n != was)	/* new: looked up now */
+		rc = set_price(u, row->model, name.buf);
+	if (!rc)
+		price_row(row, l, name.buf, u->prices[row->model]);
 	sb_free(&name);
-	return row->model ? 0 : -ENOMEM;
+	return rc;
 }
 
 static int add_row(struct us_set *u, const struct us_row *row)
@@ -347,6 +427,8 @@ int us_read_row_line(const struct idx *ix, const struct logf *lf, uint32_t rec,
 	rc = line_row(lf, rec, idx_rec(ix, rec), line, have, &l, row);
 	if (rc > 0 && l.has_model)
 		model_name(&l, model);
+	if (rc > 0)
+		price_row(row, &l, model->buf, *model->buf ? pr_find(pr_default(), model->buf) : NULL);
 	return rc;
 }
 
@@ -401,6 +483,7 @@ void us_free(struct us_set *u)
 	if (!u)
 		return;
 	free(u->rows);
+	free(u->prices);
 	models_free(&u->models);
 	free(u);
 }
@@ -435,6 +518,26 @@ const char *us_model(const struct us_set *u, uint32_t m)
 	return models_name(&u->models, m);
 }
 
+void us_unpriced_text(const struct us_set *u, const struct idx *ix, struct sbuf *out)
+{
+	uint8_t *told = calloc(u->models.n + 1, 1);
+	uint32_t i;
+
+	for (i = 0; told && i < u->n; i++) {
+		const struct us_row *r = &u->rows[i];
+
+		if (!r->unpriced || told[r->model] || !us_sum(&r->t))
+			continue;
+		told[r->model] = 1;
+		sb_addf(out, "line %u: model \"", idx_rec(ix, r->rec)->line);
+		sb_add_lines(out, us_model(u, r->model));
+		sb_adds(out, "\" is not in the price table (");
+		sb_add_lines(out, pr_source(pr_default()));
+		sb_adds(out, "): its responses are priced at $0\n");
+	}
+	free(told);
+}
+
 /* ---- tallies ---- */
 
 struct entry {
@@ -443,7 +546,9 @@ struct entry {
 	uint32_t model;		/* in the tally's models */
 	int64_t ts;
 	double cost;
-	int has_cost;
+	double logged;
+	uint8_t has_logged;
+	uint8_t unpriced;
 };
 
 struct us_tally {
@@ -452,6 +557,8 @@ struct us_tally {
 	uint32_t *slots;	/* open addressing: entry index + 1, 0 empty */
 	uint32_t nslots;	/* a power of two */
 	struct models models;
+	double state;		/* us_tally_set_state(), when has_state */
+	int has_state;
 };
 
 struct us_tally *us_tally_new(void)
@@ -506,7 +613,9 @@ static void fill(struct entry *en, const struct us_row *r, uint32_t model)
 	en->model = model;
 	en->ts = r->ts;
 	en->cost = r->cost;
-	en->has_cost = r->has_cost;
+	en->logged = r->logged;
+	en->has_logged = r->has_logged;
+	en->unpriced = r->unpriced;
 }
 
 int us_tally_add(struct us_tally *y, const struct us_set *u, const struct us_row *r)
@@ -564,9 +673,11 @@ static void add_entry(struct us_total *t, const struct entry *en)
 {
 	add_tokens(&t->t, &en->t);
 	t->responses++;
-	if (en->has_cost) {
-		t->cost += en->cost;
-		t->has_cost = 1;
+	t->unpriced += en->unpriced && us_sum(&en->t);
+	t->cost += en->cost;
+	if (en->has_logged) {
+		t->logged += en->logged;
+		t->has_logged = 1;
 	}
 }
 
@@ -577,6 +688,16 @@ void us_tally_total(const struct us_tally *y, struct us_total *out)
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < y->n; i++)
 		add_entry(out, &y->e[i]);
+	if (!out->has_logged && y->has_state) {
+		out->logged = y->state;
+		out->has_logged = 1;
+	}
+}
+
+void us_tally_set_state(struct us_tally *y, double cost)
+{
+	y->state = cost;
+	y->has_state = 1;
 }
 
 /* The totals of each model, in one pass: a new array by model number. */
@@ -590,17 +711,39 @@ static struct us_total *model_totals(const struct us_tally *y)
 	return per;
 }
 
+void us_cost_json(double usd, struct sbuf *out)
+{
+	sb_addf(out, "%.10g", usd);
+}
+
 static void add_counts(const struct us_total *t, const char *pad, struct sbuf *out)
 {
 	sb_addf(out, "%s\"inputTokens\": %llu,\n%s\"outputTokens\": %llu,\n"
 		"%s\"cacheCreationTokens\": %llu,\n%s\"cacheReadTokens\": %llu,\n"
-		"%s\"totalTokens\": %llu,\n%s\"responses\": %llu",
+		"%s\"totalTokens\": %llu,\n%s\"responses\": %llu,\n%s\"costUSD\": ",
 		pad, (unsigned long long)t->t.input, pad, (unsigned long long)t->t.output,
 		pad, (unsigned long long)t->t.cache_create,
 		pad, (unsigned long long)t->t.cache_read,
-		pad, (unsigned long long)us_sum(&t->t), pad, (unsigned long long)t->responses);
-	if (t->has_cost)
-		sb_addf(out, ",\n%s\"costUSD\": %.6g", pad, t->cost);
+		pad, (unsigned long long)us_sum(&t->t), pad, (unsigned long long)t->responses, pad);
+	us_cost_json(t->cost, out);
+	if (t->has_logged) {
+		sb_addf(out, ",\n%s\"costUSDLogged\": ", pad);
+		us_cost_json(t->logged, out);
+	}
+}
+
+void us_total_json(const struct us_total *t, struct sbuf *out)
+{
+	sb_addf(out, "\"inputTokens\":%llu,\"outputTokens\":%llu,\"cacheCreationTokens\":%llu,"
+		"\"cacheReadTokens\":%llu,\"totalTokens\":%llu,\"responses\":%llu,\"costUSD\":",
+		(unsigned long long)t->t.input, (unsigned long long)t->t.output,
+		(unsigned long long)t->t.cache_create, (unsigned long long)t->t.cache_read,
+		(unsigned long long)us_sum(&t->t), (unsigned long long)t->responses);
+	us_cost_json(t->cost, out);
+	if (t->has_logged) {
+		sb_adds(out, ",\"costUSDLogged\":");
+		us_cost_json(t->logged, out);
+	}
 }
 
 /* Models in order of their first counted entry; n of them in *order. */
@@ -623,6 +766,8 @@ static uint32_t *model_order(const struct us_tally *y, uint32_t *n)
 	return order;
 }
 
+static uint32_t *model_bits(const struct us_tally *y);
+
 static int32_t local_ymd(int64_t ms)
 {
 	time_t s = (time_t)(ms / 1000 - (ms % 1000 < 0));
@@ -643,9 +788,12 @@ static int day_cmp(const void *a, const void *b)
 int us_tally_days(const struct us_tally *y, struct us_day **out, uint32_t *n)
 {
 	struct us_day *d = NULL, *p;
-	uint32_t i, k, cap = 0;
+	uint32_t i, k, cap = 0, *bit = model_bits(y);
 
 	*n = 0;
+	*out = NULL;
+	if (!bit)
+		return -ENOMEM;
 	for (i = 0; i < y->n; i++) {
 		int32_t ymd = local_ymd(y->e[i].ts);
 
@@ -656,6 +804,7 @@ int us_tally_days(const struct us_tally *y, struct us_day **out, uint32_t *n)
 				cap = cap ? cap * 2 : 8;
 				if (!(p = realloc(d, cap * sizeof(*p)))) {
 					free(d);
+					free(bit);
 					return -ENOMEM;
 				}
 				d = p;
@@ -664,10 +813,12 @@ int us_tally_days(const struct us_tally *y, struct us_day **out, uint32_t *n)
 			d[(*n)++].ymd = ymd;
 			k = *n;
 		}
+		d[k - 1].models |= bit[y->e[i].model];
 		add_entry(&d[k - 1].t, &y->e[i]);
 	}
 	if (*n)
 		qsort(d, *n, sizeof(*d), day_cmp);
+	free(bit);
 	*out = d;
 	return 0;
 }
@@ -689,6 +840,118 @@ int us_tally_models_used(const struct us_tally *y, const char ***out, uint32_t *
 			v[(*n)++] = models_name(&y->models, order[i]);
 	free(order);
 	*out = v;
+	return 0;
+}
+
+int us_tally_by_model(const struct us_tally *y, struct us_model **out, uint32_t *n)
+{
+	uint32_t i, k, *order = model_order(y, &k);
+	struct us_total *per = model_totals(y);
+	struct us_model *v = malloc((k + 1) * sizeof(*v));
+
+	*out = NULL;
+	*n = 0;
+	if (!order || !per || !v) {
+		free(order);
+		free(per);
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < k; i++) {
+		const char *name = models_name(&y->models, order[i]);
+
+		if (strcmp(name, US_SYNTHETIC))
+			v[(*n)++] = (struct us_model){ name, per[order[i]] };
+	}
+	free(order);
+	free(per);
+	*out = v;
+	return 0;
+}
+
+/* ---- hours ---- */
+
+#define HOUR_MS 3600000LL
+
+/* Bit of each model number: its place in modelsUsed (below
+ * US_HOUR_MODELS), else 0. A new array (free() it), or NULL. */
+static uint32_t *model_bits(const struct us_tally *y)
+{
+	uint32_t i, k, used = 0, *order = model_order(y, &k);
+	uint32_t *bit = calloc(y->models.n + 1, sizeof(*bit));
+
+	for (i = 0; order && bit && i < k; i++) {
+		if (!strcmp(models_name(&y->models, order[i]), US_SYNTHETIC))
+			continue;
+		if (used < US_HOUR_MODELS)
+			bit[order[i]] = 1u << used;
+		used++;
+	}
+	if (!order) {
+		free(bit);
+		bit = NULL;
+	}
+	free(order);
+	return bit;
+}
+
+static int64_t hour_of(int64_t ms)
+{
+	int64_t h = ms / HOUR_MS * HOUR_MS;
+
+	return h > ms ? h - HOUR_MS : h;	/* before 1970: down, not up */
+}
+
+struct when {
+	int64_t ts;
+	uint32_t i;		/* the entry */
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct when *x = a, *z = b;
+
+	if (x->ts != z->ts)
+		return (x->ts > z->ts) - (x->ts < z->ts);
+	return (x->i > z->i) - (x->i < z->i);
+}
+
+int us_tally_hours(const struct us_tally *y, struct us_hour **out, uint32_t *n)
+{
+	struct when *idx = malloc((y->n + 1) * sizeof(*idx));
+	uint32_t *bit = model_bits(y), i;
+	struct us_hour *h = calloc(y->n + 1, sizeof(*h));
+
+	*out = NULL;
+	*n = 0;
+	if (!idx || !bit || !h) {
+		free(idx);
+		free(bit);
+		free(h);
+		return -ENOMEM;
+	}
+	for (i = 0; i < y->n; i++)
+		idx[i] = (struct when){ y->e[i].ts, i };
+	qsort(idx, y->n, sizeof(*idx), by_time);
+	for (i = 0; i < y->n; i++) {
+		const struct entry *en = &y->e[idx[i].i];
+		int64_t hour = hour_of(en->ts);
+		uint32_t at = en->ts == hour;
+		struct us_hour *b = *n ? &h[*n - 1] : NULL;
+
+		if (!b || b->hour != hour || b->at_start != at) {
+			b = &h[(*n)++];
+			b->hour = hour;
+			b->at_start = at;
+			b->first = en->ts;
+		}
+		b->last = en->ts;
+		b->models |= bit[en->model];
+		add_entry(&b->t, en);
+	}
+	free(idx);
+	free(bit);
+	*out = h;
 	return 0;
 }
 
@@ -724,6 +987,8 @@ void us_tally_json(const struct us_tally *y, int indent, struct sbuf *out)
 		sb_adds(out, ",\n");
 		memcpy(pad + p, "    ", 5);
 		add_counts(&per[order[i]], pad, out);
+		if (per[order[i]].unpriced)
+			sb_addf(out, ",\n%s\"missingPricing\": true", pad);
 		pad[p] = '\0';
 		sb_addf(out, "\n%s  }", pad);
 	}
@@ -744,6 +1009,27 @@ void us_num_text(uint64_t n, struct sbuf *out)
 	}
 }
 
+void us_cost_text(double usd, struct sbuf *out)
+{
+	char d[64];
+	int len, i, dot;
+
+	if (usd < 1) {
+		sb_addf(out, "$%.4f", usd < 0 ? 0 : usd);
+		return;
+	}
+	len = snprintf(d, sizeof(d), "%.2f", usd);
+	if (len <= 0 || (size_t)len >= sizeof(d))
+		return;
+	dot = len - 3;
+	sb_addc(out, '$');
+	for (i = 0; i < len; i++) {
+		if (i && i < dot && (dot - i) % 3 == 0)
+			sb_addc(out, ',');
+		sb_addc(out, d[i]);
+	}
+}
+
 void us_tokens_text(const struct us_tokens *t, struct sbuf *out)
 {
 	us_num_text(t->input, out);
@@ -754,4 +1040,16 @@ void us_tokens_text(const struct us_tokens *t, struct sbuf *out)
 	sb_adds(out, " cache write · ");
 	us_num_text(t->cache_read, out);
 	sb_adds(out, " cache read");
+}
+
+void us_total_text(const struct us_total *t, struct sbuf *out)
+{
+	us_tokens_text(&t->t, out);
+	sb_adds(out, " · ");
+	us_cost_text(t->cost, out);
+	if (t->has_logged) {
+		sb_adds(out, " (logged ");
+		us_cost_text(t->logged, out);
+		sb_addc(out, ')');
+	}
 }
