@@ -572,8 +572,9 @@ int tr_attr_locked(struct tree *t, uint64_t ino, struct tr_attr *a)
 	return -ENOENT;
 }
 
-/* The session's usage.json adds up every agent's log: each is brought up
- * to date first, as the session's own log is. */
+/* The session's usage.json adds up every agent's log, and so do the
+ * tokens line of its README.md and its transcripts: each is brought up to
+ * date first, as the session's own log is. */
 static void refresh_agents(struct tree *t)
 {
 	uint32_t k, n;
@@ -593,7 +594,7 @@ int tr_getattr(struct tree *t, uint64_t ino, struct tr_attr *out)
 		lv_refresh(t, ino);
 	if (ino == TI_README || ino == TI_ERRORS || ino == TI_USAGE)	/* they name agents */
 		lv_scan_now(t);
-	if (ino == TI_USAGE)
+	if (ino == TI_USAGE || ino == TI_README || (TR_KIND(ino) == TK_TX && !TR_VIEW(ino)))
 		refresh_agents(t);
 	pthread_rwlock_rdlock(&t->lock);
 	rc = tr_attr_locked(t, ino, out);
