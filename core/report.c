@@ -115,16 +115,39 @@ static double num_of(const cJSON *o, const char *key)
 	return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
+/* The top-level "totalCostUSD" number of a cost-state line: 1, or 0 when
+ * it has none (read in place, no tree: the projects mount asks it of
+ * every log it counts). */
+static int total_cost_of(const char *p, size_t n, double *cost)
+{
+	const char *e = p + n, *val;
+	struct js_iter it;
+	struct js_str k;
+
+	if (js_obj_begin(&it, p, e))
+		return 0;
+	while (js_obj_next(&it, &k, &val) == 1) {
+		if (js_eq(&k, "totalCostUSD") && (*val == '-' || (*val >= '0' && *val <= '9'))) {
+			*cost = strtod(val, NULL);
+			return 1;
+		}
+		if (!(it.p = js_value(val, e)))
+			return 0;
+	}
+	return 0;
+}
+
 int rp_cost_state(const struct idx *ix, const struct logf *lf, double *cost)
 {
 	const struct idx_rec *r = last_cost_state(ix);
-	cJSON *j = r ? lf_parse(lf, r) : NULL;
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "totalCostUSD");
-	int found = cJSON_IsNumber(v);
+	struct sbuf line;
+	int found;
 
-	if (found)
-		*cost = v->valuedouble;
-	cJSON_Delete(j);
+	if (!r)
+		return 0;
+	sb_init(&line);
+	found = !lf_read(lf, r, &line) && total_cost_of(line.buf, line.len, cost);
+	sb_free(&line);
 	return found;
 }
 

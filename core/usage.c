@@ -1,10 +1,9 @@
-#include "usage.h"
+#include "usage_priv.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <uthash.h>
 
@@ -12,18 +11,6 @@
 #include "price.h"
 
 /* ---- model names, interned ---- */
-
-struct model {
-	char *name;
-	uint32_t no;
-	UT_hash_handle hh;
-};
-
-struct models {
-	struct model *by_name;
-	char **names;		/* [0] = "" */
-	uint32_t n, cap;
-};
 
 static void models_free(struct models *m)
 {
@@ -70,7 +57,7 @@ static uint32_t models_intern(struct models *m, const char *name)
 	return e->no;
 }
 
-static const char *models_name(const struct models *m, uint32_t no)
+const char *us_models_name(const struct models *m, uint32_t no)
 {
 	return no && no < m->n ? m->names[no] : "";
 }
@@ -125,24 +112,27 @@ struct split {
 };
 
 /* message.usage.cache_creation: the writes by how long they last (a
- * count that is not one reads as 0, as for the counts above). */
-static void read_split(const char *v, const char *e, struct split *sp)
+ * count that is not one reads as 0, as for the counts above). Returns
+ * the end of the object, or NULL when it is none. */
+static const char *read_split(const char *v, const char *e, struct split *sp)
 {
 	struct js_iter it;
 	struct js_str k;
 	const char *val;
+	int r;
 
 	if (js_obj_begin(&it, v, e))
-		return;
+		return NULL;
 	sp->has = 1;
-	while (js_obj_next(&it, &k, &val) == 1) {
+	while ((r = js_obj_next(&it, &k, &val)) == 1) {
 		if (js_eq(&k, "ephemeral_5m_input_tokens") && read_count(val, e, 1, &sp->w5m))
 			sp->w5m = 0;
 		else if (js_eq(&k, "ephemeral_1h_input_tokens") && read_count(val, e, 1, &sp->w1h))
 			sp->w1h = 0;
 		if (!(it.p = js_value(val, e)))
-			return;
+			return NULL;
 	}
+	return r ? NULL : it.p;
 }
 
 /* message.usage: 1 when its counts are usable, else 0. */
@@ -150,12 +140,13 @@ static int read_usage(const char *v, const char *e, struct us_tokens *t, struct 
 {
 	struct js_iter it;
 	struct js_str k, str;
-	const char *val;
+	const char *val, *end;
 	int r, have = 0;
 
 	if (js_obj_begin(&it, v, e))
 		return 0;
 	while ((r = js_obj_next(&it, &k, &val)) == 1) {
+		end = NULL;
 		if (js_eq(&k, "input_tokens"))
 			have |= read_count(val, e, 0, &t->input) ? 4 : 1;
 		else if (js_eq(&k, "output_tokens"))
@@ -165,10 +156,10 @@ static int read_usage(const char *v, const char *e, struct us_tokens *t, struct 
 		else if (js_eq(&k, "cache_read_input_tokens"))
 			have |= read_count(val, e, 1, &t->cache_read) ? 4 : 0;
 		else if (js_eq(&k, "cache_creation"))
-			read_split(val, e, sp);
-		else if (js_eq(&k, "speed") && *val == '"' && js_string(val, e, &str))
+			end = read_split(val, e, sp);
+		else if (js_eq(&k, "speed") && *val == '"' && (end = js_string(val, e, &str)))
 			sp->fast = js_eq(&str, "fast");
-		if (!(it.p = js_value(val, e)))
+		if (!(it.p = end ? end : js_value(val, e)))
 			return 0;
 	}
 	return r == 0 && have == 3;
@@ -515,7 +506,7 @@ const struct us_row *us_of_rec(const struct us_set *u, uint32_t rec)
 
 const char *us_model(const struct us_set *u, uint32_t m)
 {
-	return models_name(&u->models, m);
+	return us_models_name(&u->models, m);
 }
 
 void us_unpriced_text(const struct us_set *u, const struct idx *ix, struct sbuf *out)
@@ -539,27 +530,6 @@ void us_unpriced_text(const struct us_set *u, const struct idx *ix, struct sbuf 
 }
 
 /* ---- tallies ---- */
-
-struct entry {
-	uint64_t key;		/* 0: a row without message.id */
-	struct us_tokens t;
-	uint32_t model;		/* in the tally's models */
-	int64_t ts;
-	double cost;
-	double logged;
-	uint8_t has_logged;
-	uint8_t unpriced;
-};
-
-struct us_tally {
-	struct entry *e;
-	uint32_t n, cap;
-	uint32_t *slots;	/* open addressing: entry index + 1, 0 empty */
-	uint32_t nslots;	/* a power of two */
-	struct models models;
-	double state;		/* us_tally_set_state(), when has_state */
-	int has_state;
-};
 
 struct us_tally *us_tally_new(void)
 {
@@ -669,7 +639,7 @@ static void add_tokens(struct us_tokens *a, const struct us_tokens *b)
 	a->cache_read += b->cache_read;
 }
 
-static void add_entry(struct us_total *t, const struct entry *en)
+void us_add_entry(struct us_total *t, const struct entry *en)
 {
 	add_tokens(&t->t, &en->t);
 	t->responses++;
@@ -687,7 +657,7 @@ void us_tally_total(const struct us_tally *y, struct us_total *out)
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < y->n; i++)
-		add_entry(out, &y->e[i]);
+		us_add_entry(out, &y->e[i]);
 	if (!out->has_logged && y->has_state) {
 		out->logged = y->state;
 		out->has_logged = 1;
@@ -701,53 +671,18 @@ void us_tally_set_state(struct us_tally *y, double cost)
 }
 
 /* The totals of each model, in one pass: a new array by model number. */
-static struct us_total *model_totals(const struct us_tally *y)
+struct us_total *us_model_totals(const struct us_tally *y)
 {
 	struct us_total *per = calloc(y->models.n + 1, sizeof(*per));
 	uint32_t i;
 
 	for (i = 0; per && i < y->n; i++)
-		add_entry(&per[y->e[i].model], &y->e[i]);
+		us_add_entry(&per[y->e[i].model], &y->e[i]);
 	return per;
 }
 
-void us_cost_json(double usd, struct sbuf *out)
-{
-	sb_addf(out, "%.10g", usd);
-}
-
-static void add_counts(const struct us_total *t, const char *pad, struct sbuf *out)
-{
-	sb_addf(out, "%s\"inputTokens\": %llu,\n%s\"outputTokens\": %llu,\n"
-		"%s\"cacheCreationTokens\": %llu,\n%s\"cacheReadTokens\": %llu,\n"
-		"%s\"totalTokens\": %llu,\n%s\"responses\": %llu,\n%s\"costUSD\": ",
-		pad, (unsigned long long)t->t.input, pad, (unsigned long long)t->t.output,
-		pad, (unsigned long long)t->t.cache_create,
-		pad, (unsigned long long)t->t.cache_read,
-		pad, (unsigned long long)us_sum(&t->t), pad, (unsigned long long)t->responses, pad);
-	us_cost_json(t->cost, out);
-	if (t->has_logged) {
-		sb_addf(out, ",\n%s\"costUSDLogged\": ", pad);
-		us_cost_json(t->logged, out);
-	}
-}
-
-void us_total_json(const struct us_total *t, struct sbuf *out)
-{
-	sb_addf(out, "\"inputTokens\":%llu,\"outputTokens\":%llu,\"cacheCreationTokens\":%llu,"
-		"\"cacheReadTokens\":%llu,\"totalTokens\":%llu,\"responses\":%llu,\"costUSD\":",
-		(unsigned long long)t->t.input, (unsigned long long)t->t.output,
-		(unsigned long long)t->t.cache_create, (unsigned long long)t->t.cache_read,
-		(unsigned long long)us_sum(&t->t), (unsigned long long)t->responses);
-	us_cost_json(t->cost, out);
-	if (t->has_logged) {
-		sb_adds(out, ",\"costUSDLogged\":");
-		us_cost_json(t->logged, out);
-	}
-}
-
 /* Models in order of their first counted entry; n of them in *order. */
-static uint32_t *model_order(const struct us_tally *y, uint32_t *n)
+uint32_t *us_model_order(const struct us_tally *y, uint32_t *n)
 {
 	uint32_t *order = malloc((y->models.n + 1) * sizeof(*order));
 	uint8_t *seen = calloc(y->models.n + 1, 1);
@@ -764,292 +699,4 @@ static uint32_t *model_order(const struct us_tally *y, uint32_t *n)
 	}
 	free(seen);
 	return order;
-}
-
-static uint32_t *model_bits(const struct us_tally *y);
-
-static int32_t local_ymd(int64_t ms)
-{
-	time_t s = (time_t)(ms / 1000 - (ms % 1000 < 0));
-	struct tm tm;
-
-	if (!localtime_r(&s, &tm))
-		return 0;
-	return (tm.tm_year + 1900) * 10000 + (tm.tm_mon + 1) * 100 + tm.tm_mday;
-}
-
-static int day_cmp(const void *a, const void *b)
-{
-	const struct us_day *x = a, *y = b;
-
-	return (x->ymd > y->ymd) - (x->ymd < y->ymd);
-}
-
-int us_tally_days(const struct us_tally *y, struct us_day **out, uint32_t *n)
-{
-	struct us_day *d = NULL, *p;
-	uint32_t i, k, cap = 0, *bit = model_bits(y);
-
-	*n = 0;
-	*out = NULL;
-	if (!bit)
-		return -ENOMEM;
-	for (i = 0; i < y->n; i++) {
-		int32_t ymd = local_ymd(y->e[i].ts);
-
-		for (k = *n; k > 0 && d[k - 1].ymd != ymd; k--)
-			;
-		if (!k) {
-			if (*n == cap) {
-				cap = cap ? cap * 2 : 8;
-				if (!(p = realloc(d, cap * sizeof(*p)))) {
-					free(d);
-					free(bit);
-					return -ENOMEM;
-				}
-				d = p;
-			}
-			memset(&d[*n], 0, sizeof(*d));
-			d[(*n)++].ymd = ymd;
-			k = *n;
-		}
-		d[k - 1].models |= bit[y->e[i].model];
-		add_entry(&d[k - 1].t, &y->e[i]);
-	}
-	if (*n)
-		qsort(d, *n, sizeof(*d), day_cmp);
-	free(bit);
-	*out = d;
-	return 0;
-}
-
-int us_tally_models_used(const struct us_tally *y, const char ***out, uint32_t *n)
-{
-	uint32_t i, k, *order = model_order(y, &k);
-	const char **v = malloc((k + 1) * sizeof(*v));
-
-	*out = NULL;
-	*n = 0;
-	if (!order || !v) {
-		free(order);
-		free(v);
-		return -ENOMEM;
-	}
-	for (i = 0; i < k; i++)
-		if (strcmp(models_name(&y->models, order[i]), US_SYNTHETIC))
-			v[(*n)++] = models_name(&y->models, order[i]);
-	free(order);
-	*out = v;
-	return 0;
-}
-
-int us_tally_by_model(const struct us_tally *y, struct us_model **out, uint32_t *n)
-{
-	uint32_t i, k, *order = model_order(y, &k);
-	struct us_total *per = model_totals(y);
-	struct us_model *v = malloc((k + 1) * sizeof(*v));
-
-	*out = NULL;
-	*n = 0;
-	if (!order || !per || !v) {
-		free(order);
-		free(per);
-		free(v);
-		return -ENOMEM;
-	}
-	for (i = 0; i < k; i++) {
-		const char *name = models_name(&y->models, order[i]);
-
-		if (strcmp(name, US_SYNTHETIC))
-			v[(*n)++] = (struct us_model){ name, per[order[i]] };
-	}
-	free(order);
-	free(per);
-	*out = v;
-	return 0;
-}
-
-/* ---- hours ---- */
-
-#define HOUR_MS 3600000LL
-
-/* Bit of each model number: its place in modelsUsed (below
- * US_HOUR_MODELS), else 0. A new array (free() it), or NULL. */
-static uint32_t *model_bits(const struct us_tally *y)
-{
-	uint32_t i, k, used = 0, *order = model_order(y, &k);
-	uint32_t *bit = calloc(y->models.n + 1, sizeof(*bit));
-
-	for (i = 0; order && bit && i < k; i++) {
-		if (!strcmp(models_name(&y->models, order[i]), US_SYNTHETIC))
-			continue;
-		if (used < US_HOUR_MODELS)
-			bit[order[i]] = 1u << used;
-		used++;
-	}
-	if (!order) {
-		free(bit);
-		bit = NULL;
-	}
-	free(order);
-	return bit;
-}
-
-static int64_t hour_of(int64_t ms)
-{
-	int64_t h = ms / HOUR_MS * HOUR_MS;
-
-	return h > ms ? h - HOUR_MS : h;	/* before 1970: down, not up */
-}
-
-struct when {
-	int64_t ts;
-	uint32_t i;		/* the entry */
-};
-
-static int by_time(const void *a, const void *b)
-{
-	const struct when *x = a, *z = b;
-
-	if (x->ts != z->ts)
-		return (x->ts > z->ts) - (x->ts < z->ts);
-	return (x->i > z->i) - (x->i < z->i);
-}
-
-int us_tally_hours(const struct us_tally *y, struct us_hour **out, uint32_t *n)
-{
-	struct when *idx = malloc((y->n + 1) * sizeof(*idx));
-	uint32_t *bit = model_bits(y), i;
-	struct us_hour *h = calloc(y->n + 1, sizeof(*h));
-
-	*out = NULL;
-	*n = 0;
-	if (!idx || !bit || !h) {
-		free(idx);
-		free(bit);
-		free(h);
-		return -ENOMEM;
-	}
-	for (i = 0; i < y->n; i++)
-		idx[i] = (struct when){ y->e[i].ts, i };
-	qsort(idx, y->n, sizeof(*idx), by_time);
-	for (i = 0; i < y->n; i++) {
-		const struct entry *en = &y->e[idx[i].i];
-		int64_t hour = hour_of(en->ts);
-		uint32_t at = en->ts == hour;
-		struct us_hour *b = *n ? &h[*n - 1] : NULL;
-
-		if (!b || b->hour != hour || b->at_start != at) {
-			b = &h[(*n)++];
-			b->hour = hour;
-			b->at_start = at;
-			b->first = en->ts;
-		}
-		b->last = en->ts;
-		b->models |= bit[en->model];
-		add_entry(&b->t, en);
-	}
-	free(idx);
-	free(bit);
-	*out = h;
-	return 0;
-}
-
-void us_tally_json(const struct us_tally *y, int indent, struct sbuf *out)
-{
-	char pad[72];
-	struct us_total t, *per = model_totals(y);
-	uint32_t i, n, k = 0, *order = model_order(y, &n);
-	int p = indent < 60 ? indent : 60;
-
-	if (!order || !per)
-		n = 0;		/* no memory: totals without breakdowns */
-
-	memset(pad, ' ', (size_t)p);
-	pad[p] = '\0';
-	us_tally_total(y, &t);
-	add_counts(&t, pad, out);
-	sb_addf(out, ",\n%s\"modelsUsed\": [", pad);
-	for (i = 0; i < n; i++) {
-		const char *name = models_name(&y->models, order[i]);
-
-		if (strcmp(name, US_SYNTHETIC)) {
-			sb_adds(out, k++ ? ", " : "");
-			sb_add_json_str(out, name, strlen(name));
-		}
-	}
-	sb_addf(out, "],\n%s\"modelBreakdowns\": [", pad);
-	for (i = 0; i < n; i++) {
-		const char *name = models_name(&y->models, order[i]);
-
-		sb_addf(out, "%s\n%s  {\n%s    \"modelName\": ", i ? "," : "", pad, pad);
-		sb_add_json_str(out, name, strlen(name));
-		sb_adds(out, ",\n");
-		memcpy(pad + p, "    ", 5);
-		add_counts(&per[order[i]], pad, out);
-		if (per[order[i]].unpriced)
-			sb_addf(out, ",\n%s\"missingPricing\": true", pad);
-		pad[p] = '\0';
-		sb_addf(out, "\n%s  }", pad);
-	}
-	sb_addf(out, "%s%s]", n ? "\n" : "", n ? pad : "");
-	free(order);
-	free(per);
-}
-
-void us_num_text(uint64_t n, struct sbuf *out)
-{
-	char d[24];
-	int len = snprintf(d, sizeof(d), "%llu", (unsigned long long)n), i;
-
-	for (i = 0; i < len; i++) {
-		if (i && (len - i) % 3 == 0)
-			sb_addc(out, ',');
-		sb_addc(out, d[i]);
-	}
-}
-
-void us_cost_text(double usd, struct sbuf *out)
-{
-	char d[64];
-	int len, i, dot;
-
-	if (usd < 1) {
-		sb_addf(out, "$%.4f", usd < 0 ? 0 : usd);
-		return;
-	}
-	len = snprintf(d, sizeof(d), "%.2f", usd);
-	if (len <= 0 || (size_t)len >= sizeof(d))
-		return;
-	dot = len - 3;
-	sb_addc(out, '$');
-	for (i = 0; i < len; i++) {
-		if (i && i < dot && (dot - i) % 3 == 0)
-			sb_addc(out, ',');
-		sb_addc(out, d[i]);
-	}
-}
-
-void us_tokens_text(const struct us_tokens *t, struct sbuf *out)
-{
-	us_num_text(t->input, out);
-	sb_adds(out, " in · ");
-	us_num_text(t->output, out);
-	sb_adds(out, " out · ");
-	us_num_text(t->cache_create, out);
-	sb_adds(out, " cache write · ");
-	us_num_text(t->cache_read, out);
-	sb_adds(out, " cache read");
-}
-
-void us_total_text(const struct us_total *t, struct sbuf *out)
-{
-	us_tokens_text(&t->t, out);
-	sb_adds(out, " · ");
-	us_cost_text(t->cost, out);
-	if (t->has_logged) {
-		sb_adds(out, " (logged ");
-		us_cost_text(t->logged, out);
-		sb_addc(out, ')');
-	}
 }

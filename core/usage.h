@@ -37,6 +37,9 @@
  * it), and for a whole log the last cost-state record's totalCostUSD (2.1.x;
  * us_tally_set_state()).
  *
+ * The module: usage.c reads rows, sets and tallies; usage_sums.c gives a
+ * tally's sums (per model, day, hour) and writes them (usage_priv.h).
+ *
  * A us_set holds the usage rows of one log, read back (pread) from the
  * records the index flagged (IDX_F_USAGE): built once, extended as the
  * log grows (us_extend(), by its owner alone), read-only otherwise and
