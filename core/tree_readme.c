@@ -74,7 +74,9 @@ void tr_readme(struct tree *t, struct view *v, struct sbuf *out)
 		     "- `session.json`: the facts below, as JSON; `errors.txt`: the lines that\n"
 		     "  could not be used, and why.\n\n"
 		     "Message files carry extended attributes `user.sessfs.uuid`, `.parent`,\n"
-		     "`.timestamp` and `.line` (getfattr -d FILE). The result of an Agent\n"
+		     "`.timestamp` and `.line` (getfattr -d FILE). A response's file has a\n"
+		     "header line `usage:` (its tokens, model and price) and the attributes\n"
+		     "`user.sessfs.usage` and `.usage.cost_usd`. The result of an Agent\n"
 		     "or Task call also has `user.sessfs.agent` and a header line\n"
 		     "`agent: agents/<name>`: the folder of the agent it ran.\n\n");
 	sb_adds(out, "## This session\n\n");

@@ -160,18 +160,15 @@ struct us_day {
  * 0 and a new array in *out (free() it), *n days by date, or -ENOMEM. */
 int us_tally_days(const struct us_tally *y, struct us_day **out, uint32_t *n);
 
-/* modelsUsed: the names of the counted rows' models, first counted first,
- * without US_SYNTHETIC. 0 and a new array in *out (free() it; the names
- * are borrowed, valid until us_tally_free()) of *n, or -ENOMEM. */
-int us_tally_models_used(const struct us_tally *y, const char ***out, uint32_t *n);
 /* One model's totals. */
 struct us_model {
 	const char *name;	/* borrowed, valid until us_tally_free() */
 	struct us_total t;
 };
 
-/* The totals of each model of modelsUsed, in its order (without
- * US_SYNTHETIC). 0 and a new array in *out (free() it) of *n, or -ENOMEM. */
+/* modelsUsed with each model's totals: the models of the counted rows,
+ * first counted first, without US_SYNTHETIC. 0 and a new array in *out
+ * (free() it) of *n, or -ENOMEM. */
 int us_tally_by_model(const struct us_tally *y, struct us_model **out, uint32_t *n);
 
 /*
@@ -183,7 +180,7 @@ struct us_hour {
 	int64_t hour;		/* ms since the epoch, a whole UTC hour */
 	int64_t first, last;	/* the times of its first and last row */
 	uint32_t at_start;	/* 1: the rows at hour:00:00.000 exactly */
-	uint32_t models;	/* bit i: modelsUsed[i] (us_tally_models_used()),
+	uint32_t models;	/* bit i: modelsUsed[i] (us_tally_by_model()),
 				 * the first US_HOUR_MODELS */
 	struct us_total t;
 };

@@ -103,26 +103,6 @@ int us_tally_days(const struct us_tally *y, struct us_day **out, uint32_t *n)
 	return 0;
 }
 
-int us_tally_models_used(const struct us_tally *y, const char ***out, uint32_t *n)
-{
-	uint32_t i, k, *order = us_model_order(y, &k);
-	const char **v = malloc((k + 1) * sizeof(*v));
-
-	*out = NULL;
-	*n = 0;
-	if (!order || !v) {
-		free(order);
-		free(v);
-		return -ENOMEM;
-	}
-	for (i = 0; i < k; i++)
-		if (strcmp(us_models_name(&y->models, order[i]), US_SYNTHETIC))
-			v[(*n)++] = us_models_name(&y->models, order[i]);
-	free(order);
-	*out = v;
-	return 0;
-}
-
 int us_tally_by_model(const struct us_tally *y, struct us_model **out, uint32_t *n)
 {
 	uint32_t i, k, *order = us_model_order(y, &k);
