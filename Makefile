@@ -82,7 +82,9 @@ CLI_OBJ   = $(CLI_SRC:%.c=$(BUILD)/%.o)
 # by every build (make test runs it), and alone by make NOFUSE=1.
 NOFUSE_BIN = $(BUILD)/sessfs-nofuse
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
-CORE_OBJ  = $(CORE_SRC:%.c=$(BUILD)/%.o)
+# The price table (data/prices.txt), made into C and built in (price.h).
+PRICES_C  = $(BUILD)/gen/prices_data.c
+CORE_OBJ  = $(CORE_SRC:%.c=$(BUILD)/%.o) $(PRICES_C:.c=.o)
 FS_OBJ    = $(FS_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN  = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 CORPUS_BIN = $(BUILD)/tests/corpus_check
@@ -115,17 +117,30 @@ $(BUILD)/sessfs: $(FS_OBJ) $(CORE_LIBS)
 $(NOFUSE_BIN): $(CLI_OBJ) $(BUILD)/nofuse/main.o $(CORE_LIBS)
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/nofuse/main.o $(CORE_LIBS) $(CJSON_LIBS) -lpthread
 
-# A layer's objects and its archive.
+# A layer's objects and its archive (EXTRA_<layer>: objects made, not
+# written: the log layer holds the price table, price.h).
+EXTRA_log := $(PRICES_C:.c=.o)
 define layer_rules
 $$(BUILD)/core/$(1)/%.o: core/$(1)/%.c
 	@mkdir -p $$(dir $$@)
 	$$(Q)$$(CC) $$(CFLAGS_CORE) $$(INC_$(1)) $$(DEPFLAGS) -c -o $$@ $$<
 
-$$(BUILD)/lib$(1).a: $$(patsubst %.c,$$(BUILD)/%.o,$$(wildcard core/$(1)/*.c))
+$$(BUILD)/lib$(1).a: $$(patsubst %.c,$$(BUILD)/%.o,$$(wildcard core/$(1)/*.c)) $$(EXTRA_$(1))
 	@rm -f $$@
 	$$(Q)$$(AR) rcs $$@ $$^
 endef
 $(foreach l,$(LAYERS),$(eval $(call layer_rules,$(l))))
+
+# Each line a string literal: backslashes, quotes, tabs and '?' (no
+# trigraphs) escaped.
+$(PRICES_C): data/prices.txt
+	@mkdir -p $(dir $@)
+	$(Q){ printf '#include <stddef.h>\n/* Made from data/prices.txt by the Makefile. */\nconst char pr_builtin_text[] =\n'; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/	/\\t/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	  printf ';\nconst size_t pr_builtin_len = sizeof(pr_builtin_text) - 1;\n'; } > $@.tmp && mv $@.tmp $@
+
+$(PRICES_C:.c=.o): $(PRICES_C)
+	$(Q)$(CC) $(CFLAGS_CORE) -c -o $@ $<
 
 # The front ends (fs/, cli/, nofuse/) sit on all of core; fs/ alone on
 # fuse3 too (cli/ and nofuse/ get cJSON's flags only).

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -26,6 +27,7 @@
 #include "notify.h"
 #include "pjfs.h"
 #include "plat.h"
+#include "price.h"
 #include "ops.h"
 #include "vfs.h"
 
@@ -62,6 +64,11 @@ static void help(void)
 	       "    -o cache_size=N[K|M|G] DIR: the memory the sessions kept open may\n"
 	       "                           take (default 512M); the least recently\n"
 	       "                           used is closed\n"
+	       "    -o prices=FILE         price tokens with this table (data/prices.txt's\n"
+	       "                           format) instead of the one built in\n"
+	       "    -o tz=ZONE             usage.json's days and months in this time\n"
+	       "                           zone (like Europe/Paris; default: TZ, else\n"
+	       "                           the system's)\n"
 	       "    -o file_history=DIR    the folder of the session's file-history\n"
 	       "                           backups for state/file-history/ (default:\n"
 	       "                           LOG's folder/../../file-history/<sessionId>;\n"
@@ -177,6 +184,8 @@ static int check_not_mounted(const char *mnt)
 struct sessfs_conf {
 	char *file_history;
 	char *cache_size;
+	char *prices;
+	char *tz;
 	int fsname;
 	int subtype;
 };
@@ -186,6 +195,8 @@ enum { KEY_FSNAME, KEY_SUBTYPE };
 static const struct fuse_opt sessfs_opts[] = {
 	{ "file_history=%s", offsetof(struct sessfs_conf, file_history), 0 },
 	{ "cache_size=%s", offsetof(struct sessfs_conf, cache_size), 0 },
+	{ "prices=%s", offsetof(struct sessfs_conf, prices), 0 },
+	{ "tz=%s", offsetof(struct sessfs_conf, tz), 0 },
 	FUSE_OPT_KEY("fsname=", KEY_FSNAME),
 	FUSE_OPT_KEY("subtype=", KEY_SUBTYPE),
 	FUSE_OPT_END
@@ -271,6 +282,54 @@ static int check_file_history(const char *dir)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * -o tz=ZONE: the time zone usage.json's days and months are in, as TZ
+ * (the process's, for localtime_r()). A name is looked for under $TZDIR
+ * (/usr/share/zoneinfo), since the C library takes an unknown one for
+ * UTC without a word; a POSIX rule (it has a digit: "CET-1CEST") and
+ * "UTC" stand as they are. 0, or 2 after a line on stderr.
+ */
+static int set_time_zone(const char *tz)
+{
+	const char *dir = getenv("TZDIR"), *name = tz[0] == ':' ? tz + 1 : tz;
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (!*name || strstr(name, "..") || (name[0] == '/' && stat(name, &st) < 0) ||
+	    (name[0] != '/' && !strpbrk(name, "0123456789") && strcmp(name, "UTC") &&
+	     (snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "/usr/share/zoneinfo",
+		       name) >= (int)sizeof(path) || stat(path, &st) < 0 || !S_ISREG(st.st_mode)))) {
+		fprintf(stderr, "sessfs: tz=%s: no such time zone (a name under %s, like "
+			"Europe/Paris, or UTC)\n", tz, dir && *dir ? dir : "/usr/share/zoneinfo");
+		return 2;
+	}
+	if (setenv("TZ", tz, 1)) {
+		fprintf(stderr, "sessfs: out of memory\n");
+		return 1;
+	}
+	tzset();
+	return 0;
+}
+
+/* -o prices=FILE: the price table in *t (free with pr_free()) and made
+ * the default (price.h). 0, or 1 after a line on stderr. */
+static int use_prices(const char *file, struct pr_table **t)
+{
+	char *real = realpath(file, NULL);
+	struct sbuf err;
+	int rc;
+
+	sb_init(&err);
+	rc = pr_load(real ? real : file, t, &err);
+	if (rc)
+		fprintf(stderr, "sessfs: prices=%s: %s\n", file, err.buf);
+	else
+		pr_set_default(*t);
+	sb_free(&err);
+	free(real);
+	return rc ? 1 : 0;
 }
 
 /* $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects (a new string). */
@@ -399,7 +458,8 @@ static int mount_log(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts opts;
-	struct sessfs_conf conf = { NULL, NULL, 0, 0 };
+	struct sessfs_conf conf = { NULL, NULL, NULL, NULL, 0, 0 };
+	struct pr_table *prices = NULL;
 	struct tree *t = NULL;
 	struct vfs v;
 	const char *log = take_log(&args), *mnt = find_mountpoint(&args);
@@ -438,6 +498,9 @@ static int mount_log(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	if ((conf.tz && (rc = set_time_zone(conf.tz))) ||
+	    (conf.prices && (rc = use_prices(conf.prices, &prices))))
+		goto out;
 	if ((rc = open_layer(log, &conf, &v, &t)))
 		goto out;
 	if (fuse_opt_add_arg(&args, DEFAULT_OPTS) || add_names(&args, &conf, log)) {
@@ -460,8 +523,12 @@ out_layer:
 out:
 	free(opts.mountpoint);
 out_args:
+	pr_set_default(NULL);
+	pr_free(prices);
 	free(conf.file_history);
 	free(conf.cache_size);
+	free(conf.prices);
+	free(conf.tz);
 	fuse_opt_free_args(&args);
 	return rc;
 }

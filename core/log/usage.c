@@ -1,28 +1,16 @@
-#include "usage.h"
+#include "usage_priv.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <uthash.h>
 
 #include "jscan.h"
+#include "price.h"
 
 /* ---- model names, interned ---- */
-
-struct model {
-	char *name;
-	uint32_t no;
-	UT_hash_handle hh;
-};
-
-struct models {
-	struct model *by_name;
-	char **names;		/* [0] = "" */
-	uint32_t n, cap;
-};
 
 static void models_free(struct models *m)
 {
@@ -69,7 +57,7 @@ static uint32_t models_intern(struct models *m, const char *name)
 	return e->no;
 }
 
-static const char *models_name(const struct models *m, uint32_t no)
+const char *us_models_name(const struct models *m, uint32_t no)
 {
 	return no && no < m->n ? m->names[no] : "";
 }
@@ -91,6 +79,8 @@ struct us_set {
 	uint32_t n, cap;
 	uint32_t seen;		/* records of the index read so far */
 	struct models models;
+	const struct pr_model **prices;	/* by model number (npriced of them) */
+	uint32_t npriced;
 };
 
 /* A non-negative JSON integer at v (no sign, fraction or exponent). 0, or
@@ -115,17 +105,48 @@ static int read_count(const char *v, const char *e, int null_ok, uint64_t *out)
 	return 0;
 }
 
-/* message.usage: 1 when its counts are usable, else 0. */
-static int read_usage(const char *v, const char *e, struct us_tokens *t)
+/* What the price reads beyond the four counts. */
+struct split {
+	uint64_t w5m, w1h;	/* message.usage.cache_creation, when has */
+	int has, fast;
+};
+
+/* message.usage.cache_creation: the writes by how long they last (a
+ * count that is not one reads as 0, as for the counts above). Returns
+ * the end of the object, or NULL when it is none. */
+static const char *read_split(const char *v, const char *e, struct split *sp)
 {
 	struct js_iter it;
 	struct js_str k;
 	const char *val;
+	int r;
+
+	if (js_obj_begin(&it, v, e))
+		return NULL;
+	sp->has = 1;
+	while ((r = js_obj_next(&it, &k, &val)) == 1) {
+		if (js_eq(&k, "ephemeral_5m_input_tokens") && read_count(val, e, 1, &sp->w5m))
+			sp->w5m = 0;
+		else if (js_eq(&k, "ephemeral_1h_input_tokens") && read_count(val, e, 1, &sp->w1h))
+			sp->w1h = 0;
+		if (!(it.p = js_value(val, e)))
+			return NULL;
+	}
+	return r ? NULL : it.p;
+}
+
+/* message.usage: 1 when its counts are usable, else 0. */
+static int read_usage(const char *v, const char *e, struct us_tokens *t, struct split *sp)
+{
+	struct js_iter it;
+	struct js_str k, str;
+	const char *val, *end;
 	int r, have = 0;
 
 	if (js_obj_begin(&it, v, e))
 		return 0;
 	while ((r = js_obj_next(&it, &k, &val)) == 1) {
+		end = NULL;
 		if (js_eq(&k, "input_tokens"))
 			have |= read_count(val, e, 0, &t->input) ? 4 : 1;
 		else if (js_eq(&k, "output_tokens"))
@@ -134,7 +155,11 @@ static int read_usage(const char *v, const char *e, struct us_tokens *t)
 			have |= read_count(val, e, 1, &t->cache_create) ? 4 : 0;
 		else if (js_eq(&k, "cache_read_input_tokens"))
 			have |= read_count(val, e, 1, &t->cache_read) ? 4 : 0;
-		if (!(it.p = js_value(val, e)))
+		else if (js_eq(&k, "cache_creation"))
+			end = read_split(val, e, sp);
+		else if (js_eq(&k, "speed") && *val == '"' && (end = js_string(val, e, &str)))
+			sp->fast = js_eq(&str, "fast");
+		if (!(it.p = end ? end : js_value(val, e)))
 			return 0;
 	}
 	return r == 0 && have == 3;
@@ -144,6 +169,7 @@ static int read_usage(const char *v, const char *e, struct us_tokens *t)
 struct line {
 	struct js_str id, rid, model;
 	int has_id, has_rid, has_model, ok;
+	struct split sp;
 };
 
 static const char *read_message(const char *v, const char *e, struct line *l,
@@ -161,8 +187,10 @@ static const char *read_message(const char *v, const char *e, struct line *l,
 			l->has_id = !!js_string(val, e, &l->id);
 		else if (js_eq(&k, "model") && *val == '"')
 			l->has_model = !!js_string(val, e, &l->model);
-		else if (js_eq(&k, "usage"))
-			l->ok = read_usage(val, e, &row->t);
+		else if (js_eq(&k, "usage")) {
+			l->sp = (struct split){ 0, 0, 0, 0 };
+			l->ok = read_usage(val, e, &row->t, &l->sp);
+		}
 		if (!(it.p = js_value(val, e)))
 			return NULL;
 	}
@@ -187,8 +215,8 @@ static int read_line(const char *p, size_t n, struct line *l, struct us_row *row
 			end = js_string(val, e, &l->rid);
 			l->has_rid = !!end;
 		} else if (js_eq(&k, "costUSD") && (*val == '-' || (*val >= '0' && *val <= '9'))) {
-			row->cost = strtod(val, NULL);
-			row->has_cost = 1;
+			row->logged = strtod(val, NULL);
+			row->has_logged = 1;
 			end = js_value(val, e);
 		} else
 			end = js_value(val, e);
@@ -226,17 +254,60 @@ static void model_name(const struct line *l, struct sbuf *name)
 	}
 }
 
+/* The row's price at m's rates (m NULL: the table lacks its model, or
+ * it names none). */
+static void price_row(struct us_row *row, const struct line *l, const char *name,
+		      const struct pr_model *m)
+{
+	struct pr_usage pu = {
+		row->t.input, row->t.output,
+		l->sp.has ? l->sp.w5m : row->t.cache_create, l->sp.has ? l->sp.w1h : 0,
+		row->t.cache_read, l->sp.fast,
+	};
+
+	row->cost = pr_cost(m, &pu);
+	row->unpriced = !m && *name;
+}
+
+/* The price table's line of model number no of u (new), looked up once. */
+static int set_price(struct us_set *u, uint32_t no, const char *name)
+{
+	if (no >= u->npriced) {
+		uint32_t n = no + 16, i;
+		const struct pr_model **p = realloc(u->prices, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		for (i = u->npriced; i < n; i++)
+			p[i] = NULL;
+		u->prices = p;
+		u->npriced = n;
+	}
+	u->prices[no] = pr_find(pr_default(), name);
+	return 0;
+}
+
 static int set_model(struct us_set *u, const struct line *l, struct us_row *row)
 {
 	struct sbuf name;
+	uint32_t was = u->models.n;
+	int rc = 0;
 
-	if (!l->has_model)
+	if (!l->has_model) {
+		price_row(row, l, "", NULL);
 		return 0;
+	}
 	sb_init(&name);
 	model_name(l, &name);
 	row->model = models_intern(&u->models, name.buf);
+	if (!row->model)
+		rc = -ENOMEM;
+	else if (u->models.n != was)	/* new: looked up now */
+		rc = set_price(u, row->model, name.buf);
+	if (!rc)
+		price_row(row, l, name.buf, u->prices[row->model]);
 	sb_free(&name);
-	return row->model ? 0 : -ENOMEM;
+	return rc;
 }
 
 static int add_row(struct us_set *u, const struct us_row *row)
@@ -347,6 +418,8 @@ int us_read_row_line(const struct idx *ix, const struct logf *lf, uint32_t rec,
 	rc = line_row(lf, rec, idx_rec(ix, rec), line, have, &l, row);
 	if (rc > 0 && l.has_model)
 		model_name(&l, model);
+	if (rc > 0)
+		price_row(row, &l, model->buf, *model->buf ? pr_find(pr_default(), model->buf) : NULL);
 	return rc;
 }
 
@@ -401,6 +474,7 @@ void us_free(struct us_set *u)
 	if (!u)
 		return;
 	free(u->rows);
+	free(u->prices);
 	models_free(&u->models);
 	free(u);
 }
@@ -432,27 +506,30 @@ const struct us_row *us_of_rec(const struct us_set *u, uint32_t rec)
 
 const char *us_model(const struct us_set *u, uint32_t m)
 {
-	return models_name(&u->models, m);
+	return us_models_name(&u->models, m);
+}
+
+void us_unpriced_text(const struct us_set *u, const struct idx *ix, struct sbuf *out)
+{
+	uint8_t *told = calloc(u->models.n + 1, 1);
+	uint32_t i;
+
+	for (i = 0; told && i < u->n; i++) {
+		const struct us_row *r = &u->rows[i];
+
+		if (!r->unpriced || told[r->model] || !us_sum(&r->t))
+			continue;
+		told[r->model] = 1;
+		sb_addf(out, "line %u: model \"", idx_rec(ix, r->rec)->line);
+		sb_add_lines(out, us_model(u, r->model));
+		sb_adds(out, "\" is not in the price table (");
+		sb_add_lines(out, pr_source(pr_default()));
+		sb_adds(out, "): its responses are priced at $0\n");
+	}
+	free(told);
 }
 
 /* ---- tallies ---- */
-
-struct entry {
-	uint64_t key;		/* 0: a row without message.id */
-	struct us_tokens t;
-	uint32_t model;		/* in the tally's models */
-	int64_t ts;
-	double cost;
-	int has_cost;
-};
-
-struct us_tally {
-	struct entry *e;
-	uint32_t n, cap;
-	uint32_t *slots;	/* open addressing: entry index + 1, 0 empty */
-	uint32_t nslots;	/* a power of two */
-	struct models models;
-};
 
 struct us_tally *us_tally_new(void)
 {
@@ -506,7 +583,9 @@ static void fill(struct entry *en, const struct us_row *r, uint32_t model)
 	en->model = model;
 	en->ts = r->ts;
 	en->cost = r->cost;
-	en->has_cost = r->has_cost;
+	en->logged = r->logged;
+	en->has_logged = r->has_logged;
+	en->unpriced = r->unpriced;
 }
 
 int us_tally_add(struct us_tally *y, const struct us_set *u, const struct us_row *r)
@@ -560,13 +639,15 @@ static void add_tokens(struct us_tokens *a, const struct us_tokens *b)
 	a->cache_read += b->cache_read;
 }
 
-static void add_entry(struct us_total *t, const struct entry *en)
+void us_add_entry(struct us_total *t, const struct entry *en)
 {
 	add_tokens(&t->t, &en->t);
 	t->responses++;
-	if (en->has_cost) {
-		t->cost += en->cost;
-		t->has_cost = 1;
+	t->unpriced += en->unpriced && us_sum(&en->t);
+	t->cost += en->cost;
+	if (en->has_logged) {
+		t->logged += en->logged;
+		t->has_logged = 1;
 	}
 }
 
@@ -576,35 +657,32 @@ void us_tally_total(const struct us_tally *y, struct us_total *out)
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < y->n; i++)
-		add_entry(out, &y->e[i]);
+		us_add_entry(out, &y->e[i]);
+	if (!out->has_logged && y->has_state) {
+		out->logged = y->state;
+		out->has_logged = 1;
+	}
+}
+
+void us_tally_set_state(struct us_tally *y, double cost)
+{
+	y->state = cost;
+	y->has_state = 1;
 }
 
 /* The totals of each model, in one pass: a new array by model number. */
-static struct us_total *model_totals(const struct us_tally *y)
+struct us_total *us_model_totals(const struct us_tally *y)
 {
 	struct us_total *per = calloc(y->models.n + 1, sizeof(*per));
 	uint32_t i;
 
 	for (i = 0; per && i < y->n; i++)
-		add_entry(&per[y->e[i].model], &y->e[i]);
+		us_add_entry(&per[y->e[i].model], &y->e[i]);
 	return per;
 }
 
-static void add_counts(const struct us_total *t, const char *pad, struct sbuf *out)
-{
-	sb_addf(out, "%s\"inputTokens\": %llu,\n%s\"outputTokens\": %llu,\n"
-		"%s\"cacheCreationTokens\": %llu,\n%s\"cacheReadTokens\": %llu,\n"
-		"%s\"totalTokens\": %llu,\n%s\"responses\": %llu",
-		pad, (unsigned long long)t->t.input, pad, (unsigned long long)t->t.output,
-		pad, (unsigned long long)t->t.cache_create,
-		pad, (unsigned long long)t->t.cache_read,
-		pad, (unsigned long long)us_sum(&t->t), pad, (unsigned long long)t->responses);
-	if (t->has_cost)
-		sb_addf(out, ",\n%s\"costUSD\": %.6g", pad, t->cost);
-}
-
 /* Models in order of their first counted entry; n of them in *order. */
-static uint32_t *model_order(const struct us_tally *y, uint32_t *n)
+uint32_t *us_model_order(const struct us_tally *y, uint32_t *n)
 {
 	uint32_t *order = malloc((y->models.n + 1) * sizeof(*order));
 	uint8_t *seen = calloc(y->models.n + 1, 1);
@@ -621,137 +699,4 @@ static uint32_t *model_order(const struct us_tally *y, uint32_t *n)
 	}
 	free(seen);
 	return order;
-}
-
-static int32_t local_ymd(int64_t ms)
-{
-	time_t s = (time_t)(ms / 1000 - (ms % 1000 < 0));
-	struct tm tm;
-
-	if (!localtime_r(&s, &tm))
-		return 0;
-	return (tm.tm_year + 1900) * 10000 + (tm.tm_mon + 1) * 100 + tm.tm_mday;
-}
-
-static int day_cmp(const void *a, const void *b)
-{
-	const struct us_day *x = a, *y = b;
-
-	return (x->ymd > y->ymd) - (x->ymd < y->ymd);
-}
-
-int us_tally_days(const struct us_tally *y, struct us_day **out, uint32_t *n)
-{
-	struct us_day *d = NULL, *p;
-	uint32_t i, k, cap = 0;
-
-	*n = 0;
-	for (i = 0; i < y->n; i++) {
-		int32_t ymd = local_ymd(y->e[i].ts);
-
-		for (k = *n; k > 0 && d[k - 1].ymd != ymd; k--)
-			;
-		if (!k) {
-			if (*n == cap) {
-				cap = cap ? cap * 2 : 8;
-				if (!(p = realloc(d, cap * sizeof(*p)))) {
-					free(d);
-					return -ENOMEM;
-				}
-				d = p;
-			}
-			memset(&d[*n], 0, sizeof(*d));
-			d[(*n)++].ymd = ymd;
-			k = *n;
-		}
-		add_entry(&d[k - 1].t, &y->e[i]);
-	}
-	if (*n)
-		qsort(d, *n, sizeof(*d), day_cmp);
-	*out = d;
-	return 0;
-}
-
-int us_tally_models_used(const struct us_tally *y, const char ***out, uint32_t *n)
-{
-	uint32_t i, k, *order = model_order(y, &k);
-	const char **v = malloc((k + 1) * sizeof(*v));
-
-	*out = NULL;
-	*n = 0;
-	if (!order || !v) {
-		free(order);
-		free(v);
-		return -ENOMEM;
-	}
-	for (i = 0; i < k; i++)
-		if (strcmp(models_name(&y->models, order[i]), US_SYNTHETIC))
-			v[(*n)++] = models_name(&y->models, order[i]);
-	free(order);
-	*out = v;
-	return 0;
-}
-
-void us_tally_json(const struct us_tally *y, int indent, struct sbuf *out)
-{
-	char pad[72];
-	struct us_total t, *per = model_totals(y);
-	uint32_t i, n, k = 0, *order = model_order(y, &n);
-	int p = indent < 60 ? indent : 60;
-
-	if (!order || !per)
-		n = 0;		/* no memory: totals without breakdowns */
-
-	memset(pad, ' ', (size_t)p);
-	pad[p] = '\0';
-	us_tally_total(y, &t);
-	add_counts(&t, pad, out);
-	sb_addf(out, ",\n%s\"modelsUsed\": [", pad);
-	for (i = 0; i < n; i++) {
-		const char *name = models_name(&y->models, order[i]);
-
-		if (strcmp(name, US_SYNTHETIC)) {
-			sb_adds(out, k++ ? ", " : "");
-			sb_add_json_str(out, name, strlen(name));
-		}
-	}
-	sb_addf(out, "],\n%s\"modelBreakdowns\": [", pad);
-	for (i = 0; i < n; i++) {
-		const char *name = models_name(&y->models, order[i]);
-
-		sb_addf(out, "%s\n%s  {\n%s    \"modelName\": ", i ? "," : "", pad, pad);
-		sb_add_json_str(out, name, strlen(name));
-		sb_adds(out, ",\n");
-		memcpy(pad + p, "    ", 5);
-		add_counts(&per[order[i]], pad, out);
-		pad[p] = '\0';
-		sb_addf(out, "\n%s  }", pad);
-	}
-	sb_addf(out, "%s%s]", n ? "\n" : "", n ? pad : "");
-	free(order);
-	free(per);
-}
-
-void us_num_text(uint64_t n, struct sbuf *out)
-{
-	char d[24];
-	int len = snprintf(d, sizeof(d), "%llu", (unsigned long long)n), i;
-
-	for (i = 0; i < len; i++) {
-		if (i && (len - i) % 3 == 0)
-			sb_addc(out, ',');
-		sb_addc(out, d[i]);
-	}
-}
-
-void us_tokens_text(const struct us_tokens *t, struct sbuf *out)
-{
-	us_num_text(t->input, out);
-	sb_adds(out, " in · ");
-	us_num_text(t->output, out);
-	sb_adds(out, " out · ");
-	us_num_text(t->cache_create, out);
-	sb_adds(out, " cache write · ");
-	us_num_text(t->cache_read, out);
-	sb_adds(out, " cache read");
 }

@@ -27,8 +27,18 @@
  * Code writes it) and a line without a "type" key, which sessfs does not
  * index, still counts there; such lines are not Claude Code's.
  *
- * Cost is given only where the log records it: the sum of the counted
- * rows' costUSD (older versions wrote it), never from a price table.
+ * Cost: each row is priced with the process's price table (price.h:
+ * pr_default()), from its model and tokens as ccusage prices it: the
+ * cache writes split by message.usage.cache_creation into 5-minute and
+ * 1-hour ones (all 5-minute without the split), a fast response
+ * (message.usage.speed "fast") at the model's fast factor; a model the
+ * table lacks costs 0 (the row is "unpriced"). What the log records itself
+ * is kept apart, as "logged": the row's costUSD (Claude Code 1.0.x wrote
+ * it), and for a whole log the last cost-state record's totalCostUSD (2.1.x;
+ * us_tally_set_state()).
+ *
+ * The module: usage.c reads rows, sets and tallies; usage_sums.c gives a
+ * tally's sums (per model, day, hour) and writes them (usage_priv.h).
  *
  * A us_set holds the usage rows of one log, read back (pread) from the
  * records the index flagged (IDX_F_USAGE): built once, extended as the
@@ -54,15 +64,17 @@ struct us_tokens {
 	uint64_t cache_read;
 };
 
-/* One row's usage, as written. */
+/* One row's usage, as written, and its price. */
 struct us_row {
 	uint32_t rec;		/* its record (idx_rec()) */
 	uint32_t model;		/* us_model() number; 0: none */
 	uint64_t key;		/* hash of (message.id, requestId); 0: no id */
 	int64_t ts;		/* its record's time, ms since the epoch */
 	struct us_tokens t;
-	double cost;		/* costUSD, when has_cost */
-	int has_cost;
+	double cost;		/* the price of its tokens (price.h), dollars */
+	double logged;		/* its costUSD, when has_logged */
+	uint8_t has_logged;
+	uint8_t unpriced;	/* a model named that the table lacks */
 };
 
 /* The four figures summed (ccusage's totalTokens). */
@@ -103,6 +115,10 @@ int us_read_row_line(const struct idx *ix, const struct logf *lf, uint32_t rec,
 		     struct us_row *row, struct sbuf *model, struct sbuf *line);
 /* Model number m's name ("" for 0); borrowed, valid until us_free(). */
 const char *us_model(const struct us_set *u, uint32_t m);
+/* Appends one errors.txt line for each model of u's rows that the price
+ * table lacks, at the first of its rows that carries tokens: "line N:
+ * model "X" is not in the price table (...): its responses cost $0 here". */
+void us_unpriced_text(const struct us_set *u, const struct idx *ix, struct sbuf *out);
 
 /* ---- totals ---- */
 
@@ -110,8 +126,10 @@ const char *us_model(const struct us_set *u, uint32_t m);
 struct us_total {
 	struct us_tokens t;
 	uint64_t responses;	/* rows counted */
-	double cost;		/* sum of their costUSD, when has_cost */
-	int has_cost;
+	uint64_t unpriced;	/* of them, with tokens and a model the table lacks */
+	double cost;		/* the sum of their prices */
+	double logged;		/* what the log records (costUSDLogged), when has_logged */
+	int has_logged;
 };
 
 struct us_tally;
@@ -123,10 +141,17 @@ void us_tally_free(struct us_tally *y);
 int us_tally_add(struct us_tally *y, const struct us_set *u, const struct us_row *r);
 /* Counts every row of u. 0 or -ENOMEM. */
 int us_tally_set(struct us_tally *y, const struct us_set *u);
+/* The totals; logged: the counted rows' costUSD summed, else the figure
+ * us_tally_set_state() gave, else none. */
 void us_tally_total(const struct us_tally *y, struct us_total *out);
+/* Claude Code's own total for the logs counted (the last cost-state
+ * record's totalCostUSD), the tally's logged cost when no counted row
+ * records one. */
+void us_tally_set_state(struct us_tally *y, double cost);
 /* One local day's totals. */
 struct us_day {
 	int32_t ymd;		/* year * 10000 + month * 100 + day */
+	uint32_t models;	/* bit i: modelsUsed[i], as us_hour's */
 	struct us_total t;
 };
 
@@ -135,21 +160,59 @@ struct us_day {
  * 0 and a new array in *out (free() it), *n days by date, or -ENOMEM. */
 int us_tally_days(const struct us_tally *y, struct us_day **out, uint32_t *n);
 
-/* modelsUsed: the names of the counted rows' models, first counted first,
- * without US_SYNTHETIC. 0 and a new array in *out (free() it; the names
- * are borrowed, valid until us_tally_free()) of *n, or -ENOMEM. */
-int us_tally_models_used(const struct us_tally *y, const char ***out, uint32_t *n);
+/* One model's totals. */
+struct us_model {
+	const char *name;	/* borrowed, valid until us_tally_free() */
+	struct us_total t;
+};
+
+/* modelsUsed with each model's totals: the models of the counted rows,
+ * first counted first, without US_SYNTHETIC. 0 and a new array in *out
+ * (free() it) of *n, or -ENOMEM. */
+int us_tally_by_model(const struct us_tally *y, struct us_model **out, uint32_t *n);
+
+/*
+ * One UTC hour's totals, for ccusage's five-hour blocks: the counted rows
+ * whose time is in [hour, hour + 1 h), split in two: those exactly at
+ * the hour (at_start: a block that ends there keeps them) and the others.
+ */
+struct us_hour {
+	int64_t hour;		/* ms since the epoch, a whole UTC hour */
+	int64_t first, last;	/* the times of its first and last row */
+	uint32_t at_start;	/* 1: the rows at hour:00:00.000 exactly */
+	uint32_t models;	/* bit i: modelsUsed[i] (us_tally_by_model()),
+				 * the first US_HOUR_MODELS */
+	struct us_total t;
+};
+
+#define US_HOUR_MODELS 32
+
+/* The hours of the counted rows, by time. 0 and a new array in *out
+ * (free() it) of *n, or -ENOMEM. */
+int us_tally_hours(const struct us_tally *y, struct us_hour **out, uint32_t *n);
+
 /*
  * Appends the totals as the members of a JSON object, without braces,
  * each line indented by indent spaces: inputTokens, outputTokens,
- * cacheCreationTokens, cacheReadTokens, totalTokens, responses,
- * costUSD (only when recorded), modelsUsed, modelBreakdowns (per model,
- * modelName first).
+ * cacheCreationTokens, cacheReadTokens, totalTokens, responses, costUSD,
+ * costUSDLogged (only where the log records it), modelsUsed,
+ * modelBreakdowns (per model, modelName first; "missingPricing": true for
+ * a model the table lacks).
  */
 void us_tally_json(const struct us_tally *y, int indent, struct sbuf *out);
+/* The members from inputTokens to costUSDLogged, on one line (no
+ * spaces), without braces. */
+void us_total_json(const struct us_total *t, struct sbuf *out);
 /* "1,240 in · 35 out · 0 cache write · 0 cache read" for people. */
 void us_tokens_text(const struct us_tokens *t, struct sbuf *out);
+/* The same, then " · $0.0123" (its price) and, where the log records
+ * one, " (logged $0.0120)". */
+void us_total_text(const struct us_total *t, struct sbuf *out);
 /* n with thousands separators. */
 void us_num_text(uint64_t n, struct sbuf *out);
+/* Dollars for people: "$1,234.56" from $1, "$0.0123" below. */
+void us_cost_text(double usd, struct sbuf *out);
+/* Dollars for JSON: a number of 10 significant digits ("%.10g"). */
+void us_cost_json(double usd, struct sbuf *out);
 
 #endif

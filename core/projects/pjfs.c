@@ -263,7 +263,8 @@ static const struct {
 	uint64_t ino;
 } root_entries[] = {
 	{ "README.md", PI_README }, { "sessions.json", PI_SESSIONS_JSON },
-	{ "errors.txt", PI_ERRORS }, { "usage.json", PI_USAGE_JSON }, { "projects", PI_PROJECTS },
+	{ "errors.txt", PI_ERRORS }, { "usage.json", PI_USAGE_JSON }, { "usage.txt", PI_USAGE_TXT },
+	{ "projects", PI_PROJECTS },
 	{ "sessions", PI_SESSIONS }, { "latest", PI_LATEST },
 };
 
@@ -557,8 +558,9 @@ static int own_entry(struct pjfs *pf, struct pf_dir *d, uint64_t i, char *name,
 		return 1;
 	}
 	snprintf(name, NM_MAX + 1, "%s", d->names[i - 2]);
-	if (d->inos[i - 2] == PI_USAGE_JSON) {	/* its size would count every log */
-		fill(pf, d->p, PI_USAGE_JSON, a);
+	if (d->inos[i - 2] == PI_USAGE_JSON || d->inos[i - 2] == PI_USAGE_TXT) {
+		/* their size would count every log */
+		fill(pf, d->p, d->inos[i - 2], a);
 		a->st.st_mode = S_IFREG | 0444;
 		a->lazy = 1;
 		return 1;

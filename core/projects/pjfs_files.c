@@ -1,9 +1,10 @@
 /*
  * pjfs_files: the projects layer's own files at the root of the mount:
- * README.md, sessions.json, errors.txt and usage.json, each rendered once
- * per set of sessions (sessions.json again when totals or continuations
- * were found). Part of the pjfs module (pjfs_priv.h); the locking is
- * pjfs's: pf->mu guards the set's files.
+ * README.md, sessions.json, errors.txt, usage.json and usage.txt, each
+ * rendered once per set of sessions (sessions.json again when totals or
+ * continuations were found, errors.txt when totals were). Part of the
+ * pjfs module (pjfs_priv.h); the locking is pjfs's: pf->mu guards the
+ * set's files.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -50,8 +51,10 @@ static void readme(const struct pj_set *s, struct sbuf *out)
 		     "  has been read, usage (its token totals) and continuedFrom (the\n"
 		     "  session an older log's summary continues; else null); continuedBy\n"
 		     "  (the session whose log copies this one's chain; else null).\n"
-		     "- `usage.json`: the token totals of every session, project and the\n"
-		     "  whole folder (counted when first read, then kept per log).\n"
+		     "- `usage.json`: the token totals and their cost (`costUSD`) of every\n"
+		     "  session, project, model, day, month and five-hour block, and of the\n"
+		     "  whole folder (counted when first read, then kept per log);\n"
+		     "  `usage.txt`: the same as tables.\n"
 		     "- `errors.txt`: what could not be used, and why.\n\n"
 		     "A session is read in full (indexed) only when a path inside it is used.\n\n"
 		     "## Finding things\n\n"
@@ -115,50 +118,57 @@ static void sessions_json(struct pjfs *pf, const struct pj_set *s, struct sbuf *
 	sb_adds(out, "]\n");
 }
 
-/* usage.json (pjusage.h), rendered once per set outside the lock: it
- * may read every log. */
-static int usage_file(struct pjfs *pf, struct pset *p, struct blob **out)
+/* usage.json or usage.txt (i 3 or 4: pjusage.h), rendered once per set
+ * outside the lock: it may read every log. */
+static int usage_file(struct pjfs *pf, struct pset *p, int i, struct blob **out)
 {
 	struct sbuf sb;
 	struct blob *b;
 	int rc;
 
 	pthread_mutex_lock(&pf->mu);
-	if ((b = p->files[3]))
+	if ((b = p->files[i]))
 		blob_ref(b);
 	pthread_mutex_unlock(&pf->mu);
 	if ((*out = b))
 		return 0;
 	sb_init(&sb);
-	rc = pu_usage_json(pf->pu, p->s, &sb);
+	rc = i == 3 ? pu_usage_json(pf->pu, p->s, &sb) : pu_usage_txt(pf->pu, p->s, &sb);
 	b = rc ? NULL : blob_take(&sb);
 	sb_free(&sb);
 	if (!b)
 		return rc ? rc : -ENOMEM;
 	pthread_mutex_lock(&pf->mu);
-	if (p->files[3]) {
+	if (p->files[i]) {
 		blob_unref(b);
-		b = p->files[3];
+		b = p->files[i];
 	}
-	p->files[3] = b;
+	p->files[i] = b;
 	blob_ref(b);
 	pthread_mutex_unlock(&pf->mu);
 	*out = b;
 	return 0;
 }
 
-/* File i of the set (rendered once per set; sessions.json again when
- * totals or continuations were found), with a reference. */
+/* errors.txt: the folder's, then what counting found (pjusage.h). */
+static void errors_file(struct pjfs *pf, const struct pj_set *s, struct sbuf *out)
+{
+	pj_errors_text(s, out);
+	pu_errors_text(pf->pu, s, out);
+}
+
+/* File i of the set (rendered once per set; sessions.json and errors.txt
+ * again when totals or continuations were found), with a reference. */
 int pf_own_file(struct pjfs *pf, struct pset *p, int i, struct blob **out)
 {
 	struct sbuf sb;
 	struct blob *b;
-	uint64_t gen = pu_gen(pf->pu) + pc_gen(pf->pc);
+	uint64_t ugen = pu_gen(pf->pu), gen = ugen + pc_gen(pf->pc);
 
-	if (i == 3)
-		return usage_file(pf, p, out);
+	if (i >= 3)
+		return usage_file(pf, p, i, out);
 	pthread_mutex_lock(&pf->mu);
-	if (i == 1 && p->files[i] && p->json_gen != gen) {
+	if (p->files[i] && ((i == 1 && p->json_gen != gen) || (i == 2 && p->errors_gen != ugen))) {
 		blob_unref(p->files[i]);
 		p->files[i] = NULL;
 	}
@@ -169,9 +179,10 @@ int pf_own_file(struct pjfs *pf, struct pset *p, int i, struct blob **out)
 		else if (i == 1)
 			sessions_json(pf, p->s, &sb);
 		else
-			pj_errors_text(p->s, &sb);
+			errors_file(pf, p->s, &sb);
 		p->files[i] = blob_take(&sb);
 		p->json_gen = i == 1 ? gen : p->json_gen;
+		p->errors_gen = i == 2 ? ugen : p->errors_gen;
 		sb_free(&sb);
 	}
 	b = p->files[i];
@@ -185,5 +196,5 @@ int pf_own_file(struct pjfs *pf, struct pset *p, int i, struct blob **out)
 int pf_file_index(uint64_t ino)
 {
 	return ino == PI_README ? 0 : ino == PI_SESSIONS_JSON ? 1 : ino == PI_ERRORS ? 2 :
-	       ino == PI_USAGE_JSON ? 3 : -1;
+	       ino == PI_USAGE_JSON ? 3 : ino == PI_USAGE_TXT ? 4 : -1;
 }

@@ -31,9 +31,9 @@ enum pf_type {
 };
 enum pf_fixed {
 	PI_ROOT = 1, PI_README, PI_SESSIONS_JSON, PI_ERRORS, PI_PROJECTS, PI_SESSIONS,
-	PI_LATEST, PI_USAGE_JSON,
+	PI_LATEST, PI_USAGE_JSON, PI_USAGE_TXT,
 };
-enum { PF_NFILES = 4 };		/* README.md, sessions.json, errors.txt, usage.json */
+enum { PF_NFILES = 5 };		/* README.md, sessions.json, errors.txt, usage.json, usage.txt */
 
 #define PF_INO(type, i) (((uint64_t)(type) << 32) | (uint64_t)(i))
 #define PF_TYPE(ino) ((unsigned)((ino) >> 32))
@@ -57,6 +57,7 @@ struct pset {
 	uint32_t *pno;			/* per project: its stable number */
 	struct blob *files[PF_NFILES];	/* rendered on first use */
 	uint64_t json_gen;		/* sessions.json's: pu_gen() + pc_gen() */
+	uint64_t errors_gen;		/* errors.txt's: pu_gen() */
 	struct timespec time;		/* when it was scanned */
 };
 
@@ -151,10 +152,11 @@ void pf_slot_close(struct pjfs *pf, struct slot *sl);
 uint64_t pf_walk_folder(struct tree *t, uint64_t inner);
 
 /* pjfs_files.c: the layer's own file of index i (0 README.md, 1
- * sessions.json, 2 errors.txt, 3 usage.json) for set p, rendered once
- * and returned with a reference (blob_unref() it); 0 or -errno. Takes
- * pf->mu itself; usage.json is rendered outside it (it may read every
- * log). */
+ * sessions.json, 2 errors.txt, 3 usage.json, 4 usage.txt) for set p,
+ * rendered once (sessions.json and errors.txt again when totals were
+ * counted since) and returned with a reference (blob_unref() it); 0 or
+ * -errno. Takes pf->mu itself; usage.json and usage.txt are rendered
+ * outside it (they may read every log). */
 int pf_own_file(struct pjfs *pf, struct pset *p, int i, struct blob **out);
 /* The index of inode ino among those files, or -1. */
 int pf_file_index(uint64_t ino);

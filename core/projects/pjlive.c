@@ -216,7 +216,7 @@ static int own_changes(const struct pset *o, const struct pset *p, struct queue 
 {
 	static const uint64_t fixed[] = {
 		PI_ROOT, PI_README, PI_SESSIONS_JSON, PI_ERRORS, PI_PROJECTS, PI_SESSIONS,
-		PI_LATEST, PI_USAGE_JSON,
+		PI_LATEST, PI_USAGE_JSON, PI_USAGE_TXT,
 	};
 	uint32_t i;
 	int k, changed = session_changes(o, p, q);

@@ -1,40 +1,16 @@
-#include "pjusage.h"
-
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "pjusage_priv.h"
 #include "plat.h"
+#include "price.h"
 #include "report.h"
-
-/* One session's totals, and the log they were counted from. */
-struct pu_ent {
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-	int rc;				/* the count's error, or 0 */
-	struct us_total t;
-	char **models;
-	uint32_t nmodels;
-	struct us_day *days;		/* by date */
-	uint32_t ndays;
-};
-
-struct pu_cache {
-	pthread_mutex_t mu;
-	struct pu_ent **by_key;		/* PJ_KEY_MAX + 1 */
-	uint64_t gen, counted;
-};
-
-/* A sum over sessions: models borrowed from their entries (lock held). */
-struct pu_sum {
-	struct us_total t;
-	uint32_t sessions;
-	const char **models;
-	uint32_t nmodels, cap;
-};
 
 static void ent_free(struct pu_ent *e)
 {
@@ -43,9 +19,10 @@ static void ent_free(struct pu_ent *e)
 	if (!e)
 		return;
 	for (i = 0; i < e->nmodels; i++)
-		free(e->models[i]);
+		free(e->models[i].name);
 	free(e->models);
 	free(e->days);
+	free(e->hours);
 	free(e);
 }
 
@@ -104,13 +81,31 @@ static int same_log(const struct pu_ent *e, const struct stat *st)
 	       e->mtime.tv_sec == PL_MTIM(*st).tv_sec && e->mtime.tv_nsec == PL_MTIM(*st).tv_nsec;
 }
 
+/* The entry's models, from the tally's (names copied). */
+static int keep_models(struct pu_ent *e, const struct us_tally *y)
+{
+	struct us_model *v;
+	uint32_t i, n;
+	int rc = us_tally_by_model(y, &v, &n);
+
+	if (rc)
+		return rc;
+	e->models = calloc(n + 1, sizeof(*e->models));
+	for (i = 0; e->models && i < n; i++) {
+		if (!(e->models[i].name = strdup(v[i].name)))
+			break;
+		e->models[i].t = v[i].t;
+		e->nmodels++;
+	}
+	free(v);
+	return e->models && e->nmodels == n ? 0 : -ENOMEM;
+}
+
 /* A new entry: the totals of the log at path (through ss, if open). */
 static struct pu_ent *count_log(const char *path, struct session *ss, const struct stat *st)
 {
 	struct pu_ent *e = calloc(1, sizeof(*e));
 	struct us_tally *y = us_tally_new();
-	const char **names = NULL;
-	uint32_t i, n = 0;
 
 	if (!e || !y) {
 		free(e);
@@ -123,17 +118,13 @@ static struct pu_ent *count_log(const char *path, struct session *ss, const stru
 	e->mtime = PL_MTIM(*st);
 	e->rc = rp_log_tally(path, ss, y);
 	if (!e->rc)
-		e->rc = us_tally_models_used(y, &names, &n);
+		e->rc = keep_models(e, y);
 	if (!e->rc)
 		e->rc = us_tally_days(y, &e->days, &e->ndays);
-	if (!e->rc) {
+	if (!e->rc)
+		e->rc = us_tally_hours(y, &e->hours, &e->nhours);
+	if (!e->rc)
 		us_tally_total(y, &e->t);
-		e->models = calloc(n + 1, sizeof(*e->models));
-		for (i = 0; e->models && i < n; i++)
-			if ((e->models[e->nmodels] = strdup(names[i])))
-				e->nmodels++;
-	}
-	free(names);
 	us_tally_free(y);
 	return e;
 }
@@ -178,30 +169,25 @@ int pu_count(struct pu_cache *c, const struct pj_set *s, const struct pj_session
 
 /* ---- JSON ---- */
 
-static const char *const no_models[1];
-
-/* The figures as members on one line, from inputTokens on; modelsUsed
- * only when models is not NULL. */
-static void totals_json(const struct us_total *t, const char *const *models, uint32_t n,
-			struct sbuf *out)
+/* The models of an entry as a JSON array. */
+static void ent_models_json(const struct pu_ent *e, struct sbuf *out)
 {
 	uint32_t i;
 
-	sb_addf(out, "\"inputTokens\":%llu,\"outputTokens\":%llu,\"cacheCreationTokens\":%llu,"
-		"\"cacheReadTokens\":%llu,\"totalTokens\":%llu,\"responses\":%llu",
-		(unsigned long long)t->t.input, (unsigned long long)t->t.output,
-		(unsigned long long)t->t.cache_create, (unsigned long long)t->t.cache_read,
-		(unsigned long long)us_sum(&t->t), (unsigned long long)t->responses);
-	if (t->has_cost)
-		sb_addf(out, ",\"costUSD\":%.6g", t->cost);
-	if (!models)		/* a day: no models */
-		return;
-	sb_adds(out, ",\"modelsUsed\":[");
-	for (i = 0; i < n; i++) {
+	sb_addc(out, '[');
+	for (i = 0; i < e->nmodels; i++) {
 		sb_adds(out, i ? "," : "");
-		sb_add_json_str(out, models[i], strlen(models[i]));
+		sb_add_json_str(out, e->models[i].name, strlen(e->models[i].name));
 	}
 	sb_addc(out, ']');
+}
+
+/* The members of a session's totals on one line, from inputTokens on. */
+static void ent_json(const struct pu_ent *e, struct sbuf *out)
+{
+	us_total_json(&e->t, out);
+	sb_adds(out, ",\"modelsUsed\":");
+	ent_models_json(e, out);
 }
 
 /* Whether e holds the log as the set saw it (lock held). */
@@ -219,49 +205,12 @@ void pu_session_json(struct pu_cache *c, const struct pj_session *x, struct sbuf
 	e = c->by_key[x->key];
 	if (as_listed(e, x)) {
 		sb_addc(out, '{');
-		totals_json(&e->t, e->models ? (const char *const *)e->models : no_models,
-			    e->nmodels, out);
+		ent_json(e, out);
 		sb_addc(out, '}');
 	} else {
 		sb_adds(out, "null");
 	}
 	pthread_mutex_unlock(&c->mu);
-}
-
-static void total_add(struct us_total *a, const struct us_total *b)
-{
-	a->t.input += b->t.input;
-	a->t.output += b->t.output;
-	a->t.cache_create += b->t.cache_create;
-	a->t.cache_read += b->t.cache_read;
-	a->responses += b->responses;
-	a->cost += b->cost;
-	a->has_cost |= b->has_cost;
-}
-
-static int sum_add(struct pu_sum *m, const struct pu_ent *e)
-{
-	uint32_t i, k;
-
-	m->sessions++;
-	total_add(&m->t, &e->t);
-	for (i = 0; i < e->nmodels; i++) {
-		for (k = 0; k < m->nmodels && strcmp(m->models[k], e->models[i]); k++)
-			;
-		if (k < m->nmodels)
-			continue;
-		if (m->nmodels == m->cap) {
-			uint32_t cap = m->cap ? m->cap * 2 : 8;
-			const char **p = realloc(m->models, cap * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			m->models = p;
-			m->cap = cap;
-		}
-		m->models[m->nmodels++] = e->models[i];
-	}
-	return 0;
 }
 
 static void json_str(struct sbuf *out, const char *s)
@@ -270,6 +219,20 @@ static void json_str(struct sbuf *out, const char *s)
 		sb_add_json_str(out, s, strlen(s));
 	else
 		sb_adds(out, "null");
+}
+
+/* ",\"modelsUsed\":[...]" of the sums' models ids[0..n). */
+static void ids_json(const struct pu_sums *m, const uint32_t *ids, uint32_t n,
+		     struct sbuf *out)
+{
+	uint32_t i;
+
+	sb_adds(out, ",\"modelsUsed\":[");
+	for (i = 0; i < n; i++) {
+		sb_adds(out, i ? "," : "");
+		json_str(out, m->models[ids[i]].name);
+	}
+	sb_addc(out, ']');
 }
 
 /* One session's line of usage.json (lock held). */
@@ -290,8 +253,7 @@ static void session_line(const struct pj_set *s, const struct pj_session *x,
 	sb_add_json_chars(out, x->name, strlen(x->name));
 	sb_adds(out, "\",");
 	if (e && !e->rc) {
-		totals_json(&e->t, e->models ? (const char *const *)e->models : no_models,
-			    e->nmodels, out);
+		ent_json(e, out);
 	} else {
 		sb_adds(out, "\"error\":");
 		json_str(out, e ? strerror(-e->rc) : "not counted");
@@ -299,113 +261,132 @@ static void session_line(const struct pj_set *s, const struct pj_session *x,
 	sb_addc(out, '}');
 }
 
-/* The per-session lines, adding each into its project's sum and all. */
-static int sessions_part(struct pu_cache *c, const struct pj_set *s, struct pu_sum *per,
-			 struct pu_sum *all, struct sbuf *out)
+static void sum_json(const struct pu_sums *m, const struct pu_sum *a, struct sbuf *out)
 {
-	uint32_t i;
-	int rc = 0;
-
-	sb_adds(out, "\"sessions\": [\n");
-	for (i = 0; i < s->nsessions; i++) {
-		const struct pj_session *x = &s->sessions[i];
-		const struct pu_ent *e = c->by_key[x->key];
-
-		session_line(s, x, e, out);
-		sb_adds(out, i + 1 < s->nsessions ? ",\n" : "\n");
-		if (e && !e->rc && (sum_add(&per[x->project], e) || sum_add(all, e)))
-			rc = -ENOMEM;
-	}
-	sb_adds(out, "]\n}\n");
-	return rc;
+	sb_addf(out, "\"sessions\":%u,", a->sessions);
+	us_total_json(&a->t, out);
+	ids_json(m, a->models, a->nmodels, out);
 }
 
-static void sum_json(const struct pu_sum *m, struct sbuf *out)
+/* ISO 8601 in UTC to the millisecond ("2025-12-01T09:00:00.000Z"), as
+ * ccusage writes a block's times; "" when out of range. */
+static void iso_text(int64_t ms, char buf[40])
 {
-	sb_addf(out, "\"sessions\":%u,", m->sessions);
-	totals_json(&m->t, m->models ? m->models : no_models, m->nmodels, out);
+	time_t sec = (time_t)(ms / 1000 - (ms % 1000 < 0));
+	struct tm tm;
+	size_t n;
+
+	buf[0] = '\0';
+	if (!gmtime_r(&sec, &tm) || !(n = strftime(buf, 32, "%Y-%m-%dT%H:%M:%S", &tm)))
+		return;
+	snprintf(buf + n, 40 - n, ".%03dZ", (int)(((ms % 1000) + 1000) % 1000));
+}
+
+/* The same as a JSON string, with a prefix. */
+static void iso_json(const char *prefix, int64_t ms, struct sbuf *out)
+{
+	char buf[40];
+
+	iso_text(ms, buf);
+	sb_addf(out, "\"%s%s\"", prefix, buf);
+}
+
+static void period_json(const struct pu_sums *m, const struct pu_period *p, int kind,
+			struct sbuf *out)
+{
+	if (kind == 'd')
+		sb_addf(out, "{\"date\":\"%04d-%02d-%02d\",", (int)(p->key / 10000),
+			(int)(p->key / 100 % 100), (int)(p->key % 100));
+	else if (kind == 'm')
+		sb_addf(out, "{\"month\":\"%04d-%02d\",", (int)(p->key / 100), (int)(p->key % 100));
+	else {
+		sb_adds(out, "{\"id\":");
+		iso_json(p->gap ? "gap-" : "", p->key, out);
+		sb_adds(out, ",\"startTime\":");
+		iso_json("", p->key, out);
+		sb_adds(out, ",\"endTime\":");
+		iso_json("", p->end, out);
+		sb_adds(out, ",\"actualEndTime\":");
+		if (p->gap)
+			sb_adds(out, "null");
+		else
+			iso_json("", p->last, out);
+		sb_addf(out, ",\"isGap\":%s,", p->gap ? "true" : "false");
+	}
+	us_total_json(&p->t, out);
+	ids_json(m, p->models, p->nmodels, out);
 	sb_addc(out, '}');
 }
 
-static int day_cmp(const void *a, const void *b)
+static void periods_json(const struct pu_sums *m, const char *name, const struct pu_period *p,
+			 uint32_t n, int kind, struct sbuf *out)
 {
-	const struct us_day *x = a, *y = b;
+	uint32_t i;
 
-	return (x->ymd > y->ymd) - (x->ymd < y->ymd);
-}
-
-/* "daily": every session's days summed, by date (lock held). */
-static int daily_part(struct pu_cache *c, const struct pj_set *s, struct sbuf *out)
-{
-	struct us_day *all = NULL, *p;
-	uint32_t i, j, k, n = 0, cap = 0;
-
-	for (i = 0; i < s->nsessions; i++) {
-		const struct pu_ent *e = c->by_key[s->sessions[i].key];
-
-		for (j = 0; e && !e->rc && j < e->ndays; j++) {
-			for (k = 0; k < n && all[k].ymd != e->days[j].ymd; k++)
-				;
-			if (k == n && n == cap) {
-				cap = cap ? cap * 2 : 64;
-				if (!(p = realloc(all, cap * sizeof(*p)))) {
-					free(all);
-					return -ENOMEM;
-				}
-				all = p;
-			}
-			if (k == n)
-				all[n++] = (struct us_day){ e->days[j].ymd, { { 0 }, 0, 0, 0 } };
-			total_add(&all[k].t, &e->days[j].t);
-		}
-	}
-	if (n)
-		qsort(all, n, sizeof(*all), day_cmp);
-	sb_adds(out, "\"daily\": [\n");
+	sb_addf(out, "\"%s\": [\n", name);
 	for (i = 0; i < n; i++) {
-		sb_addf(out, "{\"date\":\"%04d-%02d-%02d\",", all[i].ymd / 10000,
-			all[i].ymd / 100 % 100, all[i].ymd % 100);
-		totals_json(&all[i].t, NULL, 0, out);
-		sb_adds(out, i + 1 < n ? "},\n" : "}\n");
+		period_json(m, &p[i], kind, out);
+		sb_adds(out, i + 1 < n ? ",\n" : "\n");
 	}
 	sb_adds(out, "],\n");
-	free(all);
-	return 0;
 }
 
-/* usage.json from the cache (lock held). */
-static int render(struct pu_cache *c, const struct pj_set *s, struct sbuf *out)
+static void models_json(const struct pu_sums *m, struct sbuf *out)
 {
-	struct pu_sum all = { 0 }, *per = calloc(s->nprojects + 1, sizeof(*per));
-	struct sbuf tail;
 	uint32_t i;
-	int rc;
 
-	if (!per)
-		return -ENOMEM;
-	sb_init(&tail);
-	rc = sessions_part(c, s, per, &all, &tail);
+	sb_adds(out, "\"models\": [\n");
+	for (i = 0; i < m->nmodels; i++) {
+		sb_adds(out, "{\"modelName\":");
+		json_str(out, m->models[i].name);
+		sb_addc(out, ',');
+		us_total_json(&m->models[i].t, out);
+		if (m->models[i].t.unpriced)
+			sb_adds(out, ",\"missingPricing\":true");
+		sb_adds(out, i + 1 < m->nmodels ? "},\n" : "}\n");
+	}
+	sb_adds(out, "],\n");
+}
+
+/* usage.json from the sums (lock held). */
+static void render(struct pu_cache *c, const struct pj_set *s, const struct pu_sums *m,
+		   struct sbuf *out)
+{
+	char zone[PATH_MAX];
+	uint32_t i, k = 0;
+
 	sb_adds(out, "{\n\"countedAs\": \"ccusage 20.0.24 session: each API response once, "
-		     "a session with its subagents\",\n\"totals\": {");
-	sum_json(&all, out);
-	sb_adds(out, ",\n\"projects\": [\n");
+		     "a session with its subagents\",\n\"pricedAs\": ");
+	rp_priced_as(out);
+	sb_adds(out, ",\n\"timeZone\": ");
+	json_str(out, pu_time_zone(zone, sizeof(zone)));
+	sb_adds(out, ",\n\"totals\": {");
+	sum_json(m, &m->all, out);
+	sb_adds(out, ",\"unpricedModels\":[");
+	for (i = 0; i < m->nmodels; i++)
+		if (m->models[i].t.unpriced) {
+			sb_adds(out, k++ ? "," : "");
+			json_str(out, m->models[i].name);
+		}
+	sb_adds(out, "]},\n\"projects\": [\n");
 	for (i = 0; i < s->nprojects; i++) {
 		sb_adds(out, "{\"project\":");
 		json_str(out, s->projects[i].name);
 		sb_addc(out, ',');
-		sum_json(&per[i], out);
-		sb_adds(out, i + 1 < s->nprojects ? ",\n" : "\n");
+		sum_json(m, &m->projects[i], out);
+		sb_adds(out, i + 1 < s->nprojects ? "},\n" : "}\n");
 	}
 	sb_adds(out, "],\n");
-	if (!rc)
-		rc = daily_part(c, s, out);
-	sb_add(out, tail.buf, tail.len);
-	sb_free(&tail);
-	for (i = 0; i < s->nprojects; i++)
-		free(per[i].models);
-	free(per);
-	free(all.models);
-	return rc;
+	models_json(m, out);
+	periods_json(m, "daily", m->days, m->ndays, 'd', out);
+	periods_json(m, "monthly", m->months, m->nmonths, 'm', out);
+	periods_json(m, "blocks", m->blocks, m->nblocks, 'b', out);
+	sb_adds(out, "\"sessions\": [\n");
+	for (i = 0; i < s->nsessions; i++) {
+		session_line(s, &s->sessions[i], c->by_key[s->sessions[i].key], out);
+		sb_adds(out, i + 1 < s->nsessions ? ",\n" : "\n");
+	}
+	sb_adds(out, "]\n}\n");
 }
 
 struct pass {
@@ -424,12 +405,13 @@ static void *count_worker(void *arg)
 	return NULL;
 }
 
-int pu_usage_json(struct pu_cache *c, const struct pj_set *s, struct sbuf *out)
+/* Counts every session of s the cache does not hold as its log is now
+ * (PU_THREADS at a time). */
+static void count_all(struct pu_cache *c, const struct pj_set *s)
 {
 	struct pass w = { c, s, 0 };
 	pthread_t th[PU_THREADS];
-	int i, n = 0, rc;
-	size_t start = out->len;
+	int i, n = 0;
 
 	for (i = 1; i < PU_THREADS && s->nsessions > 1; i++)
 		if (!pthread_create(&th[n], NULL, count_worker, &w))
@@ -437,13 +419,70 @@ int pu_usage_json(struct pu_cache *c, const struct pj_set *s, struct sbuf *out)
 	count_worker(&w);
 	while (n)
 		pthread_join(th[--n], NULL);
+}
+
+/* usage.json (txt 0) or usage.txt (1) of s, all counted first. */
+static int render_file(struct pu_cache *c, const struct pj_set *s, int txt, struct sbuf *out)
+{
+	struct pu_sums m;
+	int rc;
+
+	count_all(c, s);
 	pthread_mutex_lock(&c->mu);
-	rc = render(c, s, out);
+	rc = pu_sums_make(c, s, &m);
+	if (!rc && txt)
+		pu_txt(c, s, &m, out);
+	else if (!rc)
+		render(c, s, &m, out);
+	pu_sums_free(&m, s);
 	pthread_mutex_unlock(&c->mu);
-	if (rc) {
-		out->len = start;
-		if (out->buf)
-			out->buf[start] = '\0';
-	}
 	return rc;
+}
+
+int pu_usage_json(struct pu_cache *c, const struct pj_set *s, struct sbuf *out)
+{
+	return render_file(c, s, 0, out);
+}
+
+int pu_usage_txt(struct pu_cache *c, const struct pj_set *s, struct sbuf *out)
+{
+	return render_file(c, s, 1, out);
+}
+
+void pu_errors_text(struct pu_cache *c, const struct pj_set *s, struct sbuf *out)
+{
+	const char **said = NULL, **p;
+	uint32_t i, k, j, n = 0, cap = 0;
+
+	pthread_mutex_lock(&c->mu);
+	for (i = 0; i < s->nsessions; i++) {
+		const struct pu_ent *e = c->by_key[s->sessions[i].key];
+
+		for (k = 0; e && !e->rc && k < e->nmodels; k++) {
+			if (!e->models[k].t.unpriced)
+				continue;
+			for (j = 0; j < n && strcmp(said[j], e->models[k].name); j++)
+				;
+			if (j < n)
+				continue;	/* said once: at its first session */
+			if (n == cap) {
+				cap = cap ? cap * 2 : 8;
+				if (!(p = realloc(said, cap * sizeof(*p))))
+					break;
+				said = p;
+			}
+			said[n++] = e->models[k].name;
+			sb_adds(out, "projects/");
+			sb_add_lines(out, s->projects[s->sessions[i].project].name);
+			sb_addc(out, '/');
+			sb_add_lines(out, s->sessions[i].name);
+			sb_adds(out, ": model \"");
+			sb_add_lines(out, e->models[k].name);
+			sb_adds(out, "\" is not in the price table (");
+			sb_add_lines(out, pr_source(pr_default()));
+			sb_adds(out, "): its responses are priced at $0 (usage.json: unpricedModels)\n");
+		}
+	}
+	pthread_mutex_unlock(&c->mu);
+	free(said);
 }

@@ -14,25 +14,37 @@
  * subagent's result is written).
  *
  * usage.json, one object:
- *   "countedAs"  how responses are counted;
- *   "totals"     the sum over every session, with "sessions";
+ *   "countedAs"  how responses are counted; "pricedAs" the price table
+ *                (price.h); "timeZone" the zone days and months are in;
+ *   "totals"     the sum over every session, with "sessions" and
+ *                "unpricedModels" (the models the table lacks);
  *   "projects"   per project (its folder under projects/): the sum of its
  *                sessions, with "sessions";
- *   "daily"      per day ("date": YYYY-MM-DD), as ccusage's `daily` groups
- *                them: by the local date (the daemon's TZ, when the log
- *                was counted) of each counted row's timestamp; the same
- *                figures, without modelsUsed;
+ *   "models"     per model ("modelName"; "missingPricing": true for one
+ *                the table lacks);
+ *   "daily"      per day ("date": YYYY-MM-DD), as ccusage's `daily`
+ *                groups them: by the local date (the daemon's TZ, when the
+ *                log was counted) of each counted row's timestamp;
+ *   "monthly"    the days per month ("month": YYYY-MM);
+ *   "blocks"     ccusage's five-hour billing blocks over every counted
+ *                row of the folder ("id", "startTime", "endTime",
+ *                "actualEndTime", "isGap": pjusage_sums.c says how);
  *   "sessions"   one object per session and line, in sessions.json's
  *                order: sessionId, project, path (under the folder),
- *                folder, then inputTokens, outputTokens,
- *                cacheCreationTokens, cacheReadTokens, totalTokens,
- *                responses, costUSD (only where the rows record it) and
- *                modelsUsed, or "error" when the log could not be read.
+ *                folder, then the totals, or "error" when the log could
+ *                not be read.
+ * Each total, on one line: inputTokens, outputTokens, cacheCreationTokens,
+ * cacheReadTokens, totalTokens, responses, costUSD, costUSDLogged (where
+ * the log records Claude Code's own figure: usage.h), then modelsUsed.
  * A sum counts each session's totals as they are: the rows a
  * --fork-session copy shares with its origin count in both sessions (and
  * so twice in a project's and the folder's sums, where ccusage run over
  * the whole folder counts them once, in whichever file it reads first).
- * modelsUsed of a sum: the sessions' models, first seen first.
+ * modelsUsed of a sum: the sessions' models, first seen first; of a day,
+ * month or block: in that order too.
+ *
+ * usage.txt shows the same for people: tables of the sessions, days,
+ * months and models, with totals, as ccusage's default output does.
  *
  * All calls are thread-safe (one lock around the table; counting is done
  * outside it).
@@ -79,5 +91,10 @@ void pu_session_json(struct pu_cache *c, const struct pj_session *x, struct sbuf
 /* Counts every session of s the cache does not hold as its log is now,
  * then appends usage.json. 0 or -ENOMEM (nothing useful appended). */
 int pu_usage_json(struct pu_cache *c, const struct pj_set *s, struct sbuf *out);
+/* The same for usage.txt. */
+int pu_usage_txt(struct pu_cache *c, const struct pj_set *s, struct sbuf *out);
+/* Appends errors.txt's lines about the counted sessions: each model the
+ * price table lacks, once, at the first session that has it. */
+void pu_errors_text(struct pu_cache *c, const struct pj_set *s, struct sbuf *out);
 
 #endif

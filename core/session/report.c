@@ -6,6 +6,7 @@
 
 #include "agents.h"
 #include "jscan.h"
+#include "price.h"
 
 /* Appends the totals as an object, a member of usage.json's. */
 static void tally_obj(const struct us_tally *y, struct sbuf *out)
@@ -114,6 +115,51 @@ static double num_of(const cJSON *o, const char *key)
 	return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
+/* The top-level "totalCostUSD" number of a cost-state line: 1, or 0 when
+ * it has none (read in place, no tree: the projects mount asks it of
+ * every log it counts). */
+static int total_cost_of(const char *p, size_t n, double *cost)
+{
+	const char *e = p + n, *val;
+	struct js_iter it;
+	struct js_str k;
+
+	if (js_obj_begin(&it, p, e))
+		return 0;
+	while (js_obj_next(&it, &k, &val) == 1) {
+		if (js_eq(&k, "totalCostUSD") && (*val == '-' || (*val >= '0' && *val <= '9'))) {
+			*cost = strtod(val, NULL);
+			return 1;
+		}
+		if (!(it.p = js_value(val, e)))
+			return 0;
+	}
+	return 0;
+}
+
+int rp_cost_state(const struct idx *ix, const struct logf *lf, double *cost)
+{
+	const struct idx_rec *r = last_cost_state(ix);
+	struct sbuf line;
+	int found;
+
+	if (!r)
+		return 0;
+	sb_init(&line);
+	found = !lf_read(lf, r, &line) && total_cost_of(line.buf, line.len, cost);
+	sb_free(&line);
+	return found;
+}
+
+/* The session's tallies get Claude Code's own total, where it has one. */
+static void set_state(struct session *s, struct us_tally *y)
+{
+	double cost;
+
+	if (rp_cost_state(ss_idx(s), ss_logf(s), &cost))
+		us_tally_set_state(y, cost);
+}
+
 /* costState: the record's cost and its modelUsage summed over models. */
 static void add_cost_state(struct session *s, struct sbuf *out)
 {
@@ -175,6 +221,8 @@ static int add_totals(struct session *s, const struct rp_agent *agents, uint32_t
 	}
 	sb_adds(out, n ? "\n  ]" : "]");
 	if (!rc) {
+		set_state(s, all);
+		set_state(s, own);
 		sb_adds(out, ",\n  \"session\": ");
 		tally_obj(all, out);
 		sb_adds(out, ",\n  \"log\": ");
@@ -185,13 +233,46 @@ static int add_totals(struct session *s, const struct rp_agent *agents, uint32_t
 	return rc;
 }
 
+void rp_priced_as(struct sbuf *out)
+{
+	struct sbuf t;
+
+	sb_init(&t);
+	sb_addf(&t, "ccusage 20.0.24 offline: %s", pr_source(pr_default()));
+	sb_add_json_str(out, t.buf, t.len);
+	sb_free(&t);
+}
+
+int rp_session_total(struct session *s, const struct rp_agent *agents, uint32_t n,
+		     struct us_total *out)
+{
+	struct us_tally *y = us_tally_new();
+	const struct us_set *u = ss_usage(s);
+	uint32_t i;
+	int rc = y && u ? us_tally_set(y, u) : -ENOMEM;
+
+	for (i = 0; !rc && i < n; i++) {
+		const struct us_set *au = ss_usage(agents[i].s);
+
+		rc = au ? us_tally_set(y, au) : -ENOMEM;
+	}
+	if (!rc) {
+		set_state(s, y);
+		us_tally_total(y, out);
+	}
+	us_tally_free(y);
+	return rc;
+}
+
 int rp_usage_json(struct session *s, const struct rp_agent *agents, uint32_t n,
 		  struct sbuf *out)
 {
 	size_t start = out->len;
 	int rc;
 
-	sb_adds(out, "{\n  \"countedAs\": \"ccusage 20.0.24: each API response once\"");
+	sb_adds(out, "{\n  \"countedAs\": \"ccusage 20.0.24: each API response once\",\n"
+		     "  \"pricedAs\": ");
+	rp_priced_as(out);
 	rc = add_totals(s, agents, n, out);
 	if (!rc)
 		rc = add_branches(s, out);
@@ -233,8 +314,9 @@ void rp_window_md(struct session *s, struct sbuf *out)
 
 /* ---- totals without a mount ---- */
 
-/* Counts the usage rows of the log at path into y. */
-static int tally_log(const char *path, struct us_tally *y)
+/* Counts the usage rows of the log at path into y; main: the session's
+ * own log, whose cost-state gives y its logged total. */
+static int tally_log(const char *path, int main, struct us_tally *y)
 {
 	struct logf *lf = NULL;
 	struct idx *ix = NULL;
@@ -250,6 +332,12 @@ static int tally_log(const char *path, struct us_tally *y)
 		rc = us_build(ix, lf, &u);
 	if (!rc)
 		rc = us_tally_set(y, u);
+	if (!rc && main) {
+		double cost;
+
+		if (rp_cost_state(ix, lf, &cost))
+			us_tally_set_state(y, cost);
+	}
 	us_free(u);
 	idx_free(ix);
 	lf_close(lf);
@@ -261,12 +349,14 @@ int rp_log_tally(const char *path, struct session *s, struct us_tally *y)
 	struct ag_list *l = NULL;
 	const struct us_set *u = s ? ss_usage(s) : NULL;
 	uint32_t i;
-	int rc = s ? (u ? us_tally_set(y, u) : -ENOMEM) : tally_log(path, y);
+	int rc = s ? (u ? us_tally_set(y, u) : -ENOMEM) : tally_log(path, 1, y);
 
+	if (!rc && s)
+		set_state(s, y);
 	if (!rc)
 		rc = ag_find(path, NULL, NULL, &l);
 	for (i = 0; !rc && i < ag_count(l); i++)
-		if (tally_log(ag_get(l, i)->log, y) == -ENOMEM)
+		if (tally_log(ag_get(l, i)->log, 0, y) == -ENOMEM)
 			rc = -ENOMEM;
 	ag_free(l);
 	return rc;

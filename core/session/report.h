@@ -5,13 +5,18 @@
  * usage.json, one object (it names no path: two copies of a log give the
  * same file, and so do their transcripts):
  *   "countedAs" how responses are counted ("ccusage 20.0.24: ...");
+ *   "pricedAs"  the price table that gave costUSD (price.h);
  *   "session"   the session's totals as ccusage 20.0.24 reports them
  *               (`session --json`: inputTokens, outputTokens,
  *               cacheCreationTokens, cacheReadTokens, totalTokens,
  *               modelsUsed, modelBreakdowns), plus "responses" (the API
- *               responses counted) and "costUSD" where rows record it;
- *               its subagents' logs counted in, each response once;
+ *               responses counted), "costUSD" (their price) and, where
+ *               the log records Claude Code's own figure, "costUSDLogged"
+ *               (the rows' costUSD, else the last cost-state record's
+ *               totalCostUSD); its subagents' logs counted in, each
+ *               response once;
  *   "log"       the same for this log alone (no subagents);
+ *               below, costUSDLogged is the counted rows' costUSD only;
  *   "agents"    each subagent's own totals, by its folder under agents/;
  *   "branches"  each branch's totals (its rows, each response once), with
  *               "current": true on the branch a resume continues;
@@ -47,6 +52,15 @@ struct rp_agent {
  * ids[0..n) of s's graph, each response once; NULL on ENOMEM. */
 struct us_tally *rp_tally_nodes(struct session *s, const uint32_t *ids, uint32_t n);
 
+/* Appends the JSON string usage.json's "pricedAs" holds. */
+void rp_priced_as(struct sbuf *out);
+/* The totals of usage.json's "session" into *out. 0 or -ENOMEM. */
+int rp_session_total(struct session *s, const struct rp_agent *agents, uint32_t n,
+		     struct us_total *out);
+/* Claude Code's own running total of the log: the last cost-state
+ * record's totalCostUSD into *cost. 1, or 0 when there is none. */
+int rp_cost_state(const struct idx *ix, const struct logf *lf, double *cost);
+
 /* Appends usage.json for s and its n subagents (none for an agent's own
  * tree). 0 or -ENOMEM (nothing useful appended then). */
 int rp_usage_json(struct session *s, const struct rp_agent *agents, uint32_t n,
@@ -70,7 +84,8 @@ int rp_log_totals(const char *path, struct us_total *out, struct sbuf *json);
 
 /* The same count into the caller's tally y: the log at path (through s,
  * an open session of it, when not NULL: its index serves, no second
- * reading) and its subagents' logs. 0 or -errno. */
+ * reading) and its subagents' logs; the log's cost-state total is y's
+ * logged cost (us_tally_set_state()) where it has one. 0 or -errno. */
 int rp_log_tally(const char *path, struct session *s, struct us_tally *y);
 
 #endif

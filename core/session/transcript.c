@@ -333,7 +333,7 @@ static int add_heading(struct session *s, const uint32_t *ids, uint32_t i,
 	add_time(r, out);
 	if (t.responses) {
 		sb_adds(out, " · ");
-		us_tokens_text(&t.t, out);
+		us_total_text(&t, out);
 	}
 	sb_adds(out, "\n\n");
 	return 0;
@@ -405,7 +405,20 @@ static int add_rows(struct session *s, const uint32_t *ids, uint32_t n, struct s
 	return rc;
 }
 
-int tx_render(struct session *s, uint32_t b, struct sbuf *out)
+/* "tokens ..." of the whole log, for a transcript without a head. */
+static int log_line(struct session *s, struct sbuf *out)
+{
+	struct us_total t;
+	int rc = rp_session_total(s, NULL, 0, &t);
+
+	if (!rc) {
+		sb_adds(out, "tokens ");
+		us_total_text(&t, out);
+	}
+	return rc;
+}
+
+int tx_render(struct session *s, uint32_t b, const char *head, struct sbuf *out)
 {
 	const struct br_set *bs = ss_branches(s);
 	uint32_t *ids, n;
@@ -418,7 +431,13 @@ int tx_render(struct session *s, uint32_t b, struct sbuf *out)
 	if (rc)
 		return rc;
 	sb_adds(out, "# Transcript\n\n");
-	rc = add_rows(s, ids, n, out);
+	if (head)
+		sb_adds(out, head);
+	else
+		rc = log_line(s, out);
+	sb_adds(out, "\n\n");
+	if (!rc)
+		rc = add_rows(s, ids, n, out);
 	if (!rc)
 		rc = range_usage(s, ids, 0, n, &t);
 	free(ids);
@@ -429,7 +448,7 @@ int tx_render(struct session *s, uint32_t b, struct sbuf *out)
 	sb_addf(out, "%s: rows %u, responses %llu, ",
 		(int)b == ss_current_branch(s) ? " (current)" : "", n,
 		(unsigned long long)t.responses);
-	us_tokens_text(&t.t, out);
+	us_total_text(&t, out);
 	sb_adds(out, ".\n");
 	return 0;
 }

@@ -2,9 +2,10 @@
  * transcript: one branch as one readable Markdown file
  * (transcripts/<branch>.md).
  *
- * The branch's rows in display order, grouped in turns: a turn starts at
- * each prompt the user typed ("## Turn N · time · usage", the usage of the
- * turn's responses, each once, usage.h). In a turn: the prompt and the
+ * Under the title, the session's tokens and cost. The branch's rows in
+ * display order, grouped in turns: a turn starts at each prompt the user
+ * typed ("## Turn N · time · usage · cost", the usage of the turn's
+ * responses, each once, usage.h). In a turn: the prompt and the
  * replies as written; thinking, quoted; each tool call with its input, a
  * Bash call as its command in a shell block, another tool's input as one
  * line per field (a long or multi-line value in a block of its own), and
@@ -28,8 +29,10 @@
 
 #include "session.h"
 
-/* Appends the transcript of branch b of s. 0, -ENOENT (no such branch),
- * -ENOMEM or a read error. */
-int tx_render(struct session *s, uint32_t b, struct sbuf *out);
+/* Appends the transcript of branch b of s, with head (a line, no
+ * newline: the session's totals, the same for every branch) under its
+ * title; NULL: this log's totals. 0, -ENOENT (no such branch), -ENOMEM or
+ * a read error. */
+int tx_render(struct session *s, uint32_t b, const char *head, struct sbuf *out);
 
 #endif

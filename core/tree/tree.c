@@ -186,6 +186,7 @@ static void errors_text(struct tree *t, struct view *v, struct sbuf *out)
 {
 	ss_errors_text(v->s, out);
 	ad_errors_text(t, v, out);
+	ud_errors_text(v, out);
 }
 
 static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *out)
@@ -209,7 +210,7 @@ static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *ou
 	case TK_STATE:
 		return v->no ? -ENOENT : sd_render(v->s, lino, out);
 	case TK_TX:
-		return ud_tx_render(v, lino, out);
+		return ud_tx_render(t, v, lino, out);
 	case TK_FIXED:
 		if (lino == TI_CTX_MESSAGES || lino == TI_CTX_WINDOW)
 			return cd_render(v->s, lino, out);
@@ -432,8 +433,9 @@ int tr_attr_locked(struct tree *t, uint64_t ino, struct vf_attr *a)
 	return -ENOENT;
 }
 
-/* The session's usage.json adds up every agent's log: each is brought up
- * to date first, as the session's own log is. */
+/* The session's usage.json adds up every agent's log, and so do the
+ * tokens line of its README.md and its transcripts: each is brought up to
+ * date first, as the session's own log is. */
 static void refresh_agents(struct tree *t)
 {
 	uint32_t k, n;
@@ -453,7 +455,7 @@ int tr_getattr(struct tree *t, uint64_t ino, struct vf_attr *out)
 		lv_refresh(t, ino);
 	if (ino == TI_README || ino == TI_ERRORS || ino == TI_USAGE)	/* they name agents */
 		lv_scan_now(t);
-	if (ino == TI_USAGE)
+	if (ino == TI_USAGE || ino == TI_README || (TR_KIND(ino) == TK_TX && !TR_VIEW(ino)))
 		refresh_agents(t);
 	pthread_rwlock_rdlock(&t->lock);
 	rc = tr_attr_locked(t, ino, out);

@@ -9,6 +9,7 @@
 #include "loghead.h"
 #include "summary.h"
 #include "tree_priv.h"
+#include "usagedir.h"
 
 /* "- session title: T": the title a projects folder lists the session by
  * (loghead.h), from the whole log, and where it comes from. */
@@ -65,18 +66,25 @@ void tr_readme(struct tree *t, struct view *v, struct sbuf *out)
 			     "  read them) and file-history/ (the backed-up versions of its snapshots).\n"
 			     "- `agents/<name>/`: each subagent's own log, laid out like this folder\n"
 			     "  (no `state/`), plus its `meta.json`.\n");
-	sb_adds(out, "- `usage.json`: token usage (the session, each branch, the context), each\n"
-		     "  API response counted once; `transcripts/<branch>.md`: each branch as\n"
+	sb_adds(out, "- `usage.json`: token usage and its cost in dollars (the session, each\n"
+		     "  branch, the context), each API response counted once and priced as\n"
+		     "  ccusage prices it offline; `transcripts/<branch>.md`: each branch as\n"
 		     "  one readable Markdown file (`current.md`: the current branch's).\n");
 	sb_adds(out, "- `records/<uuid>.json`: each message record's exact line.\n"
 		     "- `session.json`: the facts below, as JSON; `errors.txt`: the lines that\n"
 		     "  could not be used, and why.\n\n"
 		     "Message files carry extended attributes `user.sessfs.uuid`, `.parent`,\n"
-		     "`.timestamp` and `.line` (getfattr -d FILE). The result of an Agent\n"
+		     "`.timestamp` and `.line` (getfattr -d FILE). A response's file has a\n"
+		     "header line `usage:` (its tokens, model and price) and the attributes\n"
+		     "`user.sessfs.usage` and `.usage.cost_usd`. The result of an Agent\n"
 		     "or Task call also has `user.sessfs.agent` and a header line\n"
 		     "`agent: agents/<name>`: the folder of the agent it ran.\n\n");
 	sb_adds(out, "## This session\n\n");
 	session_title(v, out);
+	sb_adds(out, "- ");
+	ud_tokens_line(t, v, out);
+	sb_adds(out, v->no || t->nviews < 2 ? " (usage.json)\n"
+					   : ", its subagents' included (usage.json)\n");
 	sm_branches_text(ss_summaries(s), bs, cur, out);
 	sb_addf(out, "- messages on the current branch: %u\n",
 		cur >= 0 && vw_branch_path(t, v, cur) ? vw_branch_path(t, v, cur)->n : 0);

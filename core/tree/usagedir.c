@@ -8,21 +8,56 @@
 #include "report.h"
 #include "transcript.h"
 
+/* The agents view v counts in (the root view: every other one; an
+ * agent's: none). 0 and a new array in *out (free() it), or -ENOMEM. */
+static int agents_of(struct tree *t, struct view *v, struct rp_agent **out, uint32_t *n)
+{
+	uint32_t i;
+
+	*n = v->no ? 0 : t->nviews - 1;
+	*out = NULL;
+	if (*n && !(*out = calloc(*n, sizeof(**out))))
+		return -ENOMEM;
+	for (i = 0; i < *n; i++) {
+		(*out)[i].name = t->views[i + 1]->name;
+		(*out)[i].s = t->views[i + 1]->s;
+	}
+	return 0;
+}
+
 int ud_usage_json(struct tree *t, struct view *v, struct sbuf *out)
 {
-	struct rp_agent *a = NULL;
-	uint32_t i, n = v->no ? 0 : t->nviews - 1;
-	int rc;
+	struct rp_agent *a;
+	uint32_t n;
+	int rc = agents_of(t, v, &a, &n);
 
-	if (n && !(a = calloc(n, sizeof(*a))))
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		a[i].name = t->views[i + 1]->name;
-		a[i].s = t->views[i + 1]->s;
-	}
-	rc = rp_usage_json(v->s, a, n, out);
+	if (!rc)
+		rc = rp_usage_json(v->s, a, n, out);
 	free(a);
 	return rc;
+}
+
+void ud_tokens_line(struct tree *t, struct view *v, struct sbuf *out)
+{
+	struct rp_agent *a;
+	struct us_total tot;
+	uint32_t n;
+
+	if (agents_of(t, v, &a, &n) || rp_session_total(v->s, a, n, &tot)) {
+		free(a);
+		return;
+	}
+	free(a);
+	sb_adds(out, "tokens ");
+	us_total_text(&tot, out);
+}
+
+void ud_errors_text(struct view *v, struct sbuf *out)
+{
+	const struct us_set *u = ss_usage(v->s);
+
+	if (u)
+		us_unpriced_text(u, ss_idx(v->s), out);
 }
 
 /* ---- transcripts/ ---- */
@@ -83,11 +118,19 @@ int ud_tx_exists(struct view *v, uint64_t lino)
 	return vw_branch_of_key(v, TR_KEY(lino)) >= 0;
 }
 
-int ud_tx_render(struct view *v, uint64_t lino, struct sbuf *out)
+int ud_tx_render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *out)
 {
 	int b = vw_branch_of_key(v, TR_KEY(lino));
+	struct sbuf head;
+	int rc;
 
-	return b < 0 ? -ENOENT : tx_render(v->s, (uint32_t)b, out);
+	if (b < 0)
+		return -ENOENT;
+	sb_init(&head);
+	ud_tokens_line(t, v, &head);
+	rc = tx_render(v->s, (uint32_t)b, head.len ? head.buf : NULL, out);
+	sb_free(&head);
+	return rc;
 }
 
 /* ---- message files ---- */
@@ -132,6 +175,20 @@ static int row_of(struct view *v, uint32_t id, struct us_row *row, struct sbuf *
 	return rc;
 }
 
+/* " · $0.0123", what the row says it cost and why it is nothing. */
+static void cost_text(const struct us_row *r, struct sbuf *out)
+{
+	sb_adds(out, " · ");
+	us_cost_text(r->cost, out);
+	if (r->has_logged) {
+		sb_adds(out, " (logged ");
+		us_cost_text(r->logged, out);
+		sb_addc(out, ')');
+	} else if (r->unpriced) {
+		sb_adds(out, " (not in the price table)");
+	}
+}
+
 void ud_header(struct view *v, uint32_t id, struct sbuf *line, struct sbuf *out)
 {
 	struct us_row r;
@@ -145,6 +202,7 @@ void ud_header(struct view *v, uint32_t id, struct sbuf *line, struct sbuf *out)
 			sb_adds(out, " · ");
 			sb_add_lines(out, model.buf);
 		}
+		cost_text(&r, out);
 		sb_addc(out, '\n');
 	}
 	sb_free(&model);
@@ -153,6 +211,7 @@ void ud_header(struct view *v, uint32_t id, struct sbuf *line, struct sbuf *out)
 static const char *const xattrs[] = {
 	"user.sessfs.usage", "user.sessfs.usage.input", "user.sessfs.usage.output",
 	"user.sessfs.usage.cache_creation", "user.sessfs.usage.cache_read",
+	"user.sessfs.usage.cost_usd",
 };
 
 static int xattr_no(const char *name)
@@ -179,10 +238,18 @@ int ud_getxattr(struct view *v, uint32_t id, const char *name, struct sbuf *out)
 	}
 	f = (const uint64_t[]){ r.t.input, r.t.output, r.t.cache_create, r.t.cache_read };
 	if (!i) {
-		sb_addf(out, "input=%llu output=%llu cache_creation=%llu cache_read=%llu model=",
+		sb_addf(out, "input=%llu output=%llu cache_creation=%llu cache_read=%llu cost_usd=",
 			(unsigned long long)f[0], (unsigned long long)f[1],
 			(unsigned long long)f[2], (unsigned long long)f[3]);
+		us_cost_json(r.cost, out);
+		if (r.has_logged) {
+			sb_adds(out, " cost_usd_logged=");
+			us_cost_json(r.logged, out);
+		}
+		sb_adds(out, " model=");
 		sb_add_lines(out, model.buf);
+	} else if (i == 5) {
+		us_cost_json(r.cost, out);
 	} else {
 		sb_addf(out, "%llu", (unsigned long long)f[i - 1]);
 	}
