@@ -590,20 +590,19 @@ static int mount_default(int argc, char **argv)
  * The heap in huge pages where the kernel gives them on request (THP
  * "madvise", the default of many distributions), for a folder mount: it
  * keeps the indexes of the sessions it opened, and every 4 KB of them
- * touched for the first time is a page fault (~30 us each on some VMs:
- * 23,000 of them, a tenth of the daemon's time, in a grep -r over 2,000
- * sessions). glibc takes this (glibc.malloc.hugetlb=1) from the
- * environment at start only, so sessfs starts itself again once with it;
- * SESSFS_SMALL_PAGES=1 keeps the small pages. Linux and glibc only.
+ * touched for the first time is a page fault (a tenth of the daemon's
+ * time in a grep -r over 2,000 sessions: tests/bench/README.md, "Huge
+ * pages for a projects folder"). glibc takes this (glibc.malloc.hugetlb=1)
+ * from the environment at start only, so sessfs starts itself again once
+ * with it; SESSFS_SMALL_PAGES=1 keeps the small pages. Linux and glibc
+ * only.
  */
 /*
  * With it, the heap grown 8 MB at a time (glibc's top_pad, 128 KB by
  * default): the kernel backs only whole aligned 2 MB ranges with huge
  * pages, so a heap grown 128 KB at a time is small pages at first, where
- * the scan of the folder puts its names and facts (~1.5 MB at 2,000
- * sessions): of the ~900 page faults from exec to the first listing,
- * ~300 to ~700 go (how many varies with the huge pages the kernel has
- * free). Only touched memory counts: at most a 2 MB page more.
+ * the scan of the folder puts its names and facts. Only touched memory
+ * counts: at most a 2 MB page more.
  */
 #define HEAP_PAD (8u << 20)
 

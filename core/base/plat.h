@@ -76,11 +76,9 @@ void pl_ahead_work(const int *wanted);
  * The yield lets a reader woken after its round trip (and the thread that
  * answers it) run at once instead of after this thread's time slice. But
  * it gives the CPU to any process: on a machine other work keeps busy,
- * each one hands a time slice away. The gap bounds that. Measured on 2
- * cores (the bench's cold grep over 2,000 sessions, glob included): idle,
- * 5.2 s with no yield, 3.9 s with one per file, 3.8 s once per 50 us, 4.1 s
- * per 100 us, 4.5 s per 200 us; beside two CPU hogs, 8.4 s with no yield,
- * 13.0 s with one per file, 9.9, 9.5 and 8.9 s with those gaps.
+ * each one hands a time slice away. The gap bounds that: near the best
+ * when idle, and little lost beside CPU hogs (the figures for each gap:
+ * tests/bench/README.md, "The yield's gap").
  */
 #define PL_OFFER_GAP_US 100
 void pl_offer_cpu(void);

@@ -41,12 +41,11 @@
  * chunk of a log it indexes and each file it renders (pl_offer_cpu(): a
  * sched_yield(), at most once per PL_OFFER_GAP_US: plat.h has what that
  * gains on an idle machine and costs on a busy one), until a request
- * waits for the session it opens (then it goes at full speed). A
- * scheduling class for idle work (SCHED_IDLE) gained as much when idle,
- * but a thread in it can wait without bound on a busy machine while it
- * holds a lock a request needs (malloc's, a tree's), and cannot leave the
- * class without privilege; a lower priority (nice) or a longer or shorter
- * time slice did not help.
+ * waits for the session it opens (then it goes at full speed). Not
+ * SCHED_IDLE: a thread in that class can wait without bound on a busy
+ * machine while it holds a lock a request needs (malloc's, a tree's).
+ * What else was tried, and the figures: tests/bench/README.md, "A
+ * projects folder".
  */
 #ifndef SESSFS_PJAHEAD_H
 #define SESSFS_PJAHEAD_H

@@ -42,8 +42,8 @@ enum { PF_NFILES = 5 };		/* README.md, sessions.json, errors.txt, usage.json, us
  * with its TR_KEY bits mixed with the key. The kernel hashes an inode number
  * by its low bits only, and sessions share their trees' inode numbers (the
  * n-th message of each): unmixed, every session's n-th message fell in one
- * bucket and a lookup walked them all (most of a grep over 2,000 sessions
- * went to the kernel's find_inode). */
+ * bucket and a lookup walked them all (tests/bench/README.md, "Inode
+ * numbers"). */
 #define PF_MIX(key) (((uint64_t)(key) * UINT64_C(0x9E3779B1)) & TR_KEY_MASK)
 #define PF_KEY(ino) ((uint32_t)((ino) >> TR_SLOT_SHIFT))
 #define PF_INNER(ino) (((ino) & ((UINT64_C(1) << TR_SLOT_SHIFT) - 1)) ^ PF_MIX(PF_KEY(ino)))

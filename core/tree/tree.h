@@ -101,15 +101,11 @@ enum tr_fixed {
  * to the kernel's page cache, which keeps it for reads, and the text so
  * handed over leaves this cache (tr_claim_push()); what stays is what was
  * rendered to learn a size and not read yet, and the file read last. A
- * budget filled once and then reused also costs fewer page faults than a
- * big one (a first grep -r over 100 MB: 7,400 faults at 16 MB, 10,500 at
- * 64), and every byte of it is resident (1 GB log: 16 MB were 52 bytes
- * per record). Not smaller than what a listing has in flight, though: a
- * reply of 32 KB holds about 180 entries, and the batch rendered to learn
- * its sizes is pushed only after the next one is rendered, so two batches
- * (2 MB at 1 GB, files of 5.6 KB on average) must mostly fit. At 1 MB,
- * 12% of a first grep -r's files were rendered twice (168,000 renders for
- * 150,600 files); at 2 MB, 0.5%; at 4 MB, 0.1%. */
+ * small budget reused costs fewer page faults and less resident memory
+ * than a big one, but it must hold the two batches a listing has in
+ * flight (the batch rendered to learn its sizes is pushed only after the
+ * next one is rendered), or files are rendered twice. The measurements
+ * that chose 2 MiB: tests/bench/README.md, "The render budget". */
 #define TR_CACHE_BYTES (2u << 20)
 
 /* Closing a listing of at least this many entries gives the heap's free
