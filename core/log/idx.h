@@ -101,6 +101,8 @@ enum idx_flag {
 	IDX_F_USAGE = 1u << 15,		/* message holds a "usage" object */
 	IDX_F_PARTIAL = 1u << 16,	/* boundary whose compactMetadata has
 					 * messagesSummarized (a partial compaction) */
+	IDX_F_HOOK_TEXT = 1u << 17,	/* user row marked hookText: a hook's
+					 * output the user configured */
 };
 
 /* The top-level members a message file is rendered from (render.c), by

@@ -11,6 +11,7 @@
 #include "logf.h"
 #include "jscan.h"
 #include "sbuf.h"
+#include "title.h"
 
 #define CHUNK (1u << 20)	/* what a whole-file walk reads at once */
 
@@ -173,32 +174,17 @@ static int prompt_text(const char *v, const char *e, struct js_str *out)
 	return -1;
 }
 
-/* The first non-blank line of a prompt, at most LH_TITLE_MAX bytes. */
-static void first_line(const struct js_str *s, struct sbuf *out)
+/* The title a prompt gives (title.h); 1 when it is no prompt. */
+static int prompt_title(const struct js_str *s, struct sbuf *out)
 {
 	struct sbuf all;
-	size_t i = 0, j;
+	int rc;
 
 	sb_init(&all);
 	js_unescape(s, &all);
-	while (i < all.len) {
-		for (j = i; j < all.len && all.buf[j] != '\n'; j++)
-			;
-		while (i < j && (all.buf[i] == ' ' || all.buf[i] == '\t' || all.buf[i] == '\r'))
-			i++;
-		if (i < j) {
-			if (j - i > LH_TITLE_MAX)
-				j = i + LH_TITLE_MAX;
-			while (j > i && ((unsigned char)all.buf[j] & 0xc0) == 0x80 &&
-			       j < all.len)
-				j--;
-			sb_reset(out);
-			sb_add(out, all.buf + i, j - i);
-			break;
-		}
-		i = j + 1;
-	}
+	rc = tl_from_prompt(all.buf ? all.buf : "", all.len, out);
 	sb_free(&all);
+	return rc;
 }
 
 static void take_prompt(struct acc *a, const struct line *l)
@@ -208,8 +194,7 @@ static void take_prompt(struct acc *a, const struct line *l)
 	if (a->have_prompt || !str_is(&l->type, "user") || l->meta || l->compact_summary ||
 	    l->tool_result || !l->msg || prompt_text(l->msg, l->msg_end, &t))
 		return;
-	first_line(&t, &a->prompt);
-	a->have_prompt = a->prompt.len > 0;
+	a->have_prompt = !prompt_title(&t, &a->prompt);
 }
 
 /* The title's parts a line holds: a custom title, a generated one, the
@@ -680,6 +665,53 @@ int lh_has_uuid(int dirfd, const char *name, const char *uuid)
 	rc = w.n ? walk_lines(fd, 0, UINT64_MAX, uuid_line, &w) : 0;
 	close(fd);
 	return rc;
+}
+
+/* Appends s for a POSIX shell: as it is when it holds only characters no
+ * shell treats specially, else in single quotes ('\'' for a quote). */
+static void add_shell_word(const char *s, size_t n, struct sbuf *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "/._-+:,@%=", s[i]) || !s[i])
+			break;
+	if (n && i == n) {
+		sb_add(out, s, n);
+		return;
+	}
+	sb_addc(out, '\'');
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\'')
+			sb_adds(out, "'\\''");
+		else
+			sb_addc(out, s[i]);
+	}
+	sb_addc(out, '\'');
+}
+
+void lh_resume_command(const char *path, const char *cwd, const char *sid, struct sbuf *out)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+	size_t n;
+
+	base = base ? base + 1 : path;
+	n = base ? strlen(base) : 0;
+	if (n > 6 && !strcmp(base + n - 6, ".jsonl"))
+		n -= 6;
+	else
+		base = NULL;
+	if (!base || !n) {
+		base = sid;
+		n = sid ? strlen(sid) : 0;
+	}
+	if (!cwd || !*cwd || !n)
+		return;
+	sb_adds(out, "cd ");
+	add_shell_word(cwd, strlen(cwd), out);
+	sb_adds(out, " && claude --resume ");
+	add_shell_word(base, n, out);
 }
 
 /* Whether record r may give a part of the title (title records, user rows

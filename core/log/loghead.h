@@ -9,9 +9,11 @@
  *     it, else the last record's sessionId;
  *   - cwd, version, gitBranch: the last record that has them;
  *   - title: the last custom-title; else the last ai-title or summary
- *     line (the title Claude Code generated); else the first line of the
+ *     line (the title Claude Code generated); else the title of the
  *     first real prompt (a user row that is not meta, not a compaction
- *     summary, not a tool result) — each as far as head and tail show it;
+ *     summary, not a tool result, that title.h takes for a prompt: a
+ *     command without its markup, none for /clear) — each as far as head
+ *     and tail show it;
  *   - first and last timestamps, the user and assistant rows seen
  *     (exact only when the log was read whole);
  *   - fork: a log --fork-session made starts with copies of another
@@ -41,11 +43,13 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "title.h"
+
 #define LH_HEAD (32u << 10)	/* bytes read from the start */
 #define LH_TAIL (32u << 10)	/* and from the end */
 #define LH_BUF (LH_HEAD + LH_TAIL)	/* a log up to this size is read whole */
 #define LH_PROMPT_MAX (1u << 20)	/* the longest first prompt line read */
-#define LH_TITLE_MAX 200	/* bytes of a title kept */
+#define LH_TITLE_MAX TL_MAX	/* bytes of a title kept (title.h) */
 #define LH_NO_TS INT64_MIN
 #define LH_LEAVES 8		/* summary leaves kept */
 
@@ -92,6 +96,16 @@ void lh_free(struct lh_facts *f);
  */
 struct idx;
 struct logf;
+/*
+ * The shell command that resumes the session of the log at path (its
+ * file name's stem is the id claude --resume takes; sid when the stem is
+ * none) from the folder cwd: "cd <cwd> && claude --resume <id>", each
+ * word quoted for the shell when it needs to be. Appends nothing when
+ * cwd or both ids are missing. Claude Code looks for <id>.jsonl in the
+ * project folder of the directory it runs in, which is cwd.
+ */
+void lh_resume_command(const char *path, const char *cwd, const char *sid, struct sbuf *out);
+
 int lh_index_title(const struct idx *ix, const struct logf *lf, char **title,
 		   enum lh_title_kind *kind);
 

@@ -368,6 +368,8 @@ static const char *scan_member(struct scan *sc, const struct js_str *k,
 		}
 		if (js_eq(k, "explicit"))
 			return scan_flag(v, e, r, IDX_F_EXPLICIT);
+		if (js_eq(k, "hookText"))
+			return scan_flag(v, e, r, IDX_F_HOOK_TEXT);
 		if (js_eq(k, "rendered")) {
 			const char *p = js_ws(v + 1, e);
 

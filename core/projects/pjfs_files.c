@@ -45,9 +45,11 @@ static void readme(const struct pj_set *s, struct sbuf *out)
 		     "- `latest`: the session written last (the one you are in).\n"
 		     "- `sessions.json`: one object per session and line: sessionId, project,\n"
 		     "  cwd, title, first and last timestamps, messages (user and assistant\n"
-		     "  rows; an estimate unless messagesExact), bytes, version (= release:\n"
-		     "  the Claude Code that wrote it last), releaseNewerThanChecked, gitBranch,\n"
-		     "  path (under the folder), folder, link, forkedFrom; once the session\n"
+		     "  rows; exact (messagesExact) for a log read whole or a session opened,\n"
+		     "  else an estimate), bytes, version (= release: the Claude Code that\n"
+		     "  wrote it last), releaseNewerThanChecked, gitBranch, path (under the\n"
+		     "  folder), folder, link, resume (the command that resumes it:\n"
+		     "  `cd <cwd> && claude --resume <id>`), forkedFrom; once the session\n"
 		     "  has been read, usage (its token totals) and continuedFrom (the\n"
 		     "  session an older log's summary continues; else null); continuedBy\n"
 		     "  (the session whose log copies this one's chain; else null).\n"
@@ -105,6 +107,8 @@ static void sessions_json(struct pjfs *pf, const struct pj_set *s, struct sbuf *
 		struct pj_session c = *x;
 
 		c.f.title = (char *)pv_title(pf, x);	/* its index's, once read */
+		if (pv_rows(pf, x, &c.f.rows))
+			c.f.exact = 1;
 		sb_addc(out, '{');
 		pj_session_members(s, &c, out);
 		sb_adds(out, ",\"usage\":");

@@ -77,6 +77,7 @@ struct slot {
 	struct slot *prev, *next;	/* the LRU list, while open */
 	struct lv_mark mark;		/* its last tree's epochs (live.h) */
 	char *title;			/* its title from the index (pjlive.h), */
+	uint32_t rows;			/* ... its user and assistant rows, */
 	uint64_t title_end;		/* ... of the log up to here; NULL: none */
 };
 

@@ -69,6 +69,26 @@ const char *pv_title(struct pjfs *pf, const struct pj_session *x)
 	return sl && sl->title && sl->title_end >= x->f.bytes ? sl->title : x->f.title;
 }
 
+int pv_rows(struct pjfs *pf, const struct pj_session *x, uint32_t *rows)
+{
+	const struct slot *sl = pf->slots[x->key];
+
+	if (!sl || !sl->title_end || sl->title_end < x->f.bytes)
+		return 0;
+	*rows = sl->rows;
+	return 1;
+}
+
+/* The user and assistant rows of ix, as loghead.h counts them. */
+static uint32_t count_rows(const struct idx *ix)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < idx_nrecs(ix); i++)
+		n += idx_rec(ix, i)->type == IDX_T_USER || idx_rec(ix, i)->type == IDX_T_ASSISTANT;
+	return n;
+}
+
 static int same_str(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));
@@ -84,11 +104,13 @@ static void learn_title(struct pjfs *pf, struct slot *sl, struct tree *t)
 	char *title = NULL, *old;
 	const char *before;
 	uint64_t end;
-	int rc;
+	uint32_t rows, was = 0;
+	int rc, had;
 
 	pthread_rwlock_rdlock(&t->lock);
 	ix = ss_idx(t->views[0]->s);
 	end = idx_end(ix) + idx_pending(ix);
+	rows = count_rows(ix);
 	rc = lh_index_title(ix, ss_logf(t->views[0]->s), &title, &kind);
 	pthread_rwlock_unlock(&t->lock);
 	if (rc)
@@ -96,10 +118,13 @@ static void learn_title(struct pjfs *pf, struct slot *sl, struct tree *t)
 	pthread_mutex_lock(&pf->mu);
 	x = pj_by_key(pf->cur->s, sl->key);
 	before = x ? pv_title(pf, x) : NULL;
+	had = x && pv_rows(pf, x, &was);
 	old = sl->title;
 	sl->title = title;
 	sl->title_end = end;
-	if (x && !same_str(before, pv_title(pf, x))) {
+	sl->rows = rows;
+	/* sessions.json shows the title and the count, exact now */
+	if (x && (!same_str(before, pv_title(pf, x)) || !had || was != rows)) {
 		pf->live->titles = 1;
 		if (pf->cur->files[1]) {	/* sessions.json */
 			blob_unref(pf->cur->files[1]);

@@ -72,6 +72,9 @@ void pv_closed(struct pjfs *pf, uint32_t key, struct vf_inval *e, size_t n);
  * full since its log last changed, its index's (lh_index_title(): one
  * written in the middle of a long log too), else its head's and tail's. */
 const char *pv_title(struct pjfs *pf, const struct pj_session *x);
+/* The same for its count of user and assistant rows: 1 and *rows when an
+ * open tree counted them over the whole log, else 0 (loghead's count). */
+int pv_rows(struct pjfs *pf, const struct pj_session *x, uint32_t *rows);
 
 /* The notifier's calls (vfs.h; fs is a struct pjfs): waits until the
  * kernel must forget something (*n is 0 once stopped), stops, and the

@@ -234,6 +234,17 @@ static void json_time(struct sbuf *out, int64_t ms)
 	sb_add_json_str(out, ts, strlen(ts));
 }
 
+/* The command that resumes x (loghead.h), or null. */
+static void resume_json(const struct pj_session *x, struct sbuf *out)
+{
+	struct sbuf cmd;
+
+	sb_init(&cmd);
+	lh_resume_command(x->path, x->f.cwd, x->f.sid, &cmd);
+	json_str_or_null(out, cmd.len ? cmd.buf : NULL);
+	sb_free(&cmd);
+}
+
 /* Appends one session's object (no newline). */
 static void pj_session_json(const struct pj_set *s, const struct pj_session *x, struct sbuf *out)
 {
@@ -276,7 +287,9 @@ void pj_session_members(const struct pj_set *s, const struct pj_session *x, stru
 	sb_add_json_chars(out, x->name, strlen(x->name));
 	sb_adds(out, "\",\"link\":\"sessions/");
 	sb_add_json_chars(out, x->link, strlen(x->link));
-	sb_adds(out, "\",\"forkedFrom\":");
+	sb_adds(out, "\",\"resume\":");
+	resume_json(x, out);
+	sb_adds(out, ",\"forkedFrom\":");
 	if (x->fork_uuid) {
 		sb_adds(out, "{\"sessionId\":");
 		json_str_or_null(out, x->fork_sid);

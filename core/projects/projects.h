@@ -44,7 +44,7 @@
 #include "names.h"
 #include "sbuf.h"
 
-#define PJ_SLUG_MAX 48
+#define PJ_SLUG_MAX NM_SLUG_MAX	/* names.h nm_slug() */
 #define PJ_NAME_MAX 100		/* a project's or session's name, before a
 				 * clash suffix: links to them stay short */
 #define PJ_KEY_MAX 0xffffu	/* keys are 1 .. PJ_KEY_MAX (inode bits) */
@@ -150,9 +150,6 @@ void pj_facts_json(const struct pj_set *s, struct sbuf *out);
 /* Appends the errors.txt text. */
 void pj_errors_text(const struct pj_set *s, struct sbuf *out);
 
-/* A title's slug: [a-z0-9-], at most PJ_SLUG_MAX bytes; "untitled" when
- * nothing is left. out: PJ_SLUG_MAX + 1 bytes. Pure. */
-void pj_slug(const char *title, char *out);
 /* A path (a cwd) as a name: runs of bytes outside [A-Za-z0-9._] become one
  * '-', no '-' at either end, at most PJ_NAME_MAX bytes; "_" when nothing is left.
  * out: NM_MAX + 1 bytes. Pure. */

@@ -39,32 +39,6 @@ void pj_path_name(const char *path, char *out)
 	}
 }
 
-void pj_slug(const char *title, char *out)
-{
-	size_t n = 0;
-	int dash = 0;
-
-	for (; title && *title && n < PJ_SLUG_MAX; title++) {
-		unsigned char c = (unsigned char)*title;
-
-		if (c >= 'A' && c <= 'Z')
-			c = (unsigned char)(c - 'A' + 'a');
-		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
-			dash = n > 0;
-			continue;
-		}
-		if (dash && n + 1 < PJ_SLUG_MAX)
-			out[n++] = '-';
-		else if (dash)
-			break;
-		dash = 0;
-		out[n++] = (char)c;
-	}
-	out[n] = '\0';
-	if (!n)
-		strcpy(out, "untitled");
-}
-
 /* ---- names ---- */
 
 /* qsort() of what may be empty (and NULL). */
@@ -141,11 +115,11 @@ static int time_cmp(const void *a, const void *b)
 
 static void link_name(const struct pj_session *x, char *out)
 {
-	char slug[PJ_SLUG_MAX + 1];
+	char slug[NM_SLUG_MAX + 1];
 	time_t t = (time_t)(x->start_ms / 1000 - (x->start_ms % 1000 < 0));
 	struct tm tm;
 
-	pj_slug(x->f.title, slug);
+	nm_slug(x->f.title, slug);
 	if (!gmtime_r(&t, &tm))
 		memset(&tm, 0, sizeof(tm));
 	snprintf(out, NM_MAX + 1, "%04d-%02d-%02dT%02d%02d-%s-%.8s", tm.tm_year + 1900,

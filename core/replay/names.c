@@ -133,6 +133,37 @@ void nm_message_file(const struct graph *g, uint32_t id, uint32_t seq, char *out
 	snprintf(out, NM_MAX + 1, "%0*u-%s.md", NM_SEQ_DIGITS, seq, kind);
 }
 
+void nm_harness_file(const struct graph *g, uint32_t id, char *out)
+{
+	nm_message_file(g, id, gr_node_rec(g, id)->line, out);
+}
+
+void nm_slug(const char *title, char *out)
+{
+	size_t n = 0;
+	int dash = 0;
+
+	for (; title && *title && n < NM_SLUG_MAX; title++) {
+		unsigned char c = (unsigned char)*title;
+
+		if (c >= 'A' && c <= 'Z')
+			c = (unsigned char)(c - 'A' + 'a');
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) {
+			dash = n > 0;
+			continue;
+		}
+		if (dash && n + 1 < NM_SLUG_MAX)
+			out[n++] = '-';
+		else if (dash)
+			break;
+		dash = 0;
+		out[n++] = (char)c;
+	}
+	out[n] = '\0';
+	if (!n)
+		strcpy(out, "untitled");
+}
+
 uint32_t nm_message_seq(const char *name)
 {
 	unsigned long v;

@@ -18,7 +18,8 @@
 #define NM_MAX 255		/* longest file name */
 #define NM_KIND_MAX 128		/* longest <kind> in a message file name */
 #define NM_SEQ_DIGITS 6
-#define NM_RESULTS_UP 64	/* results a chained result looks up through */
+#define NM_RESULTS_UP 64
+#define NM_SLUG_MAX 48		/* longest slug (nm_slug()) */	/* results a chained result looks up through */
 
 /*
  * Copies s[0..n) into out (size outsz >= 2) keeping [A-Za-z0-9._-] and
@@ -40,8 +41,18 @@ void nm_kind(const struct graph *g, uint32_t id, char *out);
 /* "<seq>-<kind>.md" with seq zero-padded to 6 digits; out is NM_MAX + 1. */
 void nm_message_file(const struct graph *g, uint32_t id, uint32_t seq, char *out);
 
-/* Parses the seq of a message file name; 0 if the name is not one. */
+/* A harness row's file in harness/ (harness.h): "<line>-<kind>.md", line
+ * being its record's line in the log, zero-padded to 6 digits; out is
+ * NM_MAX + 1. A record has one line, so the name is one record's. */
+void nm_harness_file(const struct graph *g, uint32_t id, char *out);
+
+/* Parses the seq of a message file name (or the line of a harness
+ * file's); 0 if the name is not one. */
 uint32_t nm_message_seq(const char *name);
+
+/* A title's slug, for a name: [a-z0-9-], at most NM_SLUG_MAX bytes;
+ * "untitled" when nothing is left. out: NM_SLUG_MAX + 1 bytes. */
+void nm_slug(const char *title, char *out);
 
 /* Longest path nm_path() gives. */
 #define NM_PATH_MAX 4096

@@ -251,6 +251,10 @@ const struct us_set *ss_usage_read(struct session *s);
  */
 int ss_last_usage(struct session *s, const struct us_row **out);
 
+/* The sessionId and cwd of the record session.json takes them from: new
+ * strings in *sid and *cwd (free() them), NULL where there is none. */
+void ss_env(const struct session *s, char **sid, char **cwd);
+
 /* Appends the session's facts as one JSON object (session.json). Builds
  * the context if it is not built yet. contextTokens is ctx_tokens(): the
  * compact JSON of the messages in bytes / 4; contextTokensReal is the

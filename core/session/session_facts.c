@@ -80,6 +80,23 @@ static void add_env(const struct session *s, struct sbuf *out, int *first)
 	cJSON_Delete(j);
 }
 
+static char *dup_member(const cJSON *j, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, key);
+
+	return cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
+}
+
+void ss_env(const struct session *s, char **sid, char **cwd)
+{
+	const struct idx_rec *r = env_record(s);
+	cJSON *j = r ? lf_parse(s->lf, r) : NULL;
+
+	*sid = dup_member(j, "sessionId");
+	*cwd = dup_member(j, "cwd");
+	cJSON_Delete(j);
+}
+
 /* release: the release that wrote the log last (release.h), and whether
  * it is newer than any the rules were checked on. */
 static void add_release(const struct session *s, struct sbuf *out, int *first)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "jscan.h"
 #include "names.h"
 #include "render.h"
@@ -14,6 +15,7 @@
 /* What a row is, for the transcript. */
 enum row_kind {
 	RK_FOLD,		/* never sent: one line */
+	RK_HARNESS,		/* written by the harness by itself: one line */
 	RK_PROMPT,		/* a prompt the user typed (or a command): starts a turn */
 	RK_USER,		/* other user text (meta, command output) */
 	RK_SUMMARY,		/* a compaction's summary */
@@ -30,6 +32,8 @@ static enum row_kind kind_of(const struct idx *ix, const struct idx_rec *r)
 {
 	if (r->drop != IDX_D_KEEP)
 		return RK_FOLD;
+	if (hn_is_harness(ix, r))
+		return RK_HARNESS;
 	switch (r->type) {
 	case IDX_T_USER:
 		if (r->block == IDX_B_TOOL_RESULT)
@@ -253,6 +257,15 @@ static int add_row(struct session *s, uint32_t id, enum row_kind k,
 		add_fold(s, id, r, out);
 		return 0;
 	}
+	if (k == RK_HARNESS) {
+		char file[NM_MAX + 1];
+
+		nm_kind(ss_graph(s), id, kind);
+		nm_harness_file(ss_graph(s), id, file);
+		sb_addf(out, "· %s (line %u): Claude Code's own text, ../harness/%s\n\n", kind,
+			r->line, file);
+		return 0;
+	}
 	if (k == RK_CALL && (rc = add_call_row(s, r, out)) <= 0)
 		return rc;
 	rc = body_of(s, id, tmp, body);
@@ -316,9 +329,10 @@ static int range_usage(struct session *s, const uint32_t *ids, uint32_t from,
 	return 0;
 }
 
-/* The heading of the turn (or compaction) that starts at row i. */
+/* The heading of the turn (or compaction) that starts at row i, or goes
+ * on there (continued). */
 static int add_heading(struct session *s, const uint32_t *ids, uint32_t i,
-		       uint32_t end, uint32_t turn, struct sbuf *out)
+		       uint32_t end, uint32_t turn, int continued, struct sbuf *out)
 {
 	const struct idx_rec *r = gr_node_rec(ss_graph(s), ids[i]);
 	struct us_total t;
@@ -327,7 +341,7 @@ static int add_heading(struct session *s, const uint32_t *ids, uint32_t i,
 	if (rc)
 		return rc;
 	if (turn)
-		sb_addf(out, "## Turn %u · ", turn);
+		sb_addf(out, "## Turn %u%s · ", turn, continued ? ", continued" : "");
 	else
 		sb_adds(out, "## Compaction · ");
 	add_time(r, out);
@@ -371,7 +385,9 @@ static int starts_part(enum row_kind k)
 	return k == RK_PROMPT || k == RK_BOUNDARY;
 }
 
-static int add_rows(struct session *s, const uint32_t *ids, uint32_t n, struct sbuf *out)
+/* The rows ids[from..n), numbered in turns from the first row. */
+static int add_rows(struct session *s, const uint32_t *ids, uint32_t n, uint32_t from,
+		    struct sbuf *out)
 {
 	uint8_t *kinds = malloc(n ? n : 1);
 	struct sbuf tmp, body;
@@ -387,10 +403,14 @@ static int add_rows(struct session *s, const uint32_t *ids, uint32_t n, struct s
 	for (i = 0; i < n && !rc; i++) {
 		enum row_kind k = kinds[i];
 
-		if (starts_part(k)) {
+		turn += k == RK_PROMPT;
+		if (i < from)
+			continue;
+		if (starts_part(k) || (i == from && turn)) {
 			for (end = i + 1; end < n && !starts_part(kinds[end]); end++)
 				;
-			rc = add_heading(s, ids, i, end, k == RK_PROMPT ? ++turn : 0, out);
+			rc = add_heading(s, ids, i, end, k == RK_BOUNDARY ? 0 : turn,
+					 !starts_part(k), out);
 		}
 		if (!rc && k == RK_BOUNDARY) {
 			rc = body_of(s, ids[i], &tmp, &body);
@@ -418,7 +438,8 @@ static int log_line(struct session *s, struct sbuf *out)
 	return rc;
 }
 
-int tx_render(struct session *s, uint32_t b, const char *head, struct sbuf *out)
+int tx_render(struct session *s, uint32_t b, const char *head, uint32_t from,
+	      const char *parent, struct sbuf *out)
 {
 	const struct br_set *bs = ss_branches(s);
 	uint32_t *ids, n;
@@ -436,8 +457,23 @@ int tx_render(struct session *s, uint32_t b, const char *head, struct sbuf *out)
 	else
 		rc = log_line(s, out);
 	sb_adds(out, "\n\n");
+	if (from > n)
+		from = n;
+	if (from && parent) {
+		const struct idx_rec *r = gr_node_rec(ss_graph(s), ids[from - 1]);
+
+		sb_adds(out, "Rows 1 to ");
+		sb_addf(out, "%u are the same as on branch ", from);
+		sb_adds(out, parent);
+		sb_adds(out, ": read them in [");
+		sb_adds(out, parent);
+		sb_adds(out, ".md](");
+		sb_adds(out, parent);
+		sb_addf(out, ".md). This branch leaves it after line %u of the log.\n\n", r->line);
+	} else
+		from = 0;
 	if (!rc)
-		rc = add_rows(s, ids, n, out);
+		rc = add_rows(s, ids, n, from, out);
 	if (!rc)
 		rc = range_usage(s, ids, 0, n, &t);
 	free(ids);

@@ -15,10 +15,11 @@
  * a bookkeeping system row; a row the loader drops) is one line: its kind
  * and line number.
  *
- * The text is the same for the same rows, so two branches' transcripts
- * share everything up to where they part: `diff` shows a rewind as one
- * hunk (what is particular to a branch, its name and totals, is at the
- * end). Code blocks are fenced with more backticks than the text holds.
+ * A row the harness writes by itself (harness.h) is one line too: its
+ * kind, its line and its file in harness/. A branch that leaves another
+ * starts where it leaves it, with a link to the other's transcript, so a
+ * grep over transcripts/ meets each row once. Code blocks are fenced with
+ * more backticks than the text holds.
  *
  * Thread-safety: reads the session as its readers do (session.h).
  */
@@ -31,8 +32,11 @@
 
 /* Appends the transcript of branch b of s, with head (a line, no
  * newline: the session's totals, the same for every branch) under its
- * title; NULL: this log's totals. 0, -ENOENT (no such branch), -ENOMEM or
- * a read error. */
-int tx_render(struct session *s, uint32_t b, const char *head, struct sbuf *out);
+ * title; NULL: this log's totals. A branch that leaves branch parent
+ * (a name) after its row from (0: none) starts there, with a line that
+ * links parent's transcript for the rows before; its turns are numbered
+ * as parent's are. 0, -ENOENT (no such branch), -ENOMEM or a read error. */
+int tx_render(struct session *s, uint32_t b, const char *head, uint32_t from,
+	      const char *parent, struct sbuf *out);
 
 #endif

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent_label.h"
 #include "agents.h"
+#include "loghead.h"
 #include "tree_priv.h"
 #include "plat.h"
 
@@ -66,7 +68,7 @@ void ad_free(struct agentdir *ad)
 }
 
 /* A line for each Agent/Task result of v whose agent id is not a name. */
-static void result_errors(struct view *v, struct sbuf *out)
+static void result_errors(struct tree *t, struct view *v, struct sbuf *out)
 {
 	const struct graph *g = ss_graph(v->s);
 	char aid[AG_ID_MAX + 1], name[NM_MAX + 1];
@@ -81,6 +83,7 @@ static void result_errors(struct view *v, struct sbuf *out)
 		ag_name(aid, len, name);
 		if (strlen(name) == len && !memcmp(name, aid, len))
 			continue;
+		ad_folder(t, v, order[i], name);
 		sb_addf(out, "line %u: the agent id \"", gr_node_rec(g, order[i])->line);
 		ag_quote(aid, len, out);
 		sb_addf(out, "\" of this Agent result is not a file name: its folder is agents/%s\n",
@@ -90,7 +93,7 @@ static void result_errors(struct view *v, struct sbuf *out)
 
 void ad_errors_text(struct tree *t, struct view *v, struct sbuf *out)
 {
-	result_errors(v, out);
+	result_errors(t, v, out);
 	if (!v->no && t->ad->errs)
 		sb_adds(out, t->ad->errs);
 }
@@ -135,10 +138,10 @@ static void meta_stat(struct view *v)
 		stat(v->meta, &v->meta_st);
 }
 
-/* A new view of session s for agent e, numbered no (scan_mu held, not
- * the lock); takes s. */
-static int open_view(struct tree *t, const struct ag_entry *e, struct session *s,
-		     uint32_t no, struct view **out)
+/* A new view of session s for agent e, numbered no, named as lab says
+ * (scan_mu held, not the lock); takes s. */
+static int open_view(struct tree *t, const struct ag_entry *e, const struct al_label *lab,
+		     uint32_t call_view, struct session *s, uint32_t no, struct view **out)
 {
 	struct view *v;
 	unsigned k;
@@ -148,7 +151,10 @@ static int open_view(struct tree *t, const struct ag_entry *e, struct session *s
 	v->aid = malloc(e->idlen + 1);
 	v->log = strdup(e->log);
 	v->meta = e->meta ? strdup(e->meta) : NULL;
-	if (!v->aid || !v->log || (e->meta && !v->meta)) {
+	v->desc = strdup(*lab->desc ? lab->desc : lab->type);
+	v->call = lab->call;
+	v->call_view = call_view;
+	if (!v->aid || !v->log || (e->meta && !v->meta) || !v->desc) {
 		vw_free(v);
 		return -ENOMEM;
 	}
@@ -156,21 +162,59 @@ static int open_view(struct tree *t, const struct ag_entry *e, struct session *s
 	v->aidlen = e->idlen;
 	meta_stat(v);
 	/* Unique among the views, whose names never change. */
-	snprintf(v->name, sizeof(v->name), "%s", e->name);
+	snprintf(v->name, sizeof(v->name), "%s", lab->name);
 	for (k = 2; ad_view_by_name(t, v->name); k++)
-		snprintf(v->name, sizeof(v->name), "%.*s.%u", AG_NAME_KEEP + 9, e->name,
+		snprintf(v->name, sizeof(v->name), "%.*s.%u", AG_NAME_KEEP + 9, lab->name,
 			 k & 0xffffu);
 	*out = v;
 	return 0;
 }
 
+/* The label of agent id (its name, the call that ran it), from the log
+ * that holds the call: the session's, or an agent's that ran it in turn
+ * (read lock taken here). *in: the view of that log (0 when none has it). */
+static void label(struct tree *t, const char *id, size_t n, const char *meta,
+		  struct al_label *lab, uint32_t *in)
+{
+	struct session *s;
+	uint32_t k;
+
+	pthread_rwlock_rdlock(&t->lock);
+	for (k = 0, *in = 0; k < t->nviews; k++) {
+		s = t->views[k]->s;
+		al_label(ss_graph(s), ss_logf(s), id, n, meta, lab);
+		if (lab->call) {
+			*in = k;
+			break;
+		}
+	}
+	if (k == t->nviews)	/* no call: what meta.json says */
+		al_label(ss_graph(t->views[0]->s), ss_logf(t->views[0]->s), id, n, meta, lab);
+	pthread_rwlock_unlock(&t->lock);
+}
+
 static int open_agent(struct tree *t, const struct ag_entry *e, uint32_t no,
 		      struct view **out)
 {
+	struct al_label lab;
 	struct session *s;
+	uint32_t in;
 	int rc = ss_open(e->log, SS_LIVE, &s);
 
-	return rc ? rc : open_view(t, e, s, no, out);
+	if (rc)
+		return rc;
+	label(t, e->id, e->idlen, e->meta, &lab, &in);
+	if (!*lab.desc && !*lab.type) {	/* no call, no meta.json: its first prompt */
+		char *title = NULL;
+		enum lh_title_kind kind;
+
+		if (!lh_index_title(ss_idx(s), ss_logf(s), &title, &kind) && title) {
+			snprintf(lab.desc, sizeof(lab.desc), "%s", title);
+			al_name(e->id, e->idlen, &lab);
+		}
+		free(title);
+	}
+	return open_view(t, e, &lab, in, s, no, out);
 }
 
 static void fail_line(const char *log, int rc, struct sbuf *out)
@@ -279,8 +323,10 @@ static struct part *new_parts(struct tree *t, uint32_t *n)
 static int open_part(struct tree *t, const struct part *p, struct view **out)
 {
 	struct ag_entry e = { 0 };
+	struct al_label lab;
 	struct session *s;
 	struct view *v;
+	uint32_t in;
 	int rc;
 
 	pthread_rwlock_rdlock(&t->lock);	/* the part copies the session's index */
@@ -291,8 +337,8 @@ static int open_part(struct tree *t, const struct part *p, struct view **out)
 	e.id = (char *)p->id;
 	e.idlen = p->idlen;
 	e.log = t->ad->log;
-	ag_name(p->id, p->idlen, e.name);
-	rc = open_view(t, &e, s, t->nviews, &v);
+	label(t, p->id, p->idlen, NULL, &lab, &in);
+	rc = open_view(t, &e, &lab, in, s, t->nviews, &v);
 	if (!rc && !(v->root = strdup(p->root))) {
 		vw_free(v);
 		rc = -ENOMEM;
@@ -407,7 +453,12 @@ int ad_folder(struct tree *t, struct view *v, uint32_t id, char *out)
 			return 1;
 		}
 	}
-	ag_name(aid, n, out);		/* the name it gets when it shows up */
+	{
+		struct al_label lab;	/* the name it gets when it shows up */
+
+		al_label_of_result(ss_graph(v->s), ss_logf(v->s), id, aid, n, &lab);
+		strcpy(out, lab.name);
+	}
 	return 1;
 }
 

@@ -227,6 +227,43 @@ static void moved_names(struct tree *t, struct view *v, const struct tpath *old,
 	}
 }
 
+/* Record id's home as a branch key + 1 (VW_HOME_NONE, VW_HOME_HARNESS
+ * as they are), from a home table and its keys. */
+static uint32_t home_key(uint32_t h, const uint32_t *keys)
+{
+	return h == VW_HOME_NONE || h == VW_HOME_HARNESS ? h : keys[h - 1] + 1;
+}
+
+/*
+ * Files whose home moved (a dead end that became a branch older than the
+ * one that held its rows): the link inodes of each, and its name in the
+ * folders it left and came to, which are a file in one and a link in the
+ * other now. old and keys: the homes before (nold ids), as vw_home().
+ */
+static void moved_homes(struct tree *t, struct view *v, const uint32_t *old,
+			const uint32_t *keys, uint32_t nold)
+{
+	const struct graph *g = ss_graph(v->s);
+	char name[NM_MAX + 1];
+	uint32_t id, was, now;
+
+	for (id = 1; old && id < nold; id++) {
+		if (!old[id] || !gr_is_node(g, id))
+			continue;
+		was = home_key(old[id], keys);
+		now = home_key(vw_home(t, v, id), v->hkeys);
+		if (now == was)
+			continue;
+		queue(t, 0, tr_vino(v, TR_INO(TK_LINK, id)), NULL);
+		queue(t, 0, tr_vino(v, TR_INO(TK_CTXLINK, id)), NULL);
+		nm_message_file(g, id, gr_dpos(g, id), name);
+		if (was != VW_HOME_HARNESS)
+			queue(t, tr_vino(v, TR_INO(TK_BRANCH, was - 1)), 0, name);
+		if (now != VW_HOME_HARNESS && now != VW_HOME_NONE)
+			queue(t, tr_vino(v, TR_INO(TK_BRANCH, now - 1)), 0, name);
+	}
+}
+
 /* An epoch no view of the tree was given yet (modulo 16): one count for
  * the tree, not the view, also across a close and reopen (lv_resume()). */
 static uint8_t new_epoch(struct tree *t)
@@ -247,7 +284,8 @@ static uint8_t new_epoch(struct tree *t)
  */
 static void reset_view(struct tree *t, struct view *v, uint8_t epoch)
 {
-	static const char *const folders[] = { "branches", "records", "context", "state" };
+	static const char *const folders[] = { "branches", "records", "context", "state",
+						"harness" };
 	size_t i;
 
 	v->epoch = epoch;
@@ -292,10 +330,19 @@ static int settle(struct tree *t, struct view *v, int rc, struct was *w, int epo
 	bump_mtime(v);
 	cache_prune(t->cache, keep_immutable);
 	if (rc == SS_RESET) {
+		vw_free_homes(v);
 		reset_view(t, v, epoch < 0 ? new_epoch(t) : (uint8_t)epoch);
 	} else {
+		uint32_t *home = v->home, *keys = v->hkeys, nold = v->nhome;
+
+		v->home = v->hkeys = NULL;
+		vw_free_homes(v);	/* built again for the grown log */
 		replaced_records(t, v, w->lines);
 		moved_names(t, v, w->paths, w->npaths);
+		if (home)
+			moved_homes(t, v, home, keys, nold);
+		free(home);
+		free(keys);
 		/* A layer above may let the kernel keep it (pjfs.h). */
 		if (vw_current_lino(v) != w->current)
 			queue(t, tr_vino(v, TI_BRANCHES), 0, "current");

@@ -36,6 +36,7 @@ static const struct {
 	{ "context", TI_CONTEXT, IN_ALL },
 	{ "state", TI_STATE, IN_MAIN },
 	{ "records", TI_RECORDS, IN_ALL },
+	{ "harness", TI_HARNESS, IN_ALL },
 	{ "agents", TI_AGENTS, IN_MAIN },
 	{ "meta.json", TI_META, IN_AGENT },
 };
@@ -304,15 +305,33 @@ static int file_size(struct tree *t, struct view *v, uint64_t ino, uint64_t *siz
 
 /* ---- attributes ---- */
 
-/* The target of current inode ino, while it is still the current one. */
-static int current_target(struct view *v, uint64_t ino, char *out)
+/* The target of link ino of v: a file homed elsewhere, or current (while
+ * it still names the branch its inode does). */
+static int link_target(struct tree *t, struct view *v, uint64_t ino, char *out)
 {
 	int cur = ss_current_branch(v->s);
+	char home[NM_MAX + 1];
+	const char *bname;
+	int rc;
 
-	if (cur < 0 || TR_LOCAL(ino) != vw_current_lino(v))
-		return -ENOENT;
-	snprintf(out, NM_MAX + 1, "%s", br_get(ss_branches(v->s), (uint32_t)cur)->name);
-	return 0;
+	switch (TR_KIND(ino)) {
+	case TK_LINK:		/* from branches/<b>/ */
+	case TK_CTXLINK:	/* from context/ */
+		if ((rc = vw_home_path(t, v, TR_KEY(ino), home)))
+			return rc;
+		rc = snprintf(out, NM_MAX + 1, "%s%s", TR_KIND(ino) == TK_LINK ? "../../" : "../",
+			      home);
+		return rc > NM_MAX ? -ENAMETOOLONG : 0;
+	case TK_CURRENT:
+	case TK_TXCUR:
+		if (cur < 0 || TR_LOCAL(ino) != TR_INO(TR_KIND(ino), br_get(ss_branches(v->s),
+					(uint32_t)cur)->first_own))
+			return -ENOENT;
+		bname = br_get(ss_branches(v->s), (uint32_t)cur)->name;
+		snprintf(out, NM_MAX + 1, TR_KIND(ino) == TK_TXCUR ? "%s.md" : "%s", bname);
+		return 0;
+	}
+	return -EINVAL;
 }
 
 void tr_fill_common(struct tree *t, struct view *v, uint64_t ino, struct vf_attr *a)
@@ -351,7 +370,7 @@ static int attr_fixed(struct tree *t, struct view *v, uint64_t ino, struct vf_at
 {
 	switch (TR_LOCAL(ino)) {
 	case TI_ROOT: case TI_BRANCHES: case TI_CONTEXT: case TI_RECORDS:
-	case TI_TRANSCRIPTS:
+	case TI_TRANSCRIPTS: case TI_HARNESS:
 		tr_set_dir(a);
 		return 0;
 	case TI_STATE: case TI_AGENTS:
@@ -370,11 +389,11 @@ static int attr_fixed(struct tree *t, struct view *v, uint64_t ino, struct vf_at
 	return -ENOENT;
 }
 
-static int attr_current(struct view *v, uint64_t ino, struct vf_attr *a)
+static int attr_link(struct tree *t, struct view *v, uint64_t ino, struct vf_attr *a)
 {
 	char target[NM_MAX + 1];
 
-	if (current_target(v, ino, target))
+	if (link_target(t, v, ino, target))
 		return -ENOENT;
 	a->st.st_mode = S_IFLNK | 0777;
 	a->st.st_nlink = 1;
@@ -407,7 +426,10 @@ int tr_attr_locked(struct tree *t, uint64_t ino, struct vf_attr *a)
 	case TK_TX:
 		return ud_tx_exists(v, ino) ? set_file(t, v, ino, a) : -ENOENT;
 	case TK_CURRENT:
-		return attr_current(v, ino, a);
+	case TK_TXCUR:
+	case TK_LINK:
+	case TK_CTXLINK:
+		return attr_link(t, v, ino, a);
 	case TK_STATE:
 		if (v->no)
 			return -ENOENT;
@@ -465,6 +487,24 @@ int tr_getattr(struct tree *t, uint64_t ino, struct vf_attr *out)
 
 /* ---- lookup ---- */
 
+uint64_t tr_row_lino(struct tree *t, struct view *v, uint32_t key, uint32_t id)
+{
+	const struct br_set *bs = ss_branches(v->s);
+	uint32_t h = vw_home(t, v, id);
+
+	if (h == VW_HOME_NONE ||
+	    (h != VW_HOME_HARNESS && h - 1 < br_count(bs) && br_get(bs, h - 1)->first_own == key))
+		return TR_INO(TK_MSG, id);
+	return TR_INO(TK_LINK, id);
+}
+
+uint64_t tr_ctx_lino(struct tree *t, struct view *v, uint64_t lino)
+{
+	if (TR_KIND(lino) != TK_MSG || vw_home(t, v, TR_KEY(lino)) == VW_HOME_NONE)
+		return lino;
+	return TR_INO(TK_CTXLINK, TR_KEY(lino));
+}
+
 static uint64_t lookup_branch_msg(struct tree *t, struct view *v, uint32_t key,
 				  const char *name)
 {
@@ -477,11 +517,34 @@ static uint64_t lookup_branch_msg(struct tree *t, struct view *v, uint32_t key,
 		return 0;
 	id = p->ids[seq - 1];
 	nm_message_file(ss_graph(v->s), id, seq, check);
-	return strcmp(check, name) ? 0 : TR_INO(TK_MSG, id);
+	return strcmp(check, name) ? 0 : tr_row_lino(t, v, key, id);
+}
+
+/* harness/'s file name, found by its line. */
+static uint64_t lookup_harness(struct tree *t, struct view *v, const char *name)
+{
+	const struct graph *g = ss_graph(v->s);
+	uint32_t n, lo = 0, hi, line = nm_message_seq(name);
+	const uint32_t *h = vw_harness(t, v, &n);
+	char check[NM_MAX + 1];
+
+	for (hi = n; lo < hi;) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (gr_node_rec(g, h[mid])->line < line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n || gr_node_rec(g, h[lo])->line != line)
+		return 0;
+	nm_harness_file(g, h[lo], check);
+	return strcmp(check, name) ? 0 : TR_INO(TK_MSG, h[lo]);
 }
 
 /* The local inode of name in the local folder lparent of v, or 0. */
-static uint64_t lookup_view(struct view *v, uint64_t lparent, const char *name)
+static uint64_t lookup_view(struct tree *t, struct view *v, uint64_t lparent,
+			    const char *name)
 {
 	const struct br_set *bs = ss_branches(v->s);
 	size_t i;
@@ -505,9 +568,11 @@ static uint64_t lookup_view(struct view *v, uint64_t lparent, const char *name)
 		return id ? TR_INO(TK_REC, id) : 0;
 	}
 	if (lparent == TI_CONTEXT)
-		return cd_lookup(v->s, name);
+		return tr_ctx_lino(t, v, cd_lookup(v->s, name));
 	if (lparent == TI_TRANSCRIPTS)
 		return ud_tx_lookup(v, name);
+	if (lparent == TI_HARNESS)
+		return lookup_harness(t, v, name);
 	return 0;
 }
 
@@ -528,7 +593,7 @@ static uint64_t lookup_locked(struct tree *t, uint64_t parent, const char *name)
 	else if (TR_KIND(parent) == TK_BRANCH)
 		lino = lookup_branch_msg(t, v, TR_KEY(parent), name);
 	else
-		lino = lookup_view(v, TR_LOCAL(parent), name);
+		lino = lookup_view(t, v, TR_LOCAL(parent), name);
 	return lino ? tr_vino(v, lino) : 0;
 }
 
@@ -538,8 +603,8 @@ int tr_name_fixed(uint64_t parent, uint64_t ino)
 {
 	uint64_t lp = TR_LOCAL(parent);
 
-	return TR_KIND(ino) != TK_CURRENT && lp != TI_CONTEXT && lp != TI_STATE &&
-	       lp != TI_TRANSCRIPTS && TR_KIND(parent) != TK_STATE;
+	return TR_KIND(ino) != TK_CURRENT && TR_KIND(ino) != TK_TXCUR && lp != TI_CONTEXT &&
+	       lp != TI_STATE && lp != TI_TRANSCRIPTS && TR_KIND(parent) != TK_STATE;
 }
 
 static int lookup_once(struct tree *t, uint64_t parent, const char *name,
@@ -582,8 +647,8 @@ int tr_readlink(struct tree *t, uint64_t ino, char *out)
 
 	pthread_rwlock_rdlock(&t->lock);
 	v = vw_of(t, ino);
-	if (v && TR_KIND(ino) == TK_CURRENT)
-		rc = current_target(v, ino, out);
+	if (v)
+		rc = link_target(t, v, ino, out);
 	else if (vw_stale(t, ino))
 		rc = -ESTALE;
 	pthread_rwlock_unlock(&t->lock);

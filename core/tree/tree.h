@@ -27,8 +27,18 @@
  *
  *   /README.md /session.json /errors.txt /usage.json
  *   /branches/{current -> NAME, NAME/<seq>-<kind>.md ...}
+ *   /harness/<line>-<kind>.md
  *   /records/<uuid>.json    /context/    /state/
- *   /transcripts/{current.md, NAME.md ...}   (usagedir.h)
+ *   /transcripts/{current.md -> NAME.md, NAME.md ...}   (usagedir.h)
+ *
+ * Every file has one home; every other place it shows is a relative
+ * symbolic link to it (as sysfs keeps a device in /sys/devices and links
+ * it from /sys/class): a message shared by several branches is a file in
+ * the first of them in listing order and a link in the others; a row the
+ * harness writes by itself (harness.h) is a file in harness/ and a link
+ * in every branch; a row of context/ is a link to its file. So grep -r,
+ * find and tar meet each file once, and ls, cat and diff follow the
+ * links (tree_priv.h vw_home()).
  *   /agents/<name>/         a subagent's log, laid out the same (no state/),
  *                           plus meta.json; the root of view 1, 2, ...
  *
@@ -59,6 +69,11 @@ enum tr_kind {
 	TK_STATE = 5,		/* key: node of the state (statedir.h) */
 	TK_CURRENT = 6,		/* branches/current: key as the branch it names */
 	TK_TX = 7,		/* transcripts/<branch>.md: key as the branch's */
+	TK_LINK = 8,		/* a branch's link to a file homed elsewhere: key
+				 * the record's id */
+	TK_CTXLINK = 9,		/* context/'s link to a row's file: key the id */
+	TK_TXCUR = 10,		/* transcripts/current.md: key as the branch it
+				 * names */
 };
 
 enum tr_fixed {
@@ -76,6 +91,7 @@ enum tr_fixed {
 	TI_META,		/* an agent's view: meta.json */
 	TI_USAGE,		/* usage.json */
 	TI_TRANSCRIPTS,		/* transcripts/ */
+	TI_HARNESS,		/* harness/ */
 };
 
 #define TR_VIEW_MAX 0xfffu	/* views are numbered 0 .. TR_VIEW_MAX */
@@ -91,7 +107,7 @@ enum tr_fixed {
 /* Whether a local inode carries its view's epoch (see above). */
 #define TR_HAS_EPOCH(lino) \
 	(TR_KIND(lino) != TK_FIXED || (lino) == TI_BRANCHES || (lino) == TI_CONTEXT || \
-	 (lino) == TI_STATE || (lino) == TI_RECORDS)
+	 (lino) == TI_STATE || (lino) == TI_RECORDS || (lino) == TI_HARNESS)
 /* A local inode in view view of epoch epoch. */
 #define TR_IN_VIEW(lino, view, epoch) \
 	((lino) | ((uint64_t)(view) << 28) | \

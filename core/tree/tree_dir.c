@@ -19,7 +19,7 @@
 #include "tree_priv.h"
 #include "usagedir.h"
 
-enum dir_kind { DK_NAMES, DK_BRANCH, DK_RECORDS, DK_CONTEXT, DK_STATE, DK_TX };
+enum dir_kind { DK_NAMES, DK_BRANCH, DK_RECORDS, DK_CONTEXT, DK_STATE, DK_TX, DK_HARNESS };
 
 struct tr_dir {
 	uint64_t ino, parent;
@@ -28,7 +28,7 @@ struct tr_dir {
 	uint64_t gen;			/* the tree's then */
 	enum dir_kind kind;
 	uint32_t n;
-	uint32_t *ids;			/* DK_BRANCH, DK_RECORDS, DK_STATE */
+	uint32_t *ids;			/* DK_BRANCH, DK_RECORDS, DK_STATE, DK_HARNESS */
 	char (*names)[NM_MAX + 1];	/* DK_NAMES */
 	uint64_t *inos;			/* DK_NAMES */
 };
@@ -44,7 +44,7 @@ static int is_dir_ino(struct view *v, uint64_t ino)
 	if (l == TI_STATE || l == TI_AGENTS)
 		return v->no == 0;
 	return l == TI_ROOT || l == TI_BRANCHES || l == TI_CONTEXT || l == TI_RECORDS ||
-	       l == TI_TRANSCRIPTS;
+	       l == TI_TRANSCRIPTS || l == TI_HARNESS;
 }
 
 static int alloc_names(struct tr_dir *d, size_t n)
@@ -162,6 +162,10 @@ static int opendir_locked(struct tree *t, uint64_t ino, struct tr_dir *d)
 		d->kind = DK_TX;
 		d->n = ud_tx_count(v);
 		return 0;
+	case TI_HARNESS:
+		d->kind = DK_HARNESS;
+		order = vw_harness(t, v, &n);
+		return copy_ids(d, order, n);
 	}
 	if (TR_LOCAL(ino) == TI_STATE || TR_KIND(ino) == TK_STATE) {	/* view 0 only */
 		d->kind = DK_STATE;
@@ -219,7 +223,8 @@ void tr_closedir(struct tr_dir *d)
 }
 
 /* Name and inode of item i (dots excluded); 0 when it is gone. */
-static uint64_t dir_item(struct view *v, struct tr_dir *d, uint32_t i, char *name)
+static uint64_t dir_item(struct tree *t, struct view *v, struct tr_dir *d, uint32_t i,
+			 char *name)
 {
 	const struct graph *g = ss_graph(v->s);
 	uint64_t lino;
@@ -232,14 +237,19 @@ static uint64_t dir_item(struct view *v, struct tr_dir *d, uint32_t i, char *nam
 		if (!gr_is_node(g, d->ids[i]))
 			return 0;
 		nm_message_file(g, d->ids[i], i + 1, name);
-		return tr_vino(v, TR_INO(TK_MSG, d->ids[i]));
+		return tr_vino(v, tr_row_lino(t, v, TR_KEY(d->ino), d->ids[i]));
 	case DK_RECORDS:
 		if (!gr_is_node(g, d->ids[i]))
 			return 0;
 		tr_rec_name(v, d->ids[i], name);
 		return tr_vino(v, TR_INO(TK_REC, d->ids[i]));
 	case DK_CONTEXT:
-		return cd_entry(v->s, i, name, &lino) ? 0 : tr_vino(v, lino);
+		return cd_entry(v->s, i, name, &lino) ? 0 : tr_vino(v, tr_ctx_lino(t, v, lino));
+	case DK_HARNESS:
+		if (!gr_is_node(g, d->ids[i]))
+			return 0;
+		nm_harness_file(g, d->ids[i], name);
+		return tr_vino(v, TR_INO(TK_MSG, d->ids[i]));
 	case DK_STATE:
 		return sd_entry(v->s, d->ids[i], name, &lino) ? 0 : tr_vino(v, lino);
 	case DK_TX:
@@ -269,8 +279,8 @@ int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
 		tr_fill_common(t, v, ino, attr);
 		tr_set_dir(attr);
 	} else {
-		ino = dir_item(v, d, (uint32_t)(i - 2), name);
-		if (ino && d->kind == DK_TX) {
+		ino = dir_item(t, v, d, (uint32_t)(i - 2), name);
+		if (ino && d->kind == DK_TX && TR_KIND(ino) == TK_TX) {
 			tr_fill_common(t, v, ino, attr);
 			attr->st.st_mode = S_IFREG | 0444;
 			attr->st.st_nlink = 1;

@@ -42,6 +42,13 @@ struct view {
 	uint32_t nsize;
 	struct tpath *paths;		/* per branch index, built on demand */
 	uint32_t npaths;
+	/* Where each record's file is (vw_home()), and harness/'s rows by
+	 * line; built on demand, once per log state. */
+	uint32_t *home;			/* atomic pointer; per record id */
+	uint32_t nhome;			/* ids it covers */
+	uint32_t *hkeys;		/* per branch index then: its key */
+	uint32_t *hids;
+	uint32_t nh;
 	struct timespec mtime;		/* the log's when it last changed, made
 					 * to grow at every change */
 	/* An agent's view (agents/<name>/); all unset in view 0. */
@@ -51,6 +58,9 @@ struct view {
 	char *root;			/* an inline sidechain: its root's uuid
 					 * (its log is the session's), or NULL */
 	char *meta;			/* its meta.json's path, or NULL */
+	char *desc;			/* what the call that ran it says it does */
+	uint32_t call;			/* that call's node in view call_view, 0 */
+	uint32_t call_view;
 	struct stat meta_st;		/* meta.json when last looked at (scan only) */
 	char name[NM_MAX + 1];		/* its folder under agents/ */
 };
@@ -96,6 +106,28 @@ const struct tpath *vw_branch_path(struct tree *t, struct view *v, int b);
 /* Grows v's per-record tables to the index's ids. 0 or -ENOMEM. */
 int vw_size_table(struct view *v);
 void vw_free_paths(struct tpath *p, uint32_t n);
+/*
+ * One home for every file: a record on several branches has its file in
+ * one of them (the first in listing order that holds it: main, then the
+ * oldest fork), the others list a link to it; a harness row (harness.h)
+ * has its file in harness/, and every branch that holds it links there.
+ * vw_home() says where record id's file is: VW_HOME_HARNESS, 1 + the
+ * index of the branch that holds it (br_get()), or VW_HOME_NONE
+ * (on no branch: its file is where it is listed). Built once per log
+ * state, under t->mu; lock held, read or write. ENOMEM: every record
+ * NONE (files everywhere, as before there were homes).
+ */
+#define VW_HOME_NONE 0u
+#define VW_HOME_HARNESS UINT32_MAX
+uint32_t vw_home(struct tree *t, struct view *v, uint32_t id);
+/* The harness rows of v that lie on a branch, by line (*n of them). */
+const uint32_t *vw_harness(struct tree *t, struct view *v, uint32_t *n);
+/* Where record id's file is in v, from the view's root:
+ * "branches/<branch>/<file>" or "harness/<file>" (NM_MAX + 1 bytes);
+ * -ENOENT when it has no home. */
+int vw_home_path(struct tree *t, struct view *v, uint32_t id, char *out);
+/* Frees v's homes (the log changed; write lock held). */
+void vw_free_homes(struct view *v);
 /* The local inode of branches/current (one per branch it may name). */
 uint64_t vw_current_lino(struct view *v);
 
@@ -123,6 +155,13 @@ const char *tr_root_entry(const struct view *v, size_t i, uint64_t *lino);
 uint64_t tr_branch_ino(const struct view *v, const struct br_info *b);
 /* The file name of record id's message in v (NM_MAX + 1 bytes). */
 void tr_rec_name(struct view *v, uint32_t id, char *out);
+/* The local inode of record id as the branch of v whose key is key lists
+ * it: its file (TK_MSG) where that branch is its home, or it has none;
+ * else a link to its home (TK_LINK). */
+uint64_t tr_row_lino(struct tree *t, struct view *v, uint32_t key, uint32_t id);
+/* The same for a local inode of context/ (ctxdir.h): a row's file is a
+ * link there (TK_CTXLINK) when it has a home. */
+uint64_t tr_ctx_lino(struct tree *t, struct view *v, uint64_t lino);
 /* Fills what every entry of v shares (owner, times, inode). */
 void tr_fill_common(struct tree *t, struct view *v, uint64_t ino, struct vf_attr *a);
 /* A folder's attributes. */

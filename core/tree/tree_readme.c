@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agents.h"
 #include "loghead.h"
@@ -26,6 +27,46 @@ static void session_title(const struct view *v, struct sbuf *out)
 		sb_addf(out, " (%s)\n", from[kind]);
 	}
 	free(t);
+}
+
+/* "- resume it: cd <cwd> && claude --resume <id>" (loghead.h). */
+static void resume_line(const struct view *v, struct sbuf *out)
+{
+	char *sid, *cwd;
+	struct sbuf cmd;
+
+	sb_init(&cmd);
+	ss_env(v->s, &sid, &cwd);
+	lh_resume_command(ss_source(v->s), cwd, sid, &cmd);
+	if (cmd.len) {
+		sb_adds(out, "- resume it in Claude Code: `");
+		sb_add_line(out, cmd.buf, cmd.len);
+		sb_adds(out, "`\n");
+	}
+	sb_free(&cmd);
+	free(sid);
+	free(cwd);
+}
+
+/* "  - agents/<name>: what it did, run by <call's file>". */
+static void agent_line(struct tree *t, struct view *a, struct sbuf *out)
+{
+	struct view *in = a->call_view < t->nviews ? t->views[a->call_view] : NULL;
+	char path[NM_MAX + 1];
+
+	sb_addf(out, "  - agents/%s", a->name);
+	if (a->desc && *a->desc) {
+		sb_adds(out, ": ");
+		sb_add_line(out, a->desc, strlen(a->desc));
+	}
+	if (a->call && in && gr_is_node(ss_graph(in->s), a->call) &&
+	    !vw_home_path(t, in, a->call, path)) {
+		sb_adds(out, ", run by ");
+		if (in->no)
+			sb_addf(out, "agents/%s/", in->name);
+		sb_adds(out, path);
+	}
+	sb_addc(out, '\n');
 }
 
 void tr_readme(struct tree *t, struct view *v, struct sbuf *out)
@@ -81,6 +122,8 @@ void tr_readme(struct tree *t, struct view *v, struct sbuf *out)
 		     "`agent: agents/<name>`: the folder of the agent it ran.\n\n");
 	sb_adds(out, "## This session\n\n");
 	session_title(v, out);
+	if (!v->no)
+		resume_line(v, out);
 	sb_adds(out, "- ");
 	ud_tokens_line(t, v, out);
 	sb_adds(out, v->no || t->nviews < 2 ? " (usage.json)\n"
@@ -98,7 +141,7 @@ void tr_readme(struct tree *t, struct view *v, struct sbuf *out)
 		return;
 	sb_addf(out, "- subagents: %u\n", t->nviews - 1);
 	for (i = 1; i < t->nviews; i++)
-		sb_addf(out, "  - agents/%s\n", t->views[i]->name);
+		agent_line(t, t->views[i], out);
 }
 
 /* A message file; an Agent/Task result names the agent's folder. */

@@ -82,7 +82,7 @@ int ud_tx_entry(struct view *v, uint32_t i, char *name, uint64_t *lino)
 	if (cur >= 0) {
 		if (!i) {
 			strcpy(name, CURRENT_MD);
-			*lino = tx_lino(br_get(bs, (uint32_t)cur));
+			*lino = TR_INO(TK_TXCUR, br_get(bs, (uint32_t)cur)->first_own);
 			return 0;
 		}
 		i--;
@@ -103,7 +103,7 @@ uint64_t ud_tx_lookup(struct view *v, const char *name)
 
 	if (!strcmp(name, CURRENT_MD)) {
 		b = ss_current_branch(v->s);
-		return b < 0 ? 0 : tx_lino(br_get(bs, (uint32_t)b));
+		return b < 0 ? 0 : TR_INO(TK_TXCUR, br_get(bs, (uint32_t)b)->first_own);
 	}
 	if (n < 4 || n > NM_MAX || strcmp(name + n - 3, ".md"))
 		return 0;
@@ -118,17 +118,46 @@ int ud_tx_exists(struct view *v, uint64_t lino)
 	return vw_branch_of_key(v, TR_KEY(lino)) >= 0;
 }
 
+/*
+ * Where branch b's transcript starts: at its first own record, when the
+ * rows before it are another branch's (*parent: the branch that holds the
+ * last of them, found past rows homed in harness/). 0 (and -1) for a
+ * branch that holds its rows from the first.
+ */
+static uint32_t tx_from(struct tree *t, struct view *v, int b, int *parent)
+{
+	const struct br_set *bs = ss_branches(v->s);
+	uint32_t key = br_get(bs, (uint32_t)b)->first_own, s, i, h = VW_HOME_NONE;
+	const struct tpath *p = vw_branch_path(t, v, b);
+
+	*parent = -1;
+	s = key ? gr_dpos(ss_graph(v->s), key) : 0;
+	if (!p || !s || s > p->n || p->ids[s - 1] != key)
+		return 0;
+	for (i = s - 1; i > 0 && (h == VW_HOME_NONE || h == VW_HOME_HARNESS);)
+		h = vw_home(t, v, p->ids[--i]);
+	if (h == VW_HOME_NONE || h == VW_HOME_HARNESS || h - 1 >= br_count(bs) ||
+	    h - 1 == (uint32_t)b)
+		return 0;
+	*parent = (int)(h - 1);
+	return s - 1;
+}
+
 int ud_tx_render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *out)
 {
-	int b = vw_branch_of_key(v, TR_KEY(lino));
+	int b = vw_branch_of_key(v, TR_KEY(lino)), parent;
 	struct sbuf head;
+	uint32_t from;
 	int rc;
 
 	if (b < 0)
 		return -ENOENT;
 	sb_init(&head);
 	ud_tokens_line(t, v, &head);
-	rc = tx_render(v->s, (uint32_t)b, head.len ? head.buf : NULL, out);
+	from = tx_from(t, v, b, &parent);
+	rc = tx_render(v->s, (uint32_t)b, head.len ? head.buf : NULL, from,
+		       parent < 0 ? NULL : br_get(ss_branches(v->s), (uint32_t)parent)->name,
+		       out);
 	sb_free(&head);
 	return rc;
 }

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
+#include "names.h"
 #include "tree_priv.h"
 #include "plat.h"
 
@@ -50,6 +52,7 @@ void vw_free(struct view *v)
 	if (!v)
 		return;
 	vw_free_paths(v->paths, v->npaths);
+	vw_free_homes(v);
 	free(v->msize);
 	free(v->pushed);
 	ss_close(v->s);
@@ -57,6 +60,7 @@ void vw_free(struct view *v)
 	free(v->log);
 	free(v->root);
 	free(v->meta);
+	free(v->desc);
 	free(v);
 }
 
@@ -158,3 +162,139 @@ uint64_t vw_current_lino(struct view *v)
 	return TR_INO(TK_CURRENT, br_get(ss_branches(v->s), (uint32_t)cur)->first_own);
 }
 
+
+/* ---- homes ---- */
+
+void vw_free_homes(struct view *v)
+{
+	free(v->home);
+	free(v->hids);
+	free(v->hkeys);
+	v->home = v->hids = v->hkeys = NULL;
+	v->nhome = v->nh = 0;
+}
+
+/* Branch i's path from its first own record on (the whole path for one
+ * that starts at a root): the rows it is the first in listing order to
+ * hold, as the branches before it hold the rest. */
+static uint32_t own_start(const struct graph *g, uint32_t key, const uint32_t *ids,
+			  uint32_t n)
+{
+	uint32_t s = key ? gr_dpos(g, key) : 0;
+
+	return s && s <= n && ids[s - 1] == key ? s - 1 : 0;
+}
+
+/* Harness rows sorted: line in the high half, id in the low. */
+static int by_line(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Builds v's homes (t->mu held): 0 or -ENOMEM. */
+static int build_homes(struct view *v)
+{
+	const struct br_set *bs = ss_branches(v->s);
+	const struct graph *g = ss_graph(v->s);
+	uint32_t nids = idx_nids(ss_idx(v->s)) + 1, i, j, n, *ids, *home;
+	uint32_t nh = 0, *hids, *hkeys;
+	uint64_t *sorted;
+
+	home = calloc(nids, sizeof(*home));
+	hkeys = malloc((br_count(bs) + 1) * sizeof(*hkeys));
+	if (!home || !hkeys) {
+		free(home);
+		free(hkeys);
+		return -ENOMEM;
+	}
+	for (i = 0; i < br_count(bs); i++) {
+		uint32_t key = hkeys[i] = br_get(bs, i)->first_own;
+
+		if (br_path(bs, i, &ids, &n)) {
+			free(home);
+			free(hkeys);
+			return -ENOMEM;
+		}
+		for (j = own_start(g, key, ids, n); j < n; j++) {
+			if (ids[j] >= nids || home[ids[j]])
+				continue;
+			if (hn_is_harness(ss_idx(v->s), gr_node_rec(g, ids[j]))) {
+				home[ids[j]] = VW_HOME_HARNESS;
+				nh++;
+			} else
+				home[ids[j]] = i + 1;
+		}
+		free(ids);
+	}
+	hids = malloc((nh ? nh : 1) * sizeof(*hids));
+	sorted = malloc((nh ? nh : 1) * sizeof(*sorted));
+	if (!hids || !sorted) {
+		free(home);
+		free(hkeys);
+		free(hids);
+		free(sorted);
+		return -ENOMEM;
+	}
+	for (i = 0, j = 0; i < nids && j < nh; i++)
+		if (home[i] == VW_HOME_HARNESS)
+			sorted[j++] = (uint64_t)gr_node_rec(g, i)->line << 32 | i;
+	qsort(sorted, nh, sizeof(*sorted), by_line);
+	for (j = 0; j < nh; j++)
+		hids[j] = (uint32_t)sorted[j];
+	free(sorted);
+	v->hids = hids;
+	v->hkeys = hkeys;
+	v->nh = nh;
+	v->nhome = nids;
+	__atomic_store_n(&v->home, home, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static const uint32_t *homes(struct tree *t, struct view *v)
+{
+	const uint32_t *h = __atomic_load_n(&v->home, __ATOMIC_ACQUIRE);
+
+	if (h)
+		return h;
+	pthread_mutex_lock(&t->mu);
+	if (!v->home)
+		build_homes(v);
+	h = v->home;
+	pthread_mutex_unlock(&t->mu);
+	return h;
+}
+
+uint32_t vw_home(struct tree *t, struct view *v, uint32_t id)
+{
+	const uint32_t *h = homes(t, v);
+
+	return h && id < v->nhome ? h[id] : VW_HOME_NONE;
+}
+
+const uint32_t *vw_harness(struct tree *t, struct view *v, uint32_t *n)
+{
+	*n = homes(t, v) ? v->nh : 0;
+	return v->hids;
+}
+
+int vw_home_path(struct tree *t, struct view *v, uint32_t id, char *out)
+{
+	const struct graph *g = ss_graph(v->s);
+	uint32_t h = gr_is_node(g, id) ? vw_home(t, v, id) : VW_HOME_NONE;
+	const struct br_set *bs = ss_branches(v->s);
+	char name[NM_MAX + 1];
+	int n;
+
+	if (h == VW_HOME_NONE || (h != VW_HOME_HARNESS && h - 1 >= br_count(bs)))
+		return -ENOENT;
+	if (h == VW_HOME_HARNESS) {
+		nm_harness_file(g, id, name);
+		n = snprintf(out, NM_MAX + 1, "harness/%s", name);
+	} else {
+		nm_message_file(g, id, gr_dpos(g, id), name);
+		n = snprintf(out, NM_MAX + 1, "branches/%s/%s", br_get(bs, h - 1)->name, name);
+	}
+	return n > NM_MAX ? -ENAMETOOLONG : 0;	/* never: names are short */
+}

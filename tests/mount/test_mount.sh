@@ -54,7 +54,7 @@ check_log() {
 	f=$(ls "$mnt"/branches/current/*-user.md | head -1)
 	check_xattr "$f"
 	if grep -q '"toolUseResult"' "$log"; then
-		timeout 60 grep -rq -- '--- tool_result' "$mnt/branches/current/" && ok "grep -r finds tool output" || bad "grep -r tool output"
+		timeout 60 grep -rq -- '--- tool_result' "$mnt/branches/" && ok "grep -r finds tool output" || bad "grep -r tool output"
 	fi
 	check_readonly "$mnt"
 	unmount_log "$mnt"

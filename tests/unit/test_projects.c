@@ -128,7 +128,7 @@ static const struct pj_session *by_sid(const struct pj_set *s, const char *sid)
 
 static void test_names_are_safe(void **state)
 {
-	char out[NM_MAX + 1], slug[PJ_SLUG_MAX + 1], long_title[400];
+	char out[NM_MAX + 1], slug[NM_SLUG_MAX + 1], long_title[400];
 
 	(void)state;
 	pj_path_name("/home/user/src/todo-app", out);
@@ -139,17 +139,17 @@ static void test_names_are_safe(void **state)
 	assert_string_equal(out, "_");
 	pj_path_name("/..", out);
 	assert_string_equal(out, "_..");
-	pj_slug("Fix the LOGIN bug: now!", slug);
+	nm_slug("Fix the LOGIN bug: now!", slug);
 	assert_string_equal(slug, "fix-the-login-bug-now");
-	pj_slug("../../etc/passwd\n", slug);
+	nm_slug("../../etc/passwd\n", slug);
 	assert_string_equal(slug, "etc-passwd");
-	pj_slug("¿¡!", slug);
+	nm_slug("¿¡!", slug);
 	assert_string_equal(slug, "untitled");
 	memset(long_title, 'a', sizeof(long_title) - 1);
 	long_title[sizeof(long_title) - 1] = '\0';
 	long_title[30] = ' ';
-	pj_slug(long_title, slug);
-	assert_true(strlen(slug) <= PJ_SLUG_MAX);
+	nm_slug(long_title, slug);
+	assert_true(strlen(slug) <= NM_SLUG_MAX);
 	assert_null(strchr(slug, '/'));
 }
 
