@@ -138,13 +138,25 @@ static void meta_stat(struct view *v)
 		stat(v->meta, &v->meta_st);
 }
 
+/* name, made unique among the views but self (scan_mu held): into out,
+ * NM_MAX + 1 bytes. A view keeps its name, but for one named by its first
+ * prompt, renamed once (take_agent()). */
+static void unique_name(struct tree *t, const struct view *self, const char *name, char *out)
+{
+	const struct view *o;
+	unsigned k;
+
+	snprintf(out, NM_MAX + 1, "%s", name);
+	for (k = 2; (o = ad_view_by_name(t, out)) && o != self; k++)
+		snprintf(out, NM_MAX + 1, "%.*s.%u", AG_NAME_KEEP + 9, name, k & 0xffffu);
+}
+
 /* A new view of session s for agent e, numbered no, named as lab says
  * (scan_mu held, not the lock); takes s. */
 static int open_view(struct tree *t, const struct ag_entry *e, const struct al_label *lab,
 		     uint32_t call_view, struct session *s, uint32_t no, struct view **out)
 {
 	struct view *v;
-	unsigned k;
 
 	if (!(v = vw_new(s, no)))
 		return -ENOMEM;
@@ -161,11 +173,7 @@ static int open_view(struct tree *t, const struct ag_entry *e, const struct al_l
 	memcpy(v->aid, e->id, e->idlen + 1);
 	v->aidlen = e->idlen;
 	meta_stat(v);
-	/* Unique among the views, whose names never change. */
-	snprintf(v->name, sizeof(v->name), "%s", lab->name);
-	for (k = 2; ad_view_by_name(t, v->name); k++)
-		snprintf(v->name, sizeof(v->name), "%.*s.%u", AG_NAME_KEEP + 9, lab->name,
-			 k & 0xffffu);
+	unique_name(t, NULL, lab->name, v->name);
 	*out = v;
 	return 0;
 }
@@ -199,12 +207,13 @@ static int open_agent(struct tree *t, const struct ag_entry *e, uint32_t no,
 	struct al_label lab;
 	struct session *s;
 	uint32_t in;
-	int rc = ss_open(e->log, SS_LIVE, &s);
+	int first, rc = ss_open(e->log, SS_LIVE, &s);
 
 	if (rc)
 		return rc;
 	label(t, e->id, e->idlen, e->meta, &lab, &in);
-	if (!*lab.desc && !*lab.type) {	/* no call, no meta.json: its first prompt */
+	first = !*lab.desc && !*lab.type;
+	if (first) {		/* no call, no meta.json: its first prompt */
 		char *title = NULL;
 		enum lh_title_kind kind;
 
@@ -214,7 +223,40 @@ static int open_agent(struct tree *t, const struct ag_entry *e, uint32_t no,
 		}
 		free(title);
 	}
-	return open_view(t, e, &lab, in, s, no, out);
+	rc = open_view(t, e, &lab, in, s, no, out);
+	if (!rc)
+		(*out)->first_prompt = (uint8_t)first;
+	return rc;
+}
+
+/* Agent v, whose log showed up before its call did (or before its
+ * meta.json): labelled as a fresh mount labels it once the call is there,
+ * renamed if it was named by its first prompt. 1 if it changed. */
+static int relabel(struct tree *t, struct view *v)
+{
+	char name[NM_MAX + 1], *desc;
+	struct al_label lab;
+	uint32_t in;
+
+	label(t, v->aid, v->aidlen, v->meta, &lab, &in);
+	if (!lab.call && (!v->first_prompt || (!*lab.desc && !*lab.type)))
+		return 0;
+	desc = v->first_prompt ? strdup(*lab.desc ? lab.desc : lab.type) : NULL;
+	if (v->first_prompt && !desc)
+		return 0;
+	if (v->first_prompt)
+		unique_name(t, v, lab.name, name);
+	pthread_rwlock_wrlock(&t->lock);
+	if (desc) {
+		free(v->desc);
+		v->desc = desc;
+		memcpy(v->name, name, sizeof(name));
+		v->first_prompt = 0;
+	}
+	v->call = lab.call;
+	v->call_view = in;
+	pthread_rwlock_unlock(&t->lock);
+	return 1;
 }
 
 static void fail_line(const char *log, int rc, struct sbuf *out)
@@ -245,6 +287,12 @@ static int take_agent(struct tree *t, const struct ag_entry *e,
 			pthread_rwlock_unlock(&t->lock);
 		}
 		meta_stat(v);
+		if ((v->first_prompt || !v->call) && !v->root &&
+		    v->labelled != __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE)) {
+			v->labelled = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
+			if (relabel(t, v))
+				return 1;
+		}
 		return was.st_size != v->meta_st.st_size ||
 		       PL_MTIM(was).tv_sec != PL_MTIM(v->meta_st).tv_sec ||
 		       PL_MTIM(was).tv_nsec != PL_MTIM(v->meta_st).tv_nsec;

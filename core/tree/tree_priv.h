@@ -62,6 +62,10 @@ struct view {
 	uint32_t call;			/* that call's node in view call_view, 0 */
 	uint32_t call_view;
 	struct stat meta_st;		/* meta.json when last looked at (scan only) */
+	uint8_t first_prompt;		/* named by its first prompt: no call or
+					 * meta.json said more when it showed up;
+					 * renamed once one does (scan only) */
+	uint64_t labelled;		/* tree gen when last labelled (scan only) */
 	char name[NM_MAX + 1];		/* its folder under agents/ */
 };
 
