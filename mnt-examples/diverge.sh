@@ -2,10 +2,11 @@
 # Where two branches part: the last shared message and the first message
 # of each side that the model got.
 #   mnt-examples/diverge.sh MOUNT BRANCH_A BRANCH_B
-# Files before the fork point are byte-identical in both folders (same
-# name, same bytes), so diff -rq lists exactly what differs. Rows never
-# sent to the model (a prompt_snapshot, a turn_duration row: the branch's
-# transcript folds them to one line) are skipped. For the whole story:
+# Files before the fork point are the same in both folders (same name, one
+# file and a link to it, which diff follows), so diff -rq lists exactly
+# what differs. Rows Claude Code writes by itself (links into harness/)
+# and rows never sent to the model (the transcript folds them to one
+# line) are skipped. For the whole story:
 #   diff -u MOUNT/transcripts/BRANCH_A.md MOUNT/transcripts/BRANCH_B.md
 set -eu
 mnt=${1:?usage: diverge.sh MOUNT BRANCH_A BRANCH_B}
@@ -19,9 +20,10 @@ fi
 
 # The first file of branch $1 from seq $first on that the model got.
 first_sent() {
-	sed -n 's/^· .* (line \([0-9]*\)): never sent to the model$/\1/p' \
+	sed -n 's/^· .* (line \([0-9]*\)): .*never sent to the model.*$/\1/p' \
 		"$mnt/transcripts/$1.md" > "$tmp"
 	ls "$mnt/branches/$1" | awk -v s="$first" 'substr($0, 1, 6) >= s' | while read -r f; do
+		case $(readlink "$mnt/branches/$1/$f" || :) in */harness/*) continue ;; esac
 		l=$(sed -n 's/^line: //p' "$mnt/branches/$1/$f" | head -1)
 		grep -qxF "$l" "$tmp" || { echo "$f"; break; }
 	done

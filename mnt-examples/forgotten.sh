@@ -6,22 +6,27 @@
 # context/: the window from the last compaction on, with the messages the
 # compaction kept word for word. A message file carries its uuid in its
 # header, so the branch's files whose uuid is not in context/ are the ones
-# the model no longer sees: each is printed with its first lines. Rows the
-# model never got at all (transcripts/current.md folds them to one line,
-# "never sent to the model") are only counted.
+# the model no longer sees: each is printed with its first lines. Rows
+# Claude Code writes by itself (links into harness/) and rows the model
+# never got at all (transcripts/current.md folds them to one line, "never
+# sent to the model") are only counted.
 set -eu
 mnt=${1:?usage: forgotten.sh MOUNT}
 seen=$(mktemp)
 never=$(mktemp)
 trap 'rm -f "$seen" "$never"' EXIT
 awk 'FNR == 1 && /^uuid: / { print $2 }' "$mnt"/context/*.md | sort -u > "$seen"
-sed -n 's/^· .* (line \([0-9]*\)): never sent to the model$/\1/p' \
+sed -n 's/^· .* (line \([0-9]*\)): .*never sent to the model.*$/\1/p' \
 	"$mnt/transcripts/current.md" > "$never"
 n=0
 skipped=0
+harness=0
 for f in "$mnt"/branches/current/*.md; do
 	u=$(sed -n '1s/^uuid: //p' "$f")
 	grep -qxF "$u" "$seen" && continue
+	case $(readlink "$f" || :) in
+	*/harness/*) harness=$((harness + 1)); continue ;;
+	esac
 	if grep -qxF "$(sed -n 's/^line: //p' "$f" | head -1)" "$never"; then
 		skipped=$((skipped + 1))
 		continue
@@ -33,4 +38,5 @@ for f in "$mnt"/branches/current/*.md; do
 	n=$((n + 1))
 done
 echo "-- $n messages of branches/current are no longer sent to the model" \
-	"(context/window.md says why); $skipped more never were"
+	"(context/window.md says why); $harness rows of Claude Code's own text" \
+	"(harness/) are not listed; $skipped more never were"

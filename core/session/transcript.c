@@ -15,7 +15,8 @@
 /* What a row is, for the transcript. */
 enum row_kind {
 	RK_FOLD,		/* never sent: one line */
-	RK_HARNESS,		/* written by the harness by itself: one line */
+	RK_HARNESS,		/* written by the harness by itself, never sent */
+	RK_HARNESS_SENT,	/* the same, sent to the model: one line each */
 	RK_PROMPT,		/* a prompt the user typed (or a command): starts a turn */
 	RK_USER,		/* other user text (meta, command output) */
 	RK_SUMMARY,		/* a compaction's summary */
@@ -28,12 +29,11 @@ enum row_kind {
 	RK_SYSTEM,		/* a system row that is sent (command output) */
 };
 
-static enum row_kind kind_of(const struct idx *ix, const struct idx_rec *r)
+/* What the row is to the model: folded when never sent. */
+static enum row_kind sent_kind(const struct idx *ix, const struct idx_rec *r)
 {
 	if (r->drop != IDX_D_KEEP)
 		return RK_FOLD;
-	if (hn_is_harness(ix, r))
-		return RK_HARNESS;
 	switch (r->type) {
 	case IDX_T_USER:
 		if (r->block == IDX_B_TOOL_RESULT)
@@ -55,6 +55,15 @@ static enum row_kind kind_of(const struct idx *ix, const struct idx_rec *r)
 		return strcmp(idx_atom(ix, r->sub), "local_command") ? RK_FOLD : RK_SYSTEM;
 	}
 	return RK_FOLD;
+}
+
+static enum row_kind kind_of(const struct idx *ix, const struct idx_rec *r)
+{
+	enum row_kind k = sent_kind(ix, r);
+
+	if (hn_is_harness(ix, r))
+		return k == RK_FOLD ? RK_HARNESS : RK_HARNESS_SENT;
+	return k;
 }
 
 /* ---- text helpers ---- */
@@ -257,13 +266,14 @@ static int add_row(struct session *s, uint32_t id, enum row_kind k,
 		add_fold(s, id, r, out);
 		return 0;
 	}
-	if (k == RK_HARNESS) {
+	if (k == RK_HARNESS || k == RK_HARNESS_SENT) {
 		char file[NM_MAX + 1];
 
 		nm_kind(ss_graph(s), id, kind);
 		nm_harness_file(ss_graph(s), id, file);
-		sb_addf(out, "· %s (line %u): Claude Code's own text, ../harness/%s\n\n", kind,
-			r->line, file);
+		sb_addf(out, "· %s (line %u): Claude Code's own text, %s: ../harness/%s\n\n",
+			kind, r->line, k == RK_HARNESS ? "never sent to the model" :
+			"sent to the model", file);
 		return 0;
 	}
 	if (k == RK_CALL && (rc = add_call_row(s, r, out)) <= 0)

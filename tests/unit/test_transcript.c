@@ -57,9 +57,14 @@ static void test_turns_calls_and_folded_rows(void **state)
 	assert_non_null(strstr(md, "*Result (Bash):*\n\n```\nok\n```\n"));
 	/* a reply is its text as written, fences and all */
 	assert_non_null(strstr(md, "**Assistant:**\n\nHere:\n```\nREADME.md\n```\n"));
-	assert_non_null(strstr(md, "· attachment-prompt_snapshot (line 3): never sent"));
-	assert_non_null(strstr(md, "· system-turn_duration (line 7): never sent"));
-	assert_non_null(strstr(md, "> date\n"));
+	/* Claude Code's own rows: one line each, with their file in harness/ */
+	assert_non_null(strstr(md, "· attachment-prompt_snapshot (line 3): Claude Code's own text, "
+				   "never sent to the model: "
+				   "../harness/000003-attachment-prompt_snapshot.md\n"));
+	assert_non_null(strstr(md, "· system-turn_duration (line 7): Claude Code's own text, never"));
+	assert_non_null(strstr(md, "· attachment-date (line "));
+	assert_non_null(strstr(md, "Claude Code's own text, sent to the model: ../harness/"));
+	assert_null(strstr(md, "> date\n"));
 	assert_non_null(strstr(md, "## Turn 2 · "));
 	assert_non_null(strstr(md, "Branch main: "));
 	free(md);
@@ -101,6 +106,44 @@ static void test_branches_share_their_common_part(void **state)
 	tu_log_free(&l);
 }
 
+/* A branch that leaves another starts where it leaves it: a line links
+ * the other's transcript for the rows before, and its turns go on with
+ * the other's numbers. */
+static void test_a_fork_starts_where_it_leaves(void **state)
+{
+	struct tu_log l;
+	struct session *s;
+	struct sbuf sb;
+	const struct br_set *bs;
+	uint32_t from;
+	char *path;
+
+	(void)state;
+	fork_log(&l);
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	bs = ss_branches(s);
+	assert_int_equal(br_count(bs), 2);
+	from = gr_dpos(ss_graph(s), br_get(bs, 1)->first_own) - 1;
+	assert_int_equal(from, 7);	/* rows 1..7 are main's */
+	sb_init(&sb);
+	assert_int_equal(tx_render(s, 1, NULL, from, "main", &sb), 0);
+	assert_non_null(strstr(sb.buf, "Rows 1 to 7 are the same as on branch main: read them in "
+				       "[main.md](main.md). This branch leaves it after line 7 "
+				       "of the log.\n\n## Turn 2 · "));
+	assert_non_null(strstr(sb.buf, "another question"));
+	assert_null(strstr(sb.buf, "list the files"));
+	assert_null(strstr(sb.buf, "## Turn 1"));
+	/* its totals are still the whole branch's */
+	if (!strstr(sb.buf, ": rows 9, responses 2, "))
+		print_message("%s\n", sb.buf);
+	assert_non_null(strstr(sb.buf, ": rows 9, responses 2, "));
+	sb_free(&sb);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
 /* A tool result holding a fence gets a longer one. */
 static void test_fence_outgrows_the_text(void **state)
 {
@@ -129,6 +172,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_turns_calls_and_folded_rows),
 		cmocka_unit_test(test_branches_share_their_common_part),
+		cmocka_unit_test(test_a_fork_starts_where_it_leaves),
 		cmocka_unit_test(test_fence_outgrows_the_text),
 	};
 
