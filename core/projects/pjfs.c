@@ -155,13 +155,45 @@ static int link_target(struct pjfs *pf, const struct pj_set *s, uint64_t ino, ch
 			 x->name);
 		return 0;
 	}
+	if (PF_TYPE(ino) == PT_TO) {	/* from projects/<p>/<s>/forks/ */
+		snprintf(out, NM_MAX + 1, "../../../%.115s/%.115s", s->projects[x->project].name,
+			 x->name);
+		return 0;
+	}
 	o = PF_TYPE(ino) == PT_FORK ? origin(s, x) :
-	    PF_TYPE(ino) == PT_CONT ? continued(pf, s, x) :
-	    PF_TYPE(ino) == PT_CONT_BY && x->copied_by ? pj_by_key(s, x->copied_by) : NULL;
+	    PF_TYPE(ino) == PT_CONT ? continued(pf, s, x) : NULL;
 	if (!o)
 		return -ENOENT;
 	snprintf(out, NM_MAX + 1, "../../%.115s/%.115s", s->projects[o->project].name, o->name);
 	return 0;
+}
+
+/*
+ * Whether session y is one that forks/ (type PT_FORKS) or continued-by/
+ * (PT_CONT_BY) of session x lists: y was forked from x (forked-from), or
+ * continues it (continued-from: it copies x's chain, or its summaries
+ * name x's rows).
+ */
+static int related(struct pjfs *pf, const struct pj_set *s, unsigned type,
+		   const struct pj_session *x, const struct pj_session *y)
+{
+	if (y == x)
+		return 0;
+	if (type == PT_FORKS)
+		return y->fork_sid && x->f.sid && !strcmp(y->fork_sid, x->f.sid) &&
+		       origin(s, y) == x;
+	return continued(pf, s, y) == x;
+}
+
+/* How many sessions x's folder of type lists. */
+static uint32_t nrelated(struct pjfs *pf, const struct pj_set *s, unsigned type,
+			 const struct pj_session *x)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; x && i < s->nsessions; i++)
+		n += related(pf, s, type, x, &s->sessions[i]);
+	return n;
 }
 
 static void fill(struct pjfs *pf, const struct pset *p, uint64_t ino, struct vf_attr *a)
@@ -239,8 +271,14 @@ static int own_attr(struct pjfs *pf, struct pset *p, uint64_t ino, struct vf_att
 	case PT_LINK:
 	case PT_FORK:
 	case PT_CONT:
-	case PT_CONT_BY:
+	case PT_TO:
 		return set_link(pf, p->s, ino, a);
+	case PT_FORKS:
+	case PT_CONT_BY:
+		if (!nrelated(pf, p->s, PF_TYPE(ino), pj_by_key(p->s, PF_IDX(ino))))
+			return -ENOENT;
+		set_dir(a);
+		return 0;
 	}
 	if (ino == PI_ROOT || ino == PI_PROJECTS || ino == PI_SESSIONS) {
 		set_dir(a);
@@ -271,7 +309,8 @@ static const struct {
 #define NROOT (sizeof(root_entries) / sizeof(root_entries[0]))
 
 /* The inode of name in one of this layer's folders, or 0. */
-static uint64_t own_lookup(const struct pset *p, uint64_t parent, const char *name)
+static uint64_t own_lookup(struct pjfs *pf, const struct pset *p, uint64_t parent,
+			   const char *name)
 {
 	const struct pj_session *x;
 	size_t i;
@@ -294,6 +333,13 @@ static uint64_t own_lookup(const struct pset *p, uint64_t parent, const char *na
 	if (PF_TYPE(parent) == PT_PROJECT && (k = project_index(p, PF_IDX(parent))) >= 0) {
 		x = pj_find(p->s, (uint32_t)k, name);
 		return x ? PF_OUTER(x->key, TI_ROOT) : 0;
+	}
+	if (PF_TYPE(parent) == PT_FORKS || PF_TYPE(parent) == PT_CONT_BY) {
+		const struct pj_session *of = pj_by_key(p->s, PF_IDX(parent));
+
+		x = pj_find_link(p->s, name);
+		return of && x && related(pf, p->s, PF_TYPE(parent), of, x) ? PF_INO(PT_TO, x->key)
+									 : 0;
 	}
 	return 0;
 }
@@ -318,9 +364,10 @@ struct pf_dir {
 	struct slot *sl;
 	struct tr_dir *td;
 	uint32_t key;
-	uint32_t nlinks;		/* forked-from, continued-from, continued-by */
-	uint64_t link_ino[3];
-	const char *link_name[3];
+	uint32_t nlinks;		/* forked-from, continued-from, continued-by/,
+					 * forks/ */
+	uint64_t link_ino[4];
+	const char *link_name[4];
 	uint64_t gen;
 };
 
@@ -378,7 +425,7 @@ static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const cha
 	int rc;
 
 	if (!key) {
-		ino = own_lookup(p, parent, name);
+		ino = own_lookup(pf, p, parent, name);
 		return ino ? own_attr(pf, p, ino, a) : -ENOENT;
 	}
 	if (PF_INNER(parent) == TI_ROOT && !strcmp(name, "continued-from")) {
@@ -393,10 +440,10 @@ static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const cha
 		}
 		return continued(pf, p->s, x) ? own_attr(pf, p, PF_INO(PT_CONT, key), a) : -ENOENT;
 	}
-	if (PF_INNER(parent) == TI_ROOT && !strcmp(name, "continued-by")) {
-		x = pj_by_key(p->s, key);
-		return x && x->copied_by ? own_attr(pf, p, PF_INO(PT_CONT_BY, key), a) : -ENOENT;
-	}
+	if (PF_INNER(parent) == TI_ROOT && !strcmp(name, "continued-by"))
+		return own_attr(pf, p, PF_INO(PT_CONT_BY, key), a);
+	if (PF_INNER(parent) == TI_ROOT && !strcmp(name, "forks"))
+		return own_attr(pf, p, PF_INO(PT_FORKS, key), a);
 	if (PF_INNER(parent) == TI_ROOT && !strcmp(name, "forked-from")) {
 		x = pj_by_key(p->s, key);
 		return x && origin(p->s, x) ? own_attr(pf, p, PF_INO(PT_FORK, key), a) : -ENOENT;
@@ -437,7 +484,7 @@ static void add_name(struct pf_dir *d, const char *name, uint64_t ino)
 }
 
 /* The listing of one of this layer's folders. */
-static int own_listing(struct pf_dir *d)
+static int own_listing(struct pjfs *pf, struct pf_dir *d)
 {
 	const struct pj_set *s = d->p->s;
 	const struct pj_session *x;
@@ -461,6 +508,16 @@ static int own_listing(struct pf_dir *d)
 		for (i = 0; i < s->nsessions; i++)	/* a conversation once (pj_link_copies()) */
 			if (!s->sessions[i].copied_by)
 				add_name(d, s->sessions[i].link, PF_INO(PT_LINK, s->sessions[i].key));
+	} else if (PF_TYPE(d->ino) == PT_FORKS || PF_TYPE(d->ino) == PT_CONT_BY) {
+		const struct pj_session *of = pj_by_key(s, PF_IDX(d->ino));
+
+		if (!of)
+			return -ENOENT;
+		if (own_names(d, nrelated(pf, s, PF_TYPE(d->ino), of)))
+			return -ENOMEM;
+		for (i = 0; i < s->nsessions; i++)
+			if (related(pf, s, PF_TYPE(d->ino), of, &s->sessions[i]))
+				add_name(d, s->sessions[i].link, PF_INO(PT_TO, s->sessions[i].key));
 	} else if (PF_TYPE(d->ino) == PT_PROJECT && (k = project_index(d->p, PF_IDX(d->ino))) >= 0) {
 		const struct pj_project *pr = &s->projects[k];
 
@@ -500,11 +557,17 @@ static int session_listing(struct pjfs *pf, struct pf_dir *d)
 		d->link_name[d->nlinks] = "continued-from";
 		d->link_ino[d->nlinks++] = PF_INO(PT_CONT, d->key);
 	}
-	if (PF_INNER(d->ino) == TI_ROOT && x->copied_by) {
+	if (PF_INNER(d->ino) == TI_ROOT && nrelated(pf, d->p->s, PT_CONT_BY, x)) {
 		d->link_name[d->nlinks] = "continued-by";
 		d->link_ino[d->nlinks++] = PF_INO(PT_CONT_BY, d->key);
 	}
-	d->gen = tr_dir_gen(d->td) + ((uint64_t)d->sl->opens << 40);
+	if (PF_INNER(d->ino) == TI_ROOT && nrelated(pf, d->p->s, PT_FORKS, x)) {
+		d->link_name[d->nlinks] = "forks";
+		d->link_ino[d->nlinks++] = PF_INO(PT_FORKS, d->key);
+	}
+	/* the folder's own entries change with the set (a new fork) */
+	d->gen = tr_dir_gen(d->td) + ((uint64_t)d->sl->opens << 40) +
+		 (PF_INNER(d->ino) == TI_ROOT ? d->p->gen << 52 : 0);
 	return 0;
 }
 
@@ -537,7 +600,7 @@ static int pf_opendir(void *fs, uint64_t ino, struct vf_dir **out)
 	d->ino = ino;
 	d->key = PF_KEY(ino);
 	d->p = pf_set_get(pf, wants_rescan(ino));
-	rc = d->key ? session_listing(pf, d) : own_listing(d);
+	rc = d->key ? session_listing(pf, d) : own_listing(pf, d);
 	if (rc) {
 		pf_closedir(pf, (struct vf_dir *)d);
 		return rc;

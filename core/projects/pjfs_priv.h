@@ -27,7 +27,10 @@
 
 /* This layer's own inodes (key 0): a type above 32 bits, an index below. */
 enum pf_type {
-	PT_FIXED = 0, PT_PROJECT = 1, PT_LINK = 2, PT_FORK = 3, PT_CONT = 4, PT_CONT_BY = 5,
+	PT_FIXED = 0, PT_PROJECT = 1, PT_LINK = 2, PT_FORK = 3, PT_CONT = 4,
+	PT_CONT_BY = 5,		/* a session's continued-by/ (index: its key) */
+	PT_FORKS = 6,		/* a session's forks/ (index: its key) */
+	PT_TO = 7,		/* a link in them to a session (index: its key) */
 };
 enum pf_fixed {
 	PI_ROOT = 1, PI_README, PI_SESSIONS_JSON, PI_ERRORS, PI_PROJECTS, PI_SESSIONS,

@@ -230,6 +230,7 @@ static int session_changes(const struct pset *o, const struct pset *p, struct qu
 		add(q, 0, PF_INO(PT_FORK, x->key), NULL);
 		add(q, 0, PF_INO(PT_CONT, x->key), NULL);
 		add(q, 0, PF_INO(PT_CONT_BY, x->key), NULL);
+		add(q, 0, PF_INO(PT_FORKS, x->key), NULL);
 		add(q, 0, PF_OUTER(x->key, TI_ROOT), NULL);
 	}
 	return changed;

@@ -251,7 +251,8 @@ static void moved_homes(struct tree *t, struct view *v, const uint32_t *old,
 		if (!old[id] || !gr_is_node(g, id))
 			continue;
 		was = home_key(old[id], keys);
-		now = home_key(vw_home(t, v, id), v->hkeys);
+		now = vw_home(t, v, id);	/* builds v->hkeys: first */
+		now = home_key(now, v->hkeys);
 		if (now == was)
 			continue;
 		queue(t, 0, tr_vino(v, TR_INO(TK_LINK, id)), NULL);

@@ -92,12 +92,20 @@ void tr_readme(struct tree *t, struct view *v, struct sbuf *out)
 	sb_adds(out, "This folder is a read-only view of the log. Nothing here changes it.\n\n"
 		     "- `branches/`: one folder per path a rewind left; `current` is the one a\n"
 		     "  resume continues. Each message is a file `<seq>-<kind>.md`, numbered by\n"
-		     "  its place on the path; the same record has the same name and bytes in\n"
-		     "  every branch, so `diff -r branches/A branches/B` shows where they part.\n"
+		     "  its place on the path. A message several branches share has its file\n"
+		     "  in the first of them (main, then the oldest fork) and a link of the\n"
+		     "  same name in the others, so `diff -r branches/A branches/B` shows where\n"
+		     "  they part, and `grep -r` (which follows no link) meets it once.\n"
+		     "- `harness/`: the text Claude Code writes by itself (the environment,\n"
+		     "  model and date, tool, skill and agent listings, git status, prompt\n"
+		     "  snapshots, mode and remote-session changes, its own notes), one file\n"
+		     "  per row named `<line>-<kind>.md`; the branches and context/ link to\n"
+		     "  these in their place, so a grep over a branch reads the conversation.\n"
 		     "- `context/`: what the model receives when the current branch is resumed:\n"
-		     "  the rows it gets, numbered from the window's start, `messages.json`\n"
-		     "  (the API messages array) and `window.md` (where the window starts,\n"
-		     "  what was left out or repaired, and why).\n");
+		     "  the rows it gets, numbered from the window's start (links to their\n"
+		     "  files; a row the resume adds is a file), `messages.json` (the API\n"
+		     "  messages array) and `window.md` (where the window starts, what was\n"
+		     "  left out or repaired, and why).\n");
 	if (v->no)
 		sb_adds(out, "- `meta.json`: the agent's own sidecar file, as Claude Code wrote it\n"
 			     "  (absent when there is none).\n");
@@ -110,7 +118,8 @@ void tr_readme(struct tree *t, struct view *v, struct sbuf *out)
 	sb_adds(out, "- `usage.json`: token usage and its cost in dollars (the session, each\n"
 		     "  branch, the context), each API response counted once and priced as\n"
 		     "  ccusage prices it offline; `transcripts/<branch>.md`: each branch as\n"
-		     "  one readable Markdown file (`current.md`: the current branch's).\n");
+		     "  one readable Markdown file, from where it leaves the branch before it\n"
+		     "  (a link at its top leads there; `current.md` links the current one).\n");
 	sb_adds(out, "- `records/<uuid>.json`: each message record's exact line.\n"
 		     "- `session.json`: the facts below, as JSON; `errors.txt`: the lines that\n"
 		     "  could not be used, and why.\n\n"

@@ -19,6 +19,19 @@ safe_name() {
 		! printf '%s' "$1" | LC_ALL=C grep -q '[^A-Za-z0-9._-]'
 }
 
+# agent_dir MNT ID: the name of ID's folder in MNT/agents: the id itself,
+# or a label ending in '-' and the id's first 8 characters (agent_label.h).
+agent_dir() {
+	local d n
+	for d in "$1"/agents/*; do
+		n=${d##*/}
+		if [ "$n" = "$2" ] || [ "${n%-"${2:0:8}"}" != "$n" ]; then
+			echo "$n"
+			return
+		fi
+	done
+}
+
 # check_agent MNT NAME LOG [META]: agents/NAME is LOG's own tree.
 check_agent() {
 	local a="$1/agents/$2" log=$3 meta=${4:-} leaf last
@@ -52,13 +65,15 @@ corpus_mount() {
 	mount_log "$LOG" "$mnt" || { bad "mount $LOG: $(cat "$mnt.err")"; return; }
 	want=$(cd "$SUB" && find . -name 'agent-*.jsonl' | sed 's|.*/agent-||; s|\.jsonl$||' | sort)
 	got=$(ls "$mnt/agents" | sort)
-	[ "$(echo "$got" | wc -l)" -eq 2 ] && [ "$got" = "$want" ] &&
-		ok "ls agents: the two subagent logs ($(echo $got))" || bad "ls agents: '$got', want '$want'"
-	grep -q '^- `agents/' "$mnt/README.md" && grep -q "agents/$(echo "$want" | head -1)" "$mnt/README.md" &&
+	[ "$(echo "$got" | wc -l)" -eq 2 ] && [ "$got" = "find-test-files-ae2d31bc
+find-todo-persistence-a56002e4" ] &&
+		ok "ls agents: the two subagent logs, named from their calls ($(echo $got))" ||
+		bad "ls agents: '$got', want the two of '$want'"
+	grep -q '^- `agents/' "$mnt/README.md" && grep -q "agents/$(echo "$got" | head -1)" "$mnt/README.md" &&
 		ok "README.md names agents/ and its folders" || bad "README.md lacks agents/"
 	for id in $want; do
 		f=$(find "$SUB" -name "agent-$id.jsonl" | head -1)
-		check_agent "$mnt" "$id" "$f" "${f%.jsonl}.meta.json"
+		check_agent "$mnt" "$(agent_dir "$mnt" "$id")" "$f" "${f%.jsonl}.meta.json"
 	done
 	check_sizes "$mnt/agents"
 	# Every Agent result names an existing folder, in xattr and header,
@@ -141,8 +156,9 @@ hostile_mount() {
 	done
 	[ "$(grep -c "^agents: " "$mnt/errors.txt")" -eq 8 ] && ok "one line each, nothing else" ||
 		bad "errors.txt: $(cat "$mnt/errors.txt")"
-	[ -d "$mnt/agents/$(basename "$a1" .jsonl | sed 's/^agent-//')/branches/current/" ] &&
-		ok "a plain id keeps its name next to hostile ones" || bad "plain id renamed"
+	v=$(agent_dir "$mnt" "$(basename "$a1" .jsonl | sed 's/^agent-//')")
+	[ -n "$v" ] && [ -d "$mnt/agents/$v/branches/current/" ] &&
+		ok "a plain id keeps its name next to hostile ones ($v)" || bad "plain id renamed"
 	check_results "$mnt" '/../../etc/x' 'a/../../b'
 	check_reported "$mnt" 'agent id "/\.\./\.\./etc/x" of this Agent result' \
 		'agent id "a/\.\./\.\./b" of this Agent result'
@@ -180,7 +196,7 @@ check_reported() {
 
 # ---- agents that appear, logs that grow ----
 live_mount() {
-	local d="$T/live/proj" mnt="$T/live-mnt" a1 id before after
+	local d="$T/live/proj" mnt="$T/live-mnt" a1 id before after v
 	a1=$(ls "$SUB" | grep -m1 '\.jsonl$')
 	id=${a1#agent-}
 	id=${id%.jsonl}
@@ -190,15 +206,16 @@ live_mount() {
 	[ -z "$(ls -A "$mnt/agents")" ] && ok "no agents yet" || bad "agents before any log"
 	head -n 5 "$SUB/$a1" > "$d/S/subagents/$a1"
 	cp "$SUB/agent-$id.meta.json" "$d/S/subagents/"
-	wait_until 5 test -d "$mnt/agents/$id"
-	[ -d "$mnt/agents/$id/branches/current/" ] && ok "an agent that appears while mounted shows up" ||
+	wait_until 5 test -n "$(ls -A "$mnt/agents")"
+	v=$(agent_dir "$mnt" "$id")
+	[ -n "$v" ] && [ -d "$mnt/agents/$v/branches/current/" ] && ok "an agent that appears while mounted shows up ($v)" ||
 		bad "new agent not shown: $(ls "$mnt/agents")"
-	before=$(ls "$mnt/agents/$id/branches/current/" | wc -l)
+	before=$(ls "$mnt/agents/$v/branches/current/" | wc -l)
 	tail -n +6 "$SUB/$a1" >> "$d/S/subagents/$a1"
-	wait_until 5 more_than "$before" ls "$mnt/agents/$id/branches/current/"
-	after=$(ls "$mnt/agents/$id/branches/current/" | wc -l)
+	wait_until 5 more_than "$before" ls "$mnt/agents/$v/branches/current/"
+	after=$(ls "$mnt/agents/$v/branches/current/" | wc -l)
 	[ "$after" -gt "$before" ] && ok "its log grows: $before -> $after messages" || bad "growth not seen ($before)"
-	check_agent "$mnt" "$id" "$d/S/subagents/$a1" "$d/S/subagents/agent-$id.meta.json"
+	check_agent "$mnt" "$v" "$d/S/subagents/$a1" "$d/S/subagents/agent-$id.meta.json"
 	check_sizes "$mnt/agents"
 	unmount_log "$mnt"
 }
@@ -215,12 +232,14 @@ old_layout_mount() {
 	mount_log "$d/$(basename "$LOG")" "$mnt" || { bad "mount old layout: $(cat "$mnt.err")"; return; }
 	want=$(cd "$SUB" && ls agent-*.jsonl | sed 's/^agent-//; s/\.jsonl$//' | sort)
 	got=$(ls "$mnt/agents" | sort)
-	[ "$got" = "$want" ] && ok "older layout: this session's agents only ($(echo $got))" ||
-		bad "older layout: agents '$got', want '$want'"
-	for id in $got; do
-		check_agent "$mnt" "$id" "$d/agent-$id.jsonl"
-		[ ! -e "$mnt/agents/$id/meta.json" ] && ok "$id: no meta.json where there is none" ||
-			bad "$id: meta.json without a sidecar"
+	[ "$(echo "$got" | wc -l)" -eq 2 ] && [ "$(for id in $want; do agent_dir "$mnt" "$id"; done | sort)" = "$got" ] &&
+		ok "older layout: this session's agents only ($(echo $got))" ||
+		bad "older layout: agents '$got', want those of '$want'"
+	for id in $want; do
+		v=$(agent_dir "$mnt" "$id")
+		check_agent "$mnt" "$v" "$d/agent-$id.jsonl"
+		[ ! -e "$mnt/agents/$v/meta.json" ] && ok "$v: no meta.json where there is none" ||
+			bad "$v: meta.json without a sidecar"
 	done
 	for f in "$mnt"/branches/current/*-tool_result-Agent.md; do
 		v=$(getfattr --absolute-names --only-values -n user.sessfs.agent "$f" 2>/dev/null)

@@ -15,9 +15,10 @@ mount_or_end "$LOG" "$M"
 
 # ---- inline sidechains ----
 names=$(ls "$M/agents" | tr '\n' ' ')
-[ "$names" = "sidechain-0000001e toolu_01Parsers toolu_02Tests " ] &&
-	ok "agents/: two Task calls and one unmatched sidechain" || bad "agents/: $names"
-for a in toolu_01Parsers toolu_02Tests sidechain-0000001e; do
+[ "$names" = "find-date-parsers-01Parser run-date-tests-02Tests sidechain-0000001e " ] &&
+	ok "agents/: two Task calls, named from their description, and one unmatched sidechain" ||
+	bad "agents/: $names"
+for a in find-date-parsers-01Parser run-date-tests-02Tests sidechain-0000001e; do
 	[ -L "$M/agents/$a/branches/current" ] && [ -s "$M/agents/$a/context/messages.json" ] &&
 		[ -f "$M/agents/$a/README.md" ] && [ ! -e "$M/agents/$a/state" ] &&
 		ok "$a: branches/current, context/, README.md, no state/" || bad "$a: tree incomplete"
@@ -33,10 +34,10 @@ for f in "$M"/branches/*/*.md "$M"/context/*.md; do
 	grep -q "\"isSidechain\":true.*\"uuid\":\"$u\"" "$LOG" && n=$((n + 1))
 done
 [ "$n" -eq 0 ] && ok "no sidechain row in the main branches or context" || bad "$n sidechain rows in main"
-first=$(ls "$M/agents/toolu_02Tests/branches/current/" | head -1)
-grep -q "Run the date tests" "$M/agents/toolu_02Tests/branches/current/$first" &&
-	ok "toolu_02Tests starts at its prompt" || bad "toolu_02Tests starts with $first"
-grep -q '"sidechainRoot"' "$M/agents/toolu_01Parsers/session.json" &&
+first=$(ls "$M/agents/run-date-tests-02Tests/branches/current/" | head -1)
+grep -q "Run the date tests" "$M/agents/run-date-tests-02Tests/branches/current/$first" &&
+	ok "run-date-tests-02Tests starts at its prompt" || bad "run-date-tests-02Tests starts with $first"
+grep -q '"sidechainRoot"' "$M/agents/find-date-parsers-01Parser/session.json" &&
 	ok "an agent's session.json names its root" || bad "no sidechainRoot"
 # The Task results link to their agents.
 for f in "$M"/branches/main/*-tool_result-Task.md; do
@@ -57,14 +58,14 @@ cat >> "$LOG" <<'EOF'
 {"parentUuid":"00000028-1000-4000-8000-000000000028","isSidechain":false,"userType":"external","cwd":"/home/user/src/dates","sessionId":"7b1c0a10-0000-4000-8000-000000000100","version":"1.0.98","message":{"id":"msg_04","type":"message","role":"assistant","model":"claude-sonnet-4-20250514","content":[{"type":"tool_use","id":"toolu_04Fix","name":"Task","input":{"description":"Fix it","prompt":"Make parse_datetime attach UTC."}}],"stop_reason":"tool_use"},"type":"assistant","uuid":"00000029-1000-4000-8000-000000000029","timestamp":"2025-08-20T10:01:00.000Z"}
 {"parentUuid":null,"isSidechain":true,"userType":"external","cwd":"/home/user/src/dates","sessionId":"7b1c0a10-0000-4000-8000-000000000100","version":"1.0.98","type":"user","message":{"role":"user","content":"Make parse_datetime attach UTC."},"uuid":"00000032-1000-4000-8000-000000000032","timestamp":"2025-08-20T10:01:01.000Z"}
 EOF
-ls "$M/agents/toolu_04Fix/branches/current/" >/dev/null 2>&1 &&
-	[ "$(ls "$M/agents/toolu_04Fix/branches/current/" | wc -l)" = 1 ] &&
-	ok "a sidechain written while mounted shows up under its Task id" ||
-	bad "agents/toolu_04Fix missing: $(ls "$M/agents" | tr '\n' ' ')"
+ls "$M/agents/fix-it-04Fix/branches/current/" >/dev/null 2>&1 &&
+	[ "$(ls "$M/agents/fix-it-04Fix/branches/current/" | wc -l)" = 1 ] &&
+	ok "a sidechain written while mounted shows up, named from its Task call" ||
+	bad "agents/fix-it-04Fix missing: $(ls "$M/agents" | tr '\n' ' ')"
 cat >> "$LOG" <<'EOF'
 {"parentUuid":"00000032-1000-4000-8000-000000000032","isSidechain":true,"userType":"external","cwd":"/home/user/src/dates","sessionId":"7b1c0a10-0000-4000-8000-000000000100","version":"1.0.98","message":{"id":"msg_F1","type":"message","role":"assistant","model":"claude-sonnet-4-20250514","content":[{"type":"text","text":"Done: tz defaults to UTC."}],"stop_reason":"end_turn"},"type":"assistant","uuid":"00000033-1000-4000-8000-000000000033","timestamp":"2025-08-20T10:01:02.000Z"}
 EOF
-[ "$(ls "$M/agents/toolu_04Fix/branches/current/" | wc -l)" = 2 ] &&
+[ "$(ls "$M/agents/fix-it-04Fix/branches/current/" | wc -l)" = 2 ] &&
 	ok "the new agent grows with the log" || bad "agent did not grow"
 [ "$(ls "$M/branches/main/" | wc -l)" = 10 ] && ok "main grows by the Task call only" ||
 	bad "main has $(ls "$M/branches/main/" | wc -l) files"
@@ -93,8 +94,8 @@ files=$(ls "$M2/branches/main" | tr '\n' ' ')
 	ok "2.0.x: progress bridged, boundary joined: $files" || bad "2.0.x branch: $files"
 grep -q 155000 "$M2/branches/main/000004-compact_boundary.md" && ok "2.0.x: boundary shows preTokens" ||
 	bad "2.0.x: boundary file"
-[ -d "$M2/agents/a1b2c3d4/branches" ] &&
-	[ "$(getfattr --only-values -n user.sessfs.agent "$M2/branches/main/000003-tool_result-Task.md" 2>/dev/null)" = a1b2c3d4 ] &&
+[ -d "$M2/agents/warmup-a1b2c3d4/branches" ] &&
+	[ "$(getfattr --only-values -n user.sessfs.agent "$M2/branches/main/000003-tool_result-Task.md" 2>/dev/null)" = warmup-a1b2c3d4 ] &&
 	ok "2.0.x: agent-<id>.jsonl beside the log, linked" || bad "2.0.x: agent"
 [ ! -s "$M2/errors.txt" ] && ok "2.0.x: errors.txt empty (turn_end, slug, todos ignored)" ||
 	bad "2.0.x errors: $(cat "$M2/errors.txt")"
@@ -151,11 +152,12 @@ P5="$M5/projects/home-u-p"
 	bad "1.0.98 resumed: sessions/: $(ls "$M5/sessions")"
 [ "$(readlink "$P5/${A}4/continued-from")" = "../../home-u-p/${A}3" ] &&
 	[ "$(readlink "$P5/${A}2/continued-from")" = "../../home-u-p/${A}1" ] &&
-	[ "$(readlink "$P5/${A}1/continued-by")" = "../../home-u-p/${A}2" ] &&
-	[ "$(readlink "$P5/${A}3/continued-by")" = "../../home-u-p/${A}4" ] &&
+	[ "$(readlink "$P5/${A}1/continued-by/"*)" = "../../../home-u-p/${A}2" ] &&
+	[ "$(readlink "$P5/${A}3/continued-by/"*)" = "../../../home-u-p/${A}4" ] &&
+	[ "$(ls "$P5/${A}2/continued-by")" = "$(ls "$M5/sessions" | sed 's/T[0-9]*-/T1002-/')" ] &&
 	[ ! -e "$P5/${A}1/continued-from" ] && [ ! -e "$P5/${A}4/continued-by" ] &&
 	ok "1.0.98 resumed three times: continued-from and continued-by link the logs" ||
-	bad "1.0.98 resumed: links: $(ls "$P5"/*/continued-*)"
+	bad "1.0.98 resumed: links: $(ls -l "$P5"/*/continued-*)"
 [ "$(grep -rl 'PROMPT-1' "$M5"/sessions/*/branches/current/ | wc -l)" = 1 ] &&
 	[ "$(ls "$M5"/sessions/*/branches/current/ | grep -c 'user')" = 4 ] &&
 	ok "1.0.98 resumed three times: every turn once, in one branch" ||

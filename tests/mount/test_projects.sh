@@ -56,7 +56,7 @@ found_rewrite() {
 	wait_until 5 cmp -s <(ls "$s/branches/main" 2>&1) <(ls "$T/mfresh/branches/main") &&
 		diff -r "$s/branches/main" "$T/mfresh/branches/main" > /dev/null &&
 		ok "$what: ... and its branch reads as the rewritten log's" ||
-		bad "$what: rewrite: branches/main differs"
+		bad "$what: rewrite: branches/main differs: $(diff -r "$s/branches/main" "$T/mfresh/branches/main" 2>&1 | head -5)"
 	unmount_log "$T/mfresh"
 	PID=$lpid
 }
@@ -256,7 +256,7 @@ A1=$(ls "$S7/subagents/"agent-*.jsonl | head -n 1)
 A2=$(ls "$S7/subagents/"agent-*.jsonl | tail -n 1)
 mkdir -p "$L/-p/${S7##*/}/subagents"
 head -n 10 "$S7.jsonl" > "$L/-p/${S7##*/}.jsonl"
-cp "$A1" "$L/-p/${S7##*/}/subagents/"
+cp "$A1" "${A1%.jsonl}.meta.json" "$L/-p/${S7##*/}/subagents/"	# as Claude Code writes them
 S="$M/projects/$P/${S7##*/}"
 wait_until 5 test -d "$S/branches/current" && ok "live: a third session appears" || bad "live: 107"
 exec 7< "$S/README.md"	# the session stays in use
@@ -264,7 +264,7 @@ n0=$(ls "$S/branches/current/" | wc -l)
 [ "$(ls "$S/agents" | wc -l)" -eq 1 ] &&
 	ok "live: one agent at first" || bad "live: agents at first: $(ls "$S/agents")"
 tail -n +11 "$S7.jsonl" >> "$L/-p/${S7##*/}.jsonl"
-cp "$A2" "$L/-p/${S7##*/}/subagents/"
+cp "$A2" "${A2%.jsonl}.meta.json" "$L/-p/${S7##*/}/subagents/"
 # the notifier's look, then the kernel's keep time
 wait_until 10 lines_are 2 ls "$S/agents" && ok "live: an agent that started later appears" ||
 	bad "live: new agent: $(ls "$S/agents")"

@@ -31,13 +31,13 @@ check_transcripts() {
 	[ "$(ls "$mnt/transcripts" | grep -c '\.md$')" -eq $((nb + 1)) ] ||
 		{ bad "$log: transcripts: $(ls "$mnt/transcripts" | tr '\n' ' ')"; return; }
 	for f in "$mnt"/transcripts/*.md; do
-		[ "$(stat -c %s "$f")" = "$(wc -c < "$f")" ] || n=$((n + 1))
+		[ "$(stat -L -c %s "$f")" = "$(wc -c < "$f")" ] || n=$((n + 1))
 	done
 	[ "$n" -eq 0 ] || { bad "$log: $n transcript sizes differ from stat"; return; }
 	cur=$(readlink "$mnt/branches/current")
-	cmp -s "$mnt/transcripts/current.md" "$mnt/transcripts/$cur.md" ||
+	[ "$(readlink "$mnt/transcripts/current.md")" = "$cur.md" ] ||
 		{ bad "$log: current.md is not $cur.md"; return; }
-	grep -q '^## Turn 1 · ' "$mnt/transcripts/current.md" ||
+	grep -q '^## Turn [0-9]*\(, continued\)\{0,1\} · ' "$mnt/transcripts/current.md" ||
 		{ bad "$log: no turn heading"; return; }
 	ok "$log: $((nb + 1)) transcripts, exact sizes, current.md = $cur.md"
 }

@@ -141,8 +141,8 @@ static void test_not_empty_is_refused(void **state)
 
 static void test_empty_or_missing_is_written(void **state)
 {
-	const char *want = "README.md agents branches context errors.txt records session.json "
-			   "state transcripts usage.json ";
+	const char *want = "README.md agents branches context errors.txt harness records "
+			   "session.json state transcripts usage.json ";
 
 	(void)state;
 	mkdir_in("empty");

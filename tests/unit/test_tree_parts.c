@@ -170,7 +170,8 @@ static void test_a_result_names_a_sidechain_written_after_it(void **state)
 	append(path, &more);
 	look(t, t->views[0]);
 	read_msg(t, t->views[0], 5, &after);
-	assert_non_null(strstr(after, "agent: agents/toolu_P"));
+	/* named from its call's description and its id (agent_label.h) */
+	assert_non_null(strstr(after, "agent: agents/d-P\n"));
 	free(before);
 	free(after);
 	tr_free(t);
