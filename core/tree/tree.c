@@ -389,6 +389,17 @@ static int attr_fixed(struct tree *t, struct view *v, uint64_t ino, struct vf_at
 	return -ENOENT;
 }
 
+/* A message's time: its record's, where it has one. */
+static void rec_time(const struct graph *g, uint32_t id, struct vf_attr *a)
+{
+	int64_t ms = gr_node_rec(g, id)->ts;
+
+	if (ms == IDX_NO_TS)
+		return;
+	PL_MTIM(a->st).tv_sec = (time_t)(ms / 1000);
+	PL_MTIM(a->st).tv_nsec = (long)(ms % 1000) * 1000000;
+}
+
 static int attr_link(struct tree *t, struct view *v, uint64_t ino, struct vf_attr *a)
 {
 	char target[NM_MAX + 1];
@@ -425,10 +436,13 @@ int tr_attr_locked(struct tree *t, uint64_t ino, struct vf_attr *a)
 		return set_file(t, v, ino, a);
 	case TK_TX:
 		return ud_tx_exists(v, ino) ? set_file(t, v, ino, a) : -ENOENT;
-	case TK_CURRENT:
-	case TK_TXCUR:
 	case TK_LINK:
 	case TK_CTXLINK:
+		if (gr_is_node(g, key))
+			rec_time(g, key, a);	/* its file's */
+		/* fall through */
+	case TK_CURRENT:
+	case TK_TXCUR:
 		return attr_link(t, v, ino, a);
 	case TK_STATE:
 		if (v->no)
@@ -443,12 +457,8 @@ int tr_attr_locked(struct tree *t, uint64_t ino, struct vf_attr *a)
 		if (!gr_is_node(g, key))
 			return -ENOENT;
 		rc = set_file(t, v, ino, a);
-		if (!rc && gr_node_rec(g, key)->ts != IDX_NO_TS) {
-			int64_t ms = gr_node_rec(g, key)->ts;
-
-			PL_MTIM(a->st).tv_sec = (time_t)(ms / 1000);
-			PL_MTIM(a->st).tv_nsec = (long)(ms % 1000) * 1000000;
-		}
+		if (!rc)
+			rec_time(g, key, a);
 		a->immutable = 1;
 		return rc;
 	}
