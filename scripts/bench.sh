@@ -31,7 +31,8 @@
 # walk of a log whose window has 300,000 rows against a normal log of the
 # same size (BENCH_WINDOW=0 skips it).
 # Then the projects-folder figures (scripts/bench_projects.sh; BENCH_PROJECTS=0
-# skips them).
+# skips them), and what a search of a projects mount costs and returns
+# (scripts/bench_findable.sh; BENCH_FINDABLE=0 skips it).
 # Times are the best of BENCH_RUNS runs (default 3); the log is read once
 # first so every tool starts with it in the page cache. Figures, not
 # pass/fail: the machine is shared.
@@ -362,3 +363,4 @@ done
 [ "${BENCH_BIG:-1}" = 0 ] || bench_big
 [ "${BENCH_WINDOW:-1}" = 0 ] || bench_window
 [ "${BENCH_PROJECTS:-1}" = 0 ] || BENCH_DIR=$DIR bash scripts/bench_projects.sh
+[ "${BENCH_FINDABLE:-1}" = 0 ] || BENCH_DIR=$DIR bash scripts/bench_findable.sh

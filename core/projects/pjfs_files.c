@@ -76,7 +76,7 @@ static void readme(const struct pj_set *s, struct sbuf *out)
 		     "rg -l 'TODO_DB' sessions/*/branches/               # the same, with ripgrep\n"
 		     "ls sessions/*/branches/current/*-tool_use-Bash.md  # every Bash call\n"
 		     "find projects -maxdepth 3 -name forked-from        # the forks\n"
-		     "grep -h '\"resume\"' sessions.json                   # how to go back to each\n"
+		     "grep resume latest/README.md                       # how to go back to it\n"
 		     "cat latest/context/window.md                       # what the model sees now\n"
 		     "grep -h '\"sessionId\"' usage.json | sort -t: -k7 -n  # sessions by tokens\n"
 		     "```\n\n## Projects\n\n");

@@ -24,7 +24,7 @@ HARNESS_RE='-(attachment-(environment|model|date|session_context|remote_session_
 
 # one_home MNT NAME: the checks on one mounted log.
 one_home() {
-	local m=$1 name=$2 n u broken bad_ctx line hits_tx hits_ctx recs
+	local m=$1 name=$2 n u broken bad_ctx line hits hits_tx hits_ctx recs
 	n=$(cd "$m" && find branches harness -type f | wc -l)
 	# a message file's first line is "uuid: <its record's uuid>"
 	u=$(cd "$m" && find branches harness -type f -exec sed -n '1s/^uuid: //p' {} + |
@@ -49,9 +49,10 @@ one_home() {
 		k=$((k + 1)); [ "$k" -le 4 ] || break	# four prompts a log
 		line=$(sed '1,/^$/d' "$m/$f" | awk 'length > length(best) { best = $0 } END { print best }')
 		[ "${#line}" -ge 12 ] || continue
-		recs=$(grep -rlF -- "$line" "$m/branches" | wc -l)
-		hits_tx=$(grep -rlF -- "$line" "$m/transcripts" | wc -l)
-		hits_ctx=$(grep -rlF -- "$line" "$m/context" | wc -l)
+		hits=$(cd "$m" && grep -rlF -- "$line" branches transcripts context)
+		recs=$(echo "$hits" | grep -c '^branches/')
+		hits_tx=$(echo "$hits" | grep -c '^transcripts/')
+		hits_ctx=$(echo "$hits" | grep -c '^context/')
 		if [ "$hits_ctx" -gt 1 ] || [ "$hits_tx" -gt "$recs" ]; then
 			worst="$f: $recs records, $hits_tx transcripts, $hits_ctx in context/"
 			break
