@@ -12,6 +12,19 @@ static int safe_char(char c)
 	       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
 }
 
+size_t nm_stem(const char *name, char *out)
+{
+	size_t n = strlen(name);
+
+	if (n >= 6 && !strcmp(name + n - 6, ".jsonl"))
+		n -= 6;
+	if (n > NM_MAX)
+		n = NM_MAX;
+	memcpy(out, name, n);
+	out[n] = '\0';
+	return n;
+}
+
 size_t nm_safe(const char *s, size_t n, char *out, size_t outsz)
 {
 	size_t i, len = n < outsz - 1 ? n : outsz - 1;

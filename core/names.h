@@ -37,6 +37,10 @@ void nm_kind(const struct graph *g, uint32_t id, char *out);
 /* "<seq>-<kind>.md" with seq zero-padded to 6 digits; out is NM_MAX + 1. */
 void nm_message_file(const struct graph *g, uint32_t id, uint32_t seq, char *out);
 
+/* The stem of a log's file name (name without a last ".jsonl"), cut to
+ * NM_MAX bytes, into out (NM_MAX + 1 bytes). Returns its length. */
+size_t nm_stem(const char *name, char *out);
+
 /* Parses the seq of a message file name; 0 if the name is not one. */
 uint32_t nm_message_seq(const char *name);
 

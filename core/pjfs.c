@@ -104,7 +104,7 @@ static int rescan_due(const struct pjfs *pf)
  * rescan is set and it is time. */
 static struct pset *get_set(struct pjfs *pf, int rescan)
 {
-	struct pset *p, *old;
+	struct pset *p = NULL, *old;
 	struct pj_set *s;
 	int64_t t0;
 

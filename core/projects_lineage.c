@@ -114,7 +114,7 @@ static void siblings(int dfd, const char *name, int64_t start, struct sibling **
 	for (i = 0; *out && i < k; i++) {
 		if (!pj_is_session_file(names[i]) || !strcmp(names[i], name))
 			continue;
-		snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(names[i]) - 6), names[i]);
+		nm_stem(names[i], stem);
 		if (lh_read(dfd, names[i], stem, &f))
 			continue;
 		if (f.first_ms != LH_NO_TS && f.first_ms <= start) {
@@ -140,8 +140,7 @@ int pj_fork_of(int dirfd, const char *name, char **sid, char **uuid, int *settle
 	int rc;
 
 	*sid = *uuid = NULL;
-	snprintf(stem, sizeof(stem), "%.*s", strlen(name) > 6 ? (int)(strlen(name) - 6) : 0,
-		 name);
+	nm_stem(name, stem);
 	rc = lh_read(dirfd, name, stem, &f);
 	if (!rc && !f.copy_uuid)
 		rc = -ENOENT;

@@ -235,7 +235,7 @@ static void read_one(struct build *b, uint32_t i, char *buf)
 	if (q->rc || (rc = take_prev(b, x, q->dfd, name)) == 1)
 		return;
 	if (!rc) {
-		snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(name) - 6), name);
+		nm_stem(name, stem);
 		rc = lh_read_stat(q->dfd, name, stem, buf, &x->f, &st);
 	}
 	q->rc = rc == -EISDIR ? -EINVAL : rc;

@@ -793,14 +793,10 @@ int ss_last_usage(struct session *s, const struct us_row **out)
 static char *absolute(const char *dir)
 {
 	char cwd[PATH_MAX], *real = realpath(dir, NULL), *p;
-	size_t n;
 
 	if (real || dir[0] == '/' || !getcwd(cwd, sizeof(cwd)))
 		return real ? real : strdup(dir);
-	n = strlen(cwd) + strlen(dir) + 2;
-	if ((p = malloc(n)))
-		snprintf(p, n, "%s/%s", cwd, dir);
-	return p;
+	return asprintf(&p, "%s/%s", cwd, dir) < 0 ? NULL : p;
 }
 
 int ss_set_file_history(struct session *s, const char *dir)

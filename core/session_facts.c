@@ -146,11 +146,10 @@ static void add_times(const struct ss_sums *m, struct sbuf *out, int *first)
  * log cannot be read). Cheap: a head and a tail. */
 static char *fork_facts(const struct session *s)
 {
-	char stem[NAME_MAX + 1], *key = NULL;
-	size_t n = strlen(s->base);
+	char stem[NM_MAX + 1], *key = NULL;
 	struct lh_facts f;
 
-	snprintf(stem, sizeof(stem), "%.*s", n > 6 ? (int)(n - 6) : 0, s->base);
+	nm_stem(s->base, stem);
 	if (lh_read(s->dirfd, s->base, stem, &f))
 		return NULL;
 	if (asprintf(&key, "%s\n%s\n%lld", f.copy_uuid ? f.copy_uuid : "-",
