@@ -692,11 +692,13 @@ int ex_tree(struct tree *t, const char *dest, const struct ex_opts *o,
 
 /* ---- the command ---- */
 
+static const char ex_usage[] =
+	"usage: sessfs export [options] LOG DEST\n"
+	"       sessfs export [options] LOG -\n";
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: sessfs export [options] LOG DEST\n"
-		"       sessfs export [options] LOG -\n"
+	fprintf(f, "%s"
 		"\n"
 		"Writes the tree a mount of LOG shows into the folder DEST (made if\n"
 		"missing), or as a tar stream on stdout (DEST -). No FUSE needed.\n"
@@ -707,7 +709,7 @@ static void usage(FILE *f)
 		"    -q, --quiet      no progress on the terminal\n"
 		"    -o file_history=DIR\n"
 		"                     the session's file-history folder, as for the mount\n"
-		"    -h, --help       this text\n");
+		"    -h, --help       this text\n", ex_usage);
 }
 
 struct ex_args {
@@ -716,7 +718,8 @@ struct ex_args {
 	const char *src, *dest;
 };
 
-/* 0, 1 for --help, -1 for bad usage. */
+/* 0, 1 for --help, -1 for bad usage (said in one line on stderr first,
+ * naming what is wrong). */
 static int parse(int argc, char **argv, struct ex_args *a)
 {
 	int i, npos = 0;
@@ -735,13 +738,24 @@ static int parse(int argc, char **argv, struct ex_args *a)
 		else if (!strcmp(s, "-o") && i + 1 < argc &&
 			 !strncmp(argv[i + 1], "file_history=", 13) && argv[i + 1][13])
 			a->file_history = argv[++i] + 13;
-		else if (s[0] == '-' && s[1])	/* "-" alone is a DEST */
+		else if (!strcmp(s, "-o") && i + 1 < argc) {
+			fprintf(stderr, "sessfs export: unknown option: -o %s\n", argv[i + 1]);
 			return -1;
-		else if (npos++ == 0)
+		} else if (s[0] == '-' && s[1]) {	/* "-" alone is a DEST */
+			fprintf(stderr, "sessfs export: unknown option: %s\n", s);
+			return -1;
+		} else if (npos++ == 0) {
 			a->src = s;
-		else
+		} else if (npos == 2) {
 			a->dest = s;
+		} else {
+			fprintf(stderr, "sessfs export: %s: one argument too many\n", s);
+			return -1;
+		}
 	}
+	if (npos < 2)
+		fprintf(stderr, "sessfs export: %s\n",
+			npos ? "no DEST (a folder, or - for a tar stream)" : "no LOG and no DEST");
 	return npos == 2 ? 0 : -1;
 }
 
@@ -776,9 +790,13 @@ int ex_main(int argc, char **argv)
 	struct tree *t;
 	int rc = parse(argc, argv, &a);
 
-	if (rc) {
-		usage(rc > 0 ? stdout : stderr);
-		return rc > 0 ? 0 : 2;
+	if (rc > 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (rc) {	/* what is wrong was said: the usage, short */
+		fprintf(stderr, "%s(sessfs export --help lists the options)\n", ex_usage);
+		return 2;
 	}
 	if (!strcmp(a.dest, "-") && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "sessfs: export: refusing to write a tar stream to a terminal\n");
