@@ -28,6 +28,7 @@
 #include "../core/plat.h"
 #include "ops.h"
 #include "../core/vfs.h"
+#include "args.h"
 
 #define SESSFS_VERSION "0.1.0"
 #define DEFAULT_OPTS "-oro,default_permissions"
@@ -450,10 +451,18 @@ static int mount_log(int argc, char **argv)
 	struct sessfs_conf conf = { NULL, NULL, 0, 0 };
 	struct tree *t = NULL;
 	struct vfs v;
-	const char *log = take_log(&args), *mnt = find_mountpoint(&args);
+	const char *log, *mnt;
 	int rc = 2;
 
 	memset(&opts, 0, sizeof(opts));
+	/* Options and arguments in sessfs's own words, not libfuse's (before
+	 * take_log(), which moves argv's entries). */
+	if (args_check(argc, argv, 2)) {
+		usage(stderr);
+		goto out_args;
+	}
+	log = take_log(&args);
+	mnt = find_mountpoint(&args);
 	/* Said before libfuse's own check, which would print usage too. */
 	if (log && mnt && (check_mountpoint(mnt) || check_not_mounted(mnt))) {
 		rc = 1;

@@ -1,0 +1,105 @@
+#!/bin/bash
+# Trust (issue 29): what a hostile or careless user can do to a mount,
+# and that the mount neither goes stale nor lies quietly about it.
+#   paths      a relative projects folder (".") serves that folder, not
+#              "/"; a relative name that does not exist fails up front;
+#              the folder is held by a descriptor: renamed, the mount
+#              follows it, and a new folder at the old path is not read;
+#   perms      the tree gives no one more than the log gives: owner and
+#              group of the log, its read bits (execute on folders where
+#              read is set), checked by the kernel (default_permissions),
+#              for another user through -o allow_other; per session in a
+#              projects mount; a chmod of the log is followed;
+#   race       pairs of mounts started together on one mountpoint: one
+#              mounts, the other is refused, never two stacked;
+#   gone       a log the daemon can no longer read and a projects folder
+#              deleted under a mount: said in errors.txt and README.md,
+#              what can still be shown is shown; a single log deleted is
+#              said as deleted, not as "changed in place";
+#   dirswap    a directory takes the log's path, then a new log does: the
+#              mount follows the new log;
+#   empty      a folder with no session log and no projects/ (a home
+#              folder) is refused, mount and --check; a projects folder
+#              that is merely empty today mounts;
+#   small      comm is "sessfs" for a projects mount; a log named .jsonl
+#              is a line of errors.txt; unknown options and extra
+#              arguments get sessfs's own words; export names a bad
+#              option; other warning and optimisation flags build.
+# The runs as another user take the uid and gid 65534 (nobody, nogroup),
+# which need no account; the folders they use are made theirs.
+. "$(dirname "$0")/lib.sh"
+DEMO=mnt-examples/demo.jsonl
+NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+chmod 755 "$T"
+
+# expect RC PATTERN CMD...: the exit code, stderr matching PATTERN, and
+# no libfuse message ("fuse: ...") in it.
+expect() {
+	local want=$1 pat=$2 rc err
+	shift 2
+	err=$(timeout 20 "$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ "$rc" -eq "$want" ] && echo "$err" | grep -q -- "$pat" && ! echo "$err" | grep -q '^fuse:'; then
+		ok "exit $rc: ${err%%$'\n'*}"
+	else
+		bad "$*: exit $rc (want $want, /$pat/), stderr: $err"
+	fi
+}
+
+# wait_until SECONDS CMD...: CMD succeeds within SECONDS (polled).
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	while ! "$@"; do
+		[ "$SECONDS" -ge "$end" ] && return 1
+		sleep 0.1
+	done
+}
+
+# A small session log of its own: LOG SID [PROMPT].
+put_log() {
+	local sid=$2 p=${3:-hello}
+	printf '{"parentUuid":null,"isSidechain":false,"type":"user","cwd":"/home/u/app","sessionId":"%s","version":"2.1.1","message":{"role":"user","content":"%s"},"uuid":"%s-0001","timestamp":"2026-01-01T10:00:00.000Z"}\n' \
+		"$sid" "$p" "$sid" > "$1"
+	printf '{"parentUuid":"%s-0001","isSidechain":false,"type":"assistant","cwd":"/home/u/app","sessionId":"%s","version":"2.1.1","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"text","text":"hi"}]},"uuid":"%s-0002","timestamp":"2026-01-01T10:00:01.000Z"}\n' \
+		"$sid" "$sid" "$sid" >> "$1"
+}
+
+# ---- small ones ----
+
+options() {
+	mkdir -p "$T/mnt"
+	expect 2 "unknown option: -o no_such_option" "$SESSFS" -o no_such_option "$DEMO" "$T/mnt"
+	expect 2 "unknown option: -o bogus=1" "$SESSFS" -o ro,bogus=1 "$DEMO" "$T/mnt"
+	expect 2 "unknown option: --no-such-flag" "$SESSFS" --no-such-flag "$DEMO" "$T/mnt"
+	expect 2 "sessfs: extra: one argument too many" "$SESSFS" "$DEMO" "$T/mnt" extra
+	expect 2 "sessfs: -o max_threads=lots: a bad value" "$SESSFS" -o max_threads=lots "$DEMO" "$T/mnt"
+	expect 2 "sessfs export: unknown option: --bogus" "$SESSFS" export --bogus "$DEMO" "$T/x"
+	expect 2 "sessfs export: extra: one argument too many" "$SESSFS" export "$DEMO" "$T/x" extra
+	mountpoint -q "$T/mnt" && { bad "options: something mounted"; fusermount3 -u "$T/mnt"; }
+}
+
+# make CFLAGS=... with other warning and optimisation flags: no warning
+# (-Werror) stops the build. Plain build only (it compiles everything).
+cflags() {
+	local f dir
+	case $SESSFS in *asan*) echo "skip the CFLAGS builds under ASan"; return ;; esac
+	for f in "-O3 -Wformat-truncation=2 -Wformat-overflow=2" "-Og"; do
+		dir="$T/cflags${f//[^a-zA-Z0-9]/_}"
+		if timeout 300 make -s -k BUILD="$dir" CFLAGS="$f" "$dir/sessfs" > "$dir.log" 2>&1; then
+			ok "make CFLAGS='$f': built, no warning"
+		else
+			bad "make CFLAGS='$f': $(grep -m3 -E 'error|warning' "$dir.log")"
+		fi
+	done
+}
+
+# With arguments: only those parts.
+if [ $# -gt 0 ]; then
+	for part in "$@"; do $part; done
+	finish
+	exit
+fi
+options
+cflags
+finish
