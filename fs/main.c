@@ -19,6 +19,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 #include "../core/export.h"
 #include "../core/session.h"
@@ -604,8 +607,16 @@ static void huge_heap(char **argv)
 	char mode[128] = "", *tun;
 	FILE *f;
 
-	if (getenv("SESSFS_SMALL_PAGES") || (was && strstr(was, "glibc.malloc.hugetlb")))
+	if (getenv("SESSFS_SMALL_PAGES"))
 		return;
+	if (was && strstr(was, "glibc.malloc.hugetlb")) {
+		/* Started again through /proc/self/exe, the kernel named the
+		 * process "exe": its name is argv[0]'s again (ps, pgrep -x). */
+		const char *base = strrchr(argv[0], '/');
+
+		prctl(PR_SET_NAME, base ? base + 1 : argv[0], 0, 0, 0);
+		return;
+	}
 	f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
 	if (!f)
 		return;

@@ -79,6 +79,19 @@ options() {
 	mountpoint -q "$T/mnt" && { bad "options: something mounted"; fusermount3 -u "$T/mnt"; }
 }
 
+# A projects mount is "sessfs" in /proc/PID/comm (it starts itself again
+# with huge pages: the kernel named it "exe"), so pgrep -x finds it.
+comm() {
+	local d="$T/comm-dir"
+	mkdir -p "$d/-home-u-app"
+	put_log "$d/-home-u-app/aaaaaaaa-0000-4000-8000-000000000001.jsonl" aaaaaaaa
+	mount_log "$d" "$T/comm" || { bad "comm: mount: $(cat "$T/comm.err")"; return; }
+	[ "$(cat "/proc/$PID/comm")" = sessfs ] && pgrep -x sessfs | grep -qx "$PID" &&
+		ok "a projects mount is sessfs in /proc/PID/comm; pgrep -x sessfs finds it" ||
+		bad "comm: /proc/$PID/comm is $(cat "/proc/$PID/comm")"
+	unmount_log "$T/comm"
+}
+
 # make CFLAGS=... with other warning and optimisation flags: no warning
 # (-Werror) stops the build. Plain build only (it compiles everything).
 cflags() {
@@ -101,5 +114,6 @@ if [ $# -gt 0 ]; then
 	exit
 fi
 options
+comm
 cflags
 finish
