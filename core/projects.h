@@ -21,8 +21,8 @@
  *     ([a-z0-9-], at most PJ_SLUG_MAX bytes, "untitled" when empty) and
  *     the first 8 bytes of its folder's name; a clash gets ".2"…
  * What cannot be used (a folder that cannot be read, a .jsonl that is not
- * a session log, a symbolic link: never followed, a duplicate id) is a
- * line of pj_errors_text(), never fatal.
+ * a session log, one named ".jsonl" alone, a symbolic link: never
+ * followed, a duplicate id) is a line of pj_errors_text(), never fatal.
  *
  * Sessions carry a key: a number >= 1 that stays the log's (by its path
  * under DIR) across pj_scan() calls given the set before, never reused.

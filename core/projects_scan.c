@@ -338,8 +338,18 @@ static size_t list_project(struct build *b, int rootfd, uint32_t p, int *dfd,
 		*dfd = -1;
 		return 0;
 	}
-	for (i = 0; i < *n; i++)
-		logs += pj_is_session_file((*ents)[i].name);
+	for (i = 0; i < *n; i++) {
+		const char *name = (*ents)[i].name;
+		char *path;
+
+		logs += pj_is_session_file(name);
+		/* a name of its suffix alone: said, not taken quietly */
+		if (!strcmp(name, ".jsonl") && asprintf(&path, "%s/%s", pr->folder, name) >= 0) {
+			pj_err_line(b->s, path, "no name before .jsonl (no session id): "
+				    "not taken as a session");
+			free(path);
+		}
+	}
 	return logs;
 }
 

@@ -80,15 +80,20 @@ options() {
 }
 
 # A projects mount is "sessfs" in /proc/PID/comm (it starts itself again
-# with huge pages: the kernel named it "exe"), so pgrep -x finds it.
-comm() {
+# with huge pages: the kernel named it "exe"), so pgrep -x finds it; a log
+# named ".jsonl" (no session id) is a line of errors.txt.
+pjsmall() {
 	local d="$T/comm-dir"
 	mkdir -p "$d/-home-u-app"
 	put_log "$d/-home-u-app/aaaaaaaa-0000-4000-8000-000000000001.jsonl" aaaaaaaa
+	put_log "$d/-home-u-app/.jsonl" bbbbbbbb
 	mount_log "$d" "$T/comm" || { bad "comm: mount: $(cat "$T/comm.err")"; return; }
 	[ "$(cat "/proc/$PID/comm")" = sessfs ] && pgrep -x sessfs | grep -qx "$PID" &&
 		ok "a projects mount is sessfs in /proc/PID/comm; pgrep -x sessfs finds it" ||
 		bad "comm: /proc/$PID/comm is $(cat "/proc/$PID/comm")"
+	grep -q '^-home-u-app/\.jsonl: no name before \.jsonl' "$T/comm/errors.txt" &&
+		ok "a log named .jsonl: a line of errors.txt" ||
+		bad "a log named .jsonl: errors.txt: $(cat "$T/comm/errors.txt")"
 	unmount_log "$T/comm"
 }
 
@@ -114,6 +119,6 @@ if [ $# -gt 0 ]; then
 	exit
 fi
 options
-comm
+pjsmall
 cflags
 finish
