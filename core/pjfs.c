@@ -116,7 +116,7 @@ static struct pset *get_set(struct pjfs *pf, int rescan)
 		pthread_mutex_unlock(&pf->mu);
 		s = NULL;
 		t0 = now_ms();
-		pj_scan(pf->dir, old->s, &s);
+		pj_scan_at(pf->rootfd, pf->dir, old->s, &s);
 		pthread_mutex_lock(&pf->mu);
 		pset_unref(old);
 		/* A folder that did not change keeps its set: the same times
@@ -148,6 +148,29 @@ static void put_set(struct pjfs *pf, struct pset *p)
 
 /* ---- set-up ---- */
 
+/* The first scan of dir, held open in *fd; -ENOMSG when it is no
+ * projects folder (pj_is_projects()). */
+static int first_scan(const char *dir, char **root, int *fd, struct pj_set **out)
+{
+	int rc = pj_open_root(dir, root, fd);
+
+	*out = NULL;
+	if (rc)
+		return rc;
+	rc = pj_scan_at(*fd, *root, NULL, out);
+	if (!rc && !pj_is_projects(*out))
+		rc = -ENOMSG;
+	if (rc) {
+		pj_free(*out);
+		*out = NULL;
+		close(*fd);
+		*fd = -1;
+		free(*root);
+		*root = NULL;
+	}
+	return rc;
+}
+
 int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out)
 {
 	struct pjfs *pf = calloc(1, sizeof(*pf));
@@ -157,7 +180,7 @@ int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out)
 	*out = NULL;
 	if (!pf)
 		return -ENOMEM;
-	rc = pj_scan(dir, NULL, &s);
+	rc = first_scan(dir, &pf->dir, &pf->rootfd, &s);
 	if (rc) {
 		free(pf);
 		return rc;
@@ -169,7 +192,6 @@ int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out)
 	pf->uid = getuid();
 	pf->gid = getgid();
 	pf->scanned_ms = now_ms();
-	pf->dir = strdup(dir);
 	pf->slots = calloc(PJ_KEY_MAX + 1, sizeof(*pf->slots));
 	pf->cur = pset_new(pf, s);
 	pf->live = pv_new();
@@ -207,21 +229,31 @@ void pf_free(struct pjfs *pf)
 	pu_free(pf->pu);
 	pc_free(pf->pc);
 	free(pf->dir);
+	if (pf->rootfd >= 0)
+		close(pf->rootfd);
 	pthread_mutex_destroy(&pf->mu);
 	pthread_cond_destroy(&pf->cv);
 	free(pf);
+}
+
+const char *pf_error(int rc)
+{
+	return rc == -ENOMSG ? PF_NOT_PROJECTS : strerror(-rc);
 }
 
 int pf_check(const char *dir)
 {
 	struct pj_set *s;
 	struct sbuf out;
-	int rc = pj_scan(dir, NULL, &s);
+	char *root;
+	int fd, rc = first_scan(dir, &root, &fd, &s);
 
 	if (rc) {
-		fprintf(stderr, "sessfs: %s: %s\n", dir, strerror(-rc));
+		fprintf(stderr, "sessfs: %s: %s\n", dir, pf_error(rc));
 		return 1;
 	}
+	close(fd);
+	free(root);
 	sb_init(&out);
 	pj_facts_json(s, &out);
 	fwrite(out.buf, 1, out.len, stdout);

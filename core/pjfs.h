@@ -70,14 +70,23 @@
 
 struct pjfs;
 
-/* Scans dir (projects.h). 0 and a new layer in *out (free with
- * pf_free()), or -errno when dir cannot be read. */
+/* What sessfs says of a folder that is no projects folder (-ENOMSG). */
+#define PF_NOT_PROJECTS "no session log and no projects/ folder in it (looked for " \
+	"projects/ and for */*.jsonl): not a projects folder"
+
+/* Scans dir (projects.h), held by a descriptor from now on (a rename of
+ * its path does not redirect the mount). 0 and a new layer in *out (free
+ * with pf_free()), -ENOMSG when dir is no projects folder
+ * (pj_is_projects()), or -errno when dir cannot be read. */
 int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out);
+/* Why pf_new() or pf_check() refused a folder, as a phrase. */
+const char *pf_error(int rc);
 void pf_free(struct pjfs *pf);
 
 extern const struct vf_ops pf_ops;
 
-/* sessfs --check DIR: prints the folder's facts as JSON; an exit code. */
+/* sessfs --check DIR: prints the folder's facts as JSON; an exit code
+ * (1 for a folder pf_new() refuses, said on stderr). */
 int pf_check(const char *dir);
 
 /* For the benchmark and tests: the sessions open now, their estimated

@@ -1,7 +1,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "idx.h"
 #include "pjahead.h"
@@ -79,17 +81,21 @@ static struct tree *open_tree(struct pjfs *pf, const struct pj_set *s,
 			      const struct pj_session *x, uint64_t *cost)
 {
 	char *path = pj_log_path(s, x);
+	const char *name = strrchr(x->path, '/') + 1;
 	struct session *ss;
 	struct tree *t = NULL;
 	struct stat st;
-	int have = path && !lstat(path, &st);
+	int dfd = pj_project_fd(s, x->project), have;
 
-	if (path && !ss_open(path, SS_LIVE, &ss) && (t = tr_new(ss))) {
+	have = dfd >= 0 && !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+	if (path && dfd >= 0 && !ss_open_at(dfd, name, path, SS_LIVE, &ss) && (t = tr_new(ss))) {
 		*cost = PF_COST_FIXED + PF_COST_IDX * idx_mem(ss_idx(ss));
 		pl_offer_cpu();
 		pu_count(pf->pu, s, x, ss, have ? &st : NULL);
 		pc_look(pf->pc, s, x, ss);
 	}
+	if (dfd >= 0)
+		close(dfd);
 	free(path);
 	return t;
 }

@@ -77,7 +77,8 @@ struct slot {
 struct pjfs {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;		/* a slot finished opening */
-	char *dir;
+	char *dir;			/* the folder's path at the mount */
+	int rootfd;			/* the folder: every scan goes through it */
 	struct pset *cur;
 	int scanning;
 	int64_t scanned_ms;

@@ -104,8 +104,10 @@ static int same_log(const struct pu_ent *e, const struct stat *st)
 	       e->mtime.tv_sec == PL_MTIM(*st).tv_sec && e->mtime.tv_nsec == PL_MTIM(*st).tv_nsec;
 }
 
-/* A new entry: the totals of the log at path (through ss, if open). */
-static struct pu_ent *count_log(const char *path, struct session *ss, const struct stat *st)
+/* A new entry: the totals of the log x of s, at path (through ss, if
+ * open; else read below the set's root). */
+static struct pu_ent *count_log(const struct pj_set *s, const struct pj_session *x,
+				const char *path, struct session *ss, const struct stat *st)
 {
 	struct pu_ent *e = calloc(1, sizeof(*e));
 	struct us_tally *y = us_tally_new();
@@ -121,7 +123,7 @@ static struct pu_ent *count_log(const char *path, struct session *ss, const stru
 	e->ino = st->st_ino;
 	e->size = st->st_size;
 	e->mtime = PL_MTIM(*st);
-	e->rc = rp_log_tally(path, ss, y);
+	e->rc = rp_log_tally_at(s->rootfd, x->path, path, ss, y);
 	if (!e->rc)
 		e->rc = us_tally_models_used(y, &names, &n);
 	if (!e->rc)
@@ -148,7 +150,7 @@ int pu_count(struct pu_cache *c, const struct pj_set *s, const struct pj_session
 
 	if (!path)
 		return -ENOMEM;
-	if (!st && lstat(path, &now) < 0) {
+	if (!st && fstatat(s->rootfd, x->path, &now, AT_SYMLINK_NOFOLLOW) < 0) {
 		free(path);
 		return -errno;
 	}
@@ -161,7 +163,7 @@ int pu_count(struct pu_cache *c, const struct pj_set *s, const struct pj_session
 	pthread_mutex_lock(&c->mu);
 	held = same_log(c->by_key[x->key], st);
 	pthread_mutex_unlock(&c->mu);
-	e = held ? NULL : count_log(path, ss, st);
+	e = held ? NULL : count_log(s, x, path, ss, st);
 	free(path);
 	if (held)
 		return 0;

@@ -352,18 +352,13 @@ static int open_folder(struct session *s, const char *path)
 	return 0;		/* without it, the file open is all there is */
 }
 
-/* A session not opened yet, for a log at path (a part when root is set:
- * then it reads the file lf has open). */
-int ss_new_session(const char *path, const struct logf *lf, enum ss_mode mode,
-		   const char *root, struct session **out)
+/* A session with nothing open yet (ss_close() frees it). */
+static struct session *session_new(enum ss_mode mode)
 {
 	struct session *s = calloc(1, sizeof(*s));
-	char abs[PATH_MAX];
-	int rc;
 
-	*out = NULL;
 	if (!s)
-		return -ENOMEM;
+		return NULL;
 	s->mode = mode;
 	s->current = -1;
 	s->dirfd = -1;
@@ -377,6 +372,21 @@ int ss_new_session(const char *path, const struct logf *lf, enum ss_mode mode,
 	pthread_mutex_init(&s->us_mu, NULL);
 	pthread_mutex_init(&s->sums_mu, NULL);
 	ss_sums_reset(s);
+	return s;
+}
+
+/* A session not opened yet, for a log at path (a part when root is set:
+ * then it reads the file lf has open). */
+int ss_new_session(const char *path, const struct logf *lf, enum ss_mode mode,
+		   const char *root, struct session **out)
+{
+	struct session *s = session_new(mode);
+	char abs[PATH_MAX];
+	int rc;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
 	rc = lf ? lf_dup(lf, &s->lf) : lf_open(path, &s->lf);
 	if (!rc) {
 		s->source = strdup(realpath(path, abs) ? abs : path);
@@ -392,15 +402,11 @@ int ss_new_session(const char *path, const struct logf *lf, enum ss_mode mode,
 	return 0;
 }
 
-int ss_open(const char *path, enum ss_mode mode, struct session **out)
+/* Indexes and builds the session whose log s has open. */
+static int open_indexed(struct session *s, struct session **out)
 {
-	struct session *s;
-	int rc = ss_new_session(path, NULL, mode, NULL, &s);
+	int rc = (s->ix = idx_new()) ? index_all(s) : -ENOMEM;
 
-	*out = NULL;
-	if (rc)
-		return rc;
-	rc = (s->ix = idx_new()) ? index_all(s) : -ENOMEM;
 	s->scrub_st = s->seen;
 	if (!rc && !has_session_record(s->ix) && !may_become_log(s))
 		rc = -ENOMSG;
@@ -412,6 +418,45 @@ int ss_open(const char *path, enum ss_mode mode, struct session **out)
 	}
 	*out = s;
 	return 0;
+}
+
+int ss_open(const char *path, enum ss_mode mode, struct session **out)
+{
+	struct session *s;
+	int rc = ss_new_session(path, NULL, mode, NULL, &s);
+
+	*out = NULL;
+	return rc ? rc : open_indexed(s, out);
+}
+
+int ss_open_at(int dirfd, const char *name, const char *source, enum ss_mode mode,
+	       struct session **out)
+{
+	struct session *s = session_new(mode);
+	struct stat st;
+	int rc = 0;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	/* Not followed, as the scan that found it followed none. */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		rc = -errno;
+	else if (S_ISLNK(st.st_mode))
+		rc = -ELOOP;
+	if (!rc)
+		rc = lf_openat(dirfd, name, &s->lf);
+	if (!rc && !(s->source = strdup(source)))
+		rc = -ENOMEM;
+	if (!rc && !(s->base = strdup(name)))
+		rc = -ENOMEM;
+	if (!rc && (s->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3)) < 0)
+		rc = -errno;
+	if (rc) {
+		ss_close(s);
+		return rc;
+	}
+	return open_indexed(s, out);
 }
 
 void ss_close(struct session *s)

@@ -47,6 +47,15 @@ enum ss_mode {
  * '{': it may be a log being written).
  */
 int ss_open(const char *path, enum ss_mode mode, struct session **out);
+/*
+ * The same for the log name in the folder open as dirfd (a symbolic link
+ * is refused: -ELOOP). The session keeps a descriptor of that folder of
+ * its own: what takes the log's path later is looked for there (a rename
+ * of the folder's path does not redirect it). source: the log's absolute
+ * path, as session.json and README.md show it.
+ */
+int ss_open_at(int dirfd, const char *name, const char *source, enum ss_mode mode,
+	       struct session **out);
 void ss_close(struct session *s);
 /*
  * Opens the inline sidechain conversation of whole's log whose root has

@@ -353,7 +353,7 @@ static int open_layer(const char *log, const struct sessfs_conf *conf, struct vf
 			return 2;
 		}
 		if ((rc = pf_new(log, cache, &pf))) {
-			fprintf(stderr, "sessfs: %s: %s\n", log, strerror(-rc));
+			fprintf(stderr, "sessfs: %s: %s\n", log, pf_error(rc));
 			return 1;
 		}
 		v->ops = &pf_ops;

@@ -65,6 +65,86 @@ put_log() {
 		"$sid" "$sid" "$sid" >> "$1"
 }
 
+# daemon DIR ARG MNT: sessfs ARG MNT started from the folder DIR, as a
+# daemon (it changes to / then: what it serves must not). 0 once mounted.
+daemon() {
+	(cd "$1" && timeout 20 "$OLDPWD/$SESSFS" "$2" "$3") 2>"$3.err" || return 1
+	MOUNTS="$MOUNTS $3"
+	mountpoint -q "$3"
+}
+
+# lists MNT NAME: projects/*/ of the mount lists a session named NAME.
+lists() { ls "$1"/projects/*/ 2>/dev/null | grep -qx -- "$2"; }
+
+# ---- paths ----
+
+paths() {
+	local d="$T/pj-rel" sid=cccccccc-0000-4000-8000-00000000000
+	mkdir -p "$d/-home-u-app" "$T/rel-dot" "$T/rel-name"
+	put_log "$d/-home-u-app/${sid}1.jsonl" "${sid}1"
+	# "." from inside the folder: a new session shows (the rescan reads
+	# the folder, not "/"), and README.md names the folder.
+	daemon "$d" . "$T/rel-dot" || { bad "paths: sessfs . MNT: $(cat "$T/rel-dot.err")"; return; }
+	put_log "$d/-home-u-app/${sid}2.jsonl" "${sid}2"
+	if wait_until 10 lists "$T/rel-dot" "${sid}2" &&
+	   grep -qx "Folder: $d" "$T/rel-dot/README.md" && [ "$(ls "$T/rel-dot/projects")" = home-u-app ]; then
+		ok "sessfs . MNT: the rescan reads the folder (a new session shows), not /"
+	else
+		bad "sessfs . MNT: $(grep Folder: "$T/rel-dot/README.md"); projects: $(ls "$T/rel-dot/projects" | head -5 | tr '\n' ' ')"
+	fi
+	fusermount3 -u "$T/rel-dot"
+	# A relative name that does not exist from /: followed the same way.
+	daemon "$T" pj-rel "$T/rel-name" || { bad "paths: sessfs pj-rel MNT: $(cat "$T/rel-name.err")"; return; }
+	put_log "$d/-home-u-app/${sid}3.jsonl" "${sid}3"
+	wait_until 10 lists "$T/rel-name" "${sid}3" &&
+		ok "sessfs pj-rel MNT (a name / does not have): the mount follows the folder" ||
+		bad "sessfs pj-rel MNT: ${sid}3 never showed: $(ls "$T"/rel-name/projects/*/ | tr '\n' ' ')"
+	# Renamed: the mount follows it; a new folder at the old path is not read.
+	mv "$d" "$d.moved"
+	mkdir -p "$d/-home-u-app"
+	put_log "$d/-home-u-app/${sid}8.jsonl" "${sid}8"
+	put_log "$d.moved/-home-u-app/${sid}4.jsonl" "${sid}4"
+	if wait_until 10 lists "$T/rel-name" "${sid}4" && ! lists "$T/rel-name" "${sid}8" &&
+	   grep -qx "Folder: $d.moved" "$T/rel-name/README.md"; then
+		ok "the folder renamed: the mount follows it (by its descriptor), not the new folder at its path"
+	else
+		bad "renamed folder: $(ls "$T"/rel-name/projects/*/ | tr '\n' ' '); $(grep Folder: "$T/rel-name/README.md")"
+	fi
+	fusermount3 -u "$T/rel-name"
+	rm -rf "$d" "$d.moved"
+	# A relative name that does not exist at all: refused up front.
+	(cd "$T" && expect 1 "no-such-folder: No such file" "$OLDPWD/$SESSFS" no-such-folder "$T/rel-name")
+}
+
+# ---- a folder with no session ----
+
+empty() {
+	local h="$T/home" d m
+	mkdir -p "$h/Documents" "$h/.cache" "$h/src/app" "$T/empty-mnt"
+	echo hi > "$h/notes.txt"
+	put_log "$h/src/app/x.jsonl" dddddddd	# deeper than DIR/*/*.jsonl
+	expect 1 "home: no session log and no projects/ folder in it" "$SESSFS" "$h" "$T/empty-mnt"
+	expect 1 "home: no session log and no projects/ folder in it" "$SESSFS" --check "$h"
+	mkdir -p "$T/nothing"
+	expect 1 "nothing: no session log and no projects/ folder" "$SESSFS" "$T/nothing" "$T/empty-mnt"
+	mountpoint -q "$T/empty-mnt" && { bad "empty: something mounted"; fusermount3 -u "$T/empty-mnt"; }
+	# A projects folder merely empty today: ~/.claude/projects with no
+	# log yet, a ~/.claude holding it, a folder of project folders only.
+	mkdir -p "$T/claude/projects" "$T/shaped/-home-u-app" "$T/shaped/-home-u-other"
+	for d in claude/projects claude shaped; do
+		m="$T/empty-${d//\//-}"
+		if "$SESSFS" --check "$T/$d" > "$m.check" && grep -q '"sessionCount":0' "$m.check" &&
+		   mount_log "$T/$d" "$m"; then
+			grep -q '^- sessions: 0' "$m/README.md" &&
+				ok "an empty projects folder ($d): --check and the mount take it" ||
+				bad "empty $d: README: $(head -5 "$m/README.md")"
+			unmount_log "$m"
+		else
+			bad "an empty projects folder ($d) refused: $(cat "$m.err" 2>/dev/null)"
+		fi
+	done
+}
+
 # ---- small ones ----
 
 options() {
@@ -119,6 +199,8 @@ if [ $# -gt 0 ]; then
 	exit
 fi
 options
+paths
+empty
 pjsmall
 cflags
 finish
