@@ -32,6 +32,7 @@
 #include "ops.h"
 #include "../core/vfs.h"
 #include "args.h"
+#include "mlock.h"
 
 #define SESSFS_VERSION "0.1.0"
 #define DEFAULT_OPTS "-oro,default_permissions"
@@ -392,15 +393,16 @@ static void print_cache_stats(struct pjfs *pf)
 }
 
 /* Serves v until unmounted; a thread of its own tells the kernel what v
- * changed (notify.h). */
+ * changed (notify.h). The mountpoint's lock (mlock.h) is let go once the
+ * mount is up or has failed: *lock is -1 then. */
 static int serve(struct vfs *v, struct fuse_args *args,
-		 const struct fuse_cmdline_opts *opts)
+		 const struct fuse_cmdline_opts *opts, int *lock)
 {
 	struct fuse_session *se;
 	struct fuse_loop_config *cfg;
 	struct notifier *nt = NULL;
 	char *mnt = realpath(opts->mountpoint, NULL);	/* before any chdir */
-	int rc = 1;
+	int rc = 1, mounted;
 
 	se = fuse_session_new(args, &sessfs_ops, sizeof(sessfs_ops), v);
 	if (!se) {
@@ -415,7 +417,10 @@ static int serve(struct vfs *v, struct fuse_args *args,
 	signal(SIGHUP, SIG_DFL);
 	if (fuse_set_signal_handlers(se))
 		goto out_session;
-	if (fuse_session_mount(se, opts->mountpoint))
+	mounted = !fuse_session_mount(se, opts->mountpoint);
+	ml_release(*lock);
+	*lock = -1;
+	if (!mounted)
 		goto out_signals;
 	ops_set_session(se);
 	fuse_daemonize(opts->foreground);
@@ -455,7 +460,7 @@ static int mount_log(int argc, char **argv)
 	struct tree *t = NULL;
 	struct vfs v;
 	const char *log, *mnt;
-	int rc = 2;
+	int rc = 2, lock = -1;
 
 	memset(&opts, 0, sizeof(opts));
 	/* Options and arguments in sessfs's own words, not libfuse's (before
@@ -466,8 +471,12 @@ static int mount_log(int argc, char **argv)
 	}
 	log = take_log(&args);
 	mnt = find_mountpoint(&args);
-	/* Said before libfuse's own check, which would print usage too. */
-	if (log && mnt && (check_mountpoint(mnt) || check_not_mounted(mnt))) {
+	/* Said before libfuse's own check, which would print usage too. The
+	 * look for a mount there is made again under the mountpoint's lock,
+	 * held until this mount is up or has failed: two sessfs started
+	 * together never both find it free. */
+	if (log && mnt && (check_mountpoint(mnt) || check_not_mounted(mnt) ||
+			   (lock = ml_take(mnt), check_not_mounted(mnt)))) {
 		rc = 1;
 		goto out_args;
 	}
@@ -509,7 +518,7 @@ static int mount_log(int argc, char **argv)
 	 * buffers, the graph's work arrays) goes back to the system: the
 	 * heap keeps what is freed (main()), which at 1 GB was 40 MB. */
 	pl_trim_heap();
-	rc = serve(&v, &args, &opts);
+	rc = serve(&v, &args, &opts, &lock);
 	if (!t)
 		print_cache_stats(v.fs);
 out_layer:
@@ -520,6 +529,7 @@ out_layer:
 out:
 	free(opts.mountpoint);
 out_args:
+	ml_release(lock);
 	free(conf.file_history);
 	free(conf.cache_size);
 	fuse_opt_free_args(&args);

@@ -116,6 +116,39 @@ paths() {
 	(cd "$T" && expect 1 "no-such-folder: No such file" "$OLDPWD/$SESSFS" no-such-folder "$T/rel-name")
 }
 
+# ---- two mounts at once ----
+
+# PAIRS pairs, each two sessfs started together (daemons) on one
+# mountpoint: one mounts, the other is refused (exit 1, "already
+# mounted"), never two stacked. A log of some size, so that indexing
+# keeps the window between the look and the mount open.
+race() {
+	local pairs=8 i m big="$T/race.jsonl" stacked=0 refused=0 up=0 n
+	for i in $(seq 1 40); do cat "$DEMO"; done > "$big"
+	for i in $(seq 1 $pairs); do
+		m="$T/race$i"
+		mkdir -p "$m"
+		MOUNTS="$MOUNTS $m"
+		( timeout 60 "$SESSFS" "$big" "$m" 2>"$m.err1"; echo $? > "$m.rc1" ) &
+		( timeout 60 "$SESSFS" "$big" "$m" 2>"$m.err2"; echo $? > "$m.rc2" ) &
+	done
+	wait
+	for i in $(seq 1 $pairs); do
+		m="$T/race$i"
+		n=$(findmnt -n "$m" | wc -l)
+		[ "$n" -gt 1 ] && stacked=$((stacked + 1))
+		[ "$n" -eq 1 ] && up=$((up + 1))
+		if [ "$(sort "$m.rc1" "$m.rc2" | tr '\n' ' ')" = "0 1 " ] &&
+		   cat "$m.err1" "$m.err2" | grep -q "already mounted"; then
+			refused=$((refused + 1))
+		fi
+		while mountpoint -q "$m"; do fusermount3 -u "$m" || break; done
+	done
+	[ "$stacked" -eq 0 ] && [ "$up" -eq $pairs ] && [ "$refused" -eq $pairs ] &&
+		ok "$pairs pairs of mounts started together: one mount each, the other refused" ||
+		bad "$pairs pairs: $stacked stacked, $up mounted once, $refused refused as already mounted"
+}
+
 # ---- a folder with no session ----
 
 empty() {
@@ -200,6 +233,7 @@ if [ $# -gt 0 ]; then
 fi
 options
 paths
+race
 empty
 pjsmall
 cflags
