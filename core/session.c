@@ -503,6 +503,17 @@ static int scrub_bad(const struct session *s)
 	return __atomic_load_n(&s->scrub_bad, __ATOMIC_ACQUIRE);
 }
 
+/* Whether b is the file refused before (a): the same inode and kind, and
+ * for a regular file the same ctime (a chmod may make it readable). A
+ * folder deleted and its inode given to a new log is another file: the
+ * kind tells (ext4 gives a freed inode out again at once). */
+static int same_refused(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       (a->st_mode & S_IFMT) == (b->st_mode & S_IFMT) &&
+	       (!S_ISREG(a->st_mode) || same_time(&PL_CTIM(*a), &PL_CTIM(*b)));
+}
+
 /*
  * Another file (one not refused before) is at the log's path now. The
  * path is looked up from the folder opened at ss_open(): a mount over that
@@ -516,7 +527,7 @@ static int path_moved(const struct session *s, const struct stat *fd_st,
 		return 0;	/* gone or hidden: keep following the file */
 	if (path_st->st_dev == fd_st->st_dev && path_st->st_ino == fd_st->st_ino)
 		return 0;
-	return path_st->st_dev != s->bad_dev || path_st->st_ino != s->bad_ino;
+	return !s->has_bad || !same_refused(&s->bad, path_st);
 }
 
 int ss_changed(const struct session *s)
@@ -565,8 +576,8 @@ static int follow_path(struct session *s)
 		return 0;
 	rc = lf_openat(s->dirfd, s->base, &lf);
 	if (rc) {
-		s->bad_dev = pst.st_dev;
-		s->bad_ino = pst.st_ino;
+		s->bad = pst;
+		s->has_bad = 1;
 		note(s, rc == -EISDIR ? "a directory took the log's path; the log as it was is still shown" :
 			rc == -EINVAL ? "something not a regular file took the log's path; the log as it was is still shown" :
 			"another file at the log's path cannot be read; the log as it was is still shown");
@@ -574,8 +585,52 @@ static int follow_path(struct session *s)
 	}
 	lf_close(s->lf);
 	s->lf = lf;
+	s->has_bad = 0;
+	s->unreadable = 0;
 	note(s, "another file replaced the log at its path; it was indexed again from scratch");
 	return 1;
+}
+
+/* Whether the log at its path can be read now (the file open is read
+ * anyway): said in errors.txt when that changes. 1 if a note was added. */
+static int note_access(struct session *s)
+{
+	int now;
+
+	if (s->dirfd < 0)
+		return 0;
+	now = faccessat(s->dirfd, s->base, R_OK, AT_EACCESS) < 0 && errno == EACCES;
+	if (now == s->unreadable)
+		return 0;
+	s->unreadable = now;
+	note(s, now ? "the log cannot be read at its path now (permission denied); what was "
+		      "indexed is still shown, from the file the mount holds open" :
+		      "the log can be read at its path again");
+	return 1;
+}
+
+/*
+ * The log kept its size and mtime, and its ctime moved: a change of its
+ * inode alone when its links, mode or owner changed (a delete, a chmod, a
+ * chown: its bytes are the same; a deleted log is still shown, from the
+ * file held open, and a new file at its path is followed). Else -1: only
+ * the signature can tell a touch from a rewrite in place that kept the
+ * mtime (same_size()). Otherwise 1 if errors.txt got a note, 0 if not.
+ */
+static int inode_changed(struct session *s, const struct stat *st)
+{
+	int deleted = st->st_nlink == 0 && s->seen.st_nlink != 0, noted = 0;
+
+	if (st->st_nlink == s->seen.st_nlink && st->st_mode == s->seen.st_mode &&
+	    st->st_uid == s->seen.st_uid && st->st_gid == s->seen.st_gid)
+		return -1;
+	s->seen = *st;
+	if (deleted) {
+		note(s, "the log was deleted from its path; it is still shown as it was, from "
+			"the file the mount holds open (a new file at the path is followed)");
+		noted = 1;
+	}
+	return note_access(s) || noted;
 }
 
 /* A new signature, and no scrub under way, for bytes indexed anew: a
@@ -730,6 +785,9 @@ int ss_refresh(struct session *s)
 		return rc;
 	if (st.st_size == s->seen.st_size && same_times(&st, &s->seen))
 		return moved ? SS_GREW : SS_SAME;	/* a note is new */
+	if (st.st_size == s->seen.st_size && same_time(&PL_MTIM(st), &PL_MTIM(s->seen)) &&
+	    (rc = inode_changed(s, &st)) >= 0)
+		return rc || moved ? SS_GREW : SS_SAME;
 	if (st.st_size == s->seen.st_size) {
 		rc = same_size(s, &st);
 		return rc == SS_SAME && moved ? SS_GREW : rc;
@@ -893,6 +951,21 @@ const struct st_state *ss_state(struct session *s)
 		s->st_rc = build_state(s);
 	pthread_mutex_unlock(&s->st_mu);
 	return s->st;
+}
+
+void ss_notes_text(const struct session *s, struct sbuf *out)
+{
+	const char *p = s->notes.buf, *end = p + s->notes.len, *nl;
+
+	for (; p && p < end; p = nl + 1) {
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+			nl = end;
+		if ((size_t)(nl - p) > 6 && !memcmp(p, "note: ", 6))
+			p += 6;
+		sb_adds(out, "- ");
+		sb_add(out, p, (size_t)(nl - p));
+		sb_addc(out, '\n');
+	}
 }
 
 uint32_t ss_bad_lines(const struct session *s)

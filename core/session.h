@@ -272,6 +272,10 @@ void ss_window_md(struct session *s, struct sbuf *out);
 /* Appends one line per unusable line or record (errors.txt), then the
  * state's problems (building the state if it is not built yet). */
 void ss_errors_text(const struct session *s, struct sbuf *out);
+/* Appends what happened to the log while it was followed (deleted,
+ * replaced, rewritten, unreadable at its path ...), one "- TIME: what"
+ * line each, as errors.txt says them; nothing when nothing did. */
+void ss_notes_text(const struct session *s, struct sbuf *out);
 /* How many complete lines are not records. A last line without its
  * newline is not one of them, in either mode: see ss_unfinished(). */
 uint32_t ss_bad_lines(const struct session *s);

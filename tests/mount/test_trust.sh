@@ -149,6 +149,46 @@ race() {
 		bad "$pairs pairs: $stacked stacked, $up mounted once, $refused refused as already mounted"
 }
 
+# ---- a log deleted, a directory at its path ----
+
+# same_main A B: branches/main lists the same in the mounts A and B.
+main_as() { cmp -s <(ls "$1/branches/main" 2>&1) <(ls "$2/branches/main" 2>&1); }
+
+# The log deleted (at once, before its bytes are signed): errors.txt and
+# README.md say it was deleted, not "changed in place", and it is still
+# shown; then a directory takes its path (said), then a new log (another
+# one): the mount follows the new log, as after a plain delete.
+dirswap() {
+	local d="$T/ds" m="$T/ds-m" other=mnt-examples/v1-sidechains.jsonl
+	mkdir -p "$d"
+	cp "$DEMO" "$d/s.jsonl"
+	mount_log "$d/s.jsonl" "$m" || { bad "dirswap: mount: $(cat "$m.err")"; return; }
+	ls "$m/branches/main" > "$T/ds-before"
+	rm "$d/s.jsonl"
+	if wait_until 10 grep -q "the log was deleted" "$m/errors.txt" &&
+	   ! grep -q "in place" "$m/errors.txt" && grep -q "the log was deleted" "$m/README.md" &&
+	   cmp -s "$T/ds-before" <(ls "$m/branches/main") && cat "$m"/branches/main/* > /dev/null; then
+		ok "a log deleted: errors.txt and README.md say deleted (not changed in place), all still shown"
+	else
+		bad "a log deleted: errors.txt: $(cat "$m/errors.txt")"
+	fi
+	mkdir "$d/s.jsonl"
+	wait_until 10 grep -q "a directory took the log's path" "$m/errors.txt" &&
+		ok "a directory at the log's path: said in errors.txt" ||
+		bad "a directory at the log's path: errors.txt: $(cat "$m/errors.txt")"
+	rmdir "$d/s.jsonl"
+	cp "$other" "$d/s.jsonl"
+	mount_log "$other" "$T/ds-fresh" || { bad "dirswap: fresh mount"; unmount_log "$m"; return; }
+	if wait_until 10 main_as "$m" "$T/ds-fresh" &&
+	   grep -q "another file replaced the log at its path" "$m/errors.txt"; then
+		ok "then a new log at the path: the mount follows it"
+	else
+		bad "then a new log at the path: still the old one: $(ls "$m/branches/main" | head -3 | tr '\n' ' '); errors: $(cat "$m/errors.txt")"
+	fi
+	unmount_log "$T/ds-fresh"
+	unmount_log "$m"
+}
+
 # ---- a folder with no session ----
 
 empty() {
@@ -234,6 +274,7 @@ fi
 options
 paths
 race
+dirswap
 empty
 pjsmall
 cflags
