@@ -314,6 +314,25 @@ static int follow_part(struct tree *t, struct view *v, int epoch)
 	return settle(t, v, ss_part_follow(v->s, t->views[0]->s), &w, epoch);
 }
 
+/*
+ * v's log has another owner, group or mode now (tr_view_perm()), and the
+ * kernel keeps the old ones for long (folders, messages): the view takes
+ * a new epoch, as when its log is indexed again (all its inodes are new,
+ * the names of the folders under its root are dropped), and the folders
+ * that carry no epoch (its root, agents/, transcripts/) are forgotten.
+ * Write lock held.
+ */
+static void new_perm(struct tree *t, struct view *v)
+{
+	static const uint64_t fixed[] = { TI_ROOT, TI_AGENTS, TI_TRANSCRIPTS };
+	size_t i;
+
+	reset_view(t, v, new_epoch(t));
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		queue(t, 0, tr_vino(v, fixed[i]), NULL);
+	__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
+}
+
 /* Brings view v, not a part, up to its log (write lock held): 1 if it
  * changed. The session's inline sidechains read its log: when it was
  * indexed again, so are they, at once and as one (the same new epoch);
@@ -334,6 +353,15 @@ static int refresh_log(struct tree *t, struct view *v)
 	if (rc > 0 && epoch < 0 && !v->no)
 		ad_pairs_changed(t, pairs, drop_msg);
 	ad_pairs_free(pairs);
+	/* A chmod or chown of the log: the view's permissions follow, and
+	 * those of the inline sidechains, views of the same file. */
+	if (rc >= 0 && tr_view_perm(v)) {
+		new_perm(t, v);
+		for (k = 1; !v->no && k < t->nviews; k++)
+			if (t->views[k]->root && tr_view_perm(t->views[k]))
+				new_perm(t, t->views[k]);
+		rc = 1;
+	}
 	return rc;
 }
 

@@ -73,6 +73,13 @@ static struct pset *pset_new(struct pjfs *pf, struct pj_set *s)
 	p->refs = 1;
 	p->gen = ++pf->gen;
 	clock_gettime(CLOCK_REALTIME, &p->time);
+	/* What lists sessions (their titles, cwds, names) gives no one more
+	 * than every log does: the folder's read bits and theirs. */
+	p->uid = s->root_st.st_uid;
+	p->gid = s->root_st.st_gid;
+	p->mode = s->root_st.st_mode & 0444;
+	for (i = 0; i < s->nsessions; i++)
+		p->mode &= s->sessions[i].mode;
 	for (i = 0; i < s->nprojects; i++)
 		p->pno[i] = project_no(pf, s->projects[i].folder);
 	return p;
@@ -189,8 +196,6 @@ int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out)
 	pthread_cond_init(&pf->cv, NULL);
 	pf->lru.next = pf->lru.prev = &pf->lru;
 	pf->budget = cache_bytes;
-	pf->uid = getuid();
-	pf->gid = getgid();
 	pf->scanned_ms = now_ms();
 	pf->slots = calloc(PJ_KEY_MAX + 1, sizeof(*pf->slots));
 	pf->cur = pset_new(pf, s);
@@ -201,6 +206,7 @@ int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out)
 		pf_free(pf);
 		return -ENOMEM;
 	}
+	pv_start(pf);
 	*out = pf;
 	return 0;
 }
@@ -317,10 +323,11 @@ static int link_target(struct pjfs *pf, const struct pj_set *s, uint64_t ino, ch
 
 static void fill(struct pjfs *pf, const struct pset *p, uint64_t ino, struct tr_attr *a)
 {
+	(void)pf;
 	memset(a, 0, sizeof(*a));
 	a->st.st_ino = ino;
-	a->st.st_uid = pf->uid;
-	a->st.st_gid = pf->gid;
+	a->st.st_uid = p->uid;
+	a->st.st_gid = p->gid;
 	PL_MTIM(a->st) = PL_CTIM(a->st) = PL_ATIM(a->st) = p->time;
 	a->st.st_blksize = 4096;
 }
@@ -329,9 +336,9 @@ static void fill(struct pjfs *pf, const struct pset *p, uint64_t ino, struct tr_
  * and the look tells the kernel (pjlive.h): it may keep them PF_KEEP_MS
  * (a path through sessions/ then costs no round trip per step, also for
  * a walk that comes back to a session more than a second later). */
-static void set_dir(struct tr_attr *a)
+static void set_dir(const struct pset *p, struct tr_attr *a)
 {
-	a->st.st_mode = S_IFDIR | 0555;
+	a->st.st_mode = S_IFDIR | TR_DIR_PERM(p->mode);
 	a->st.st_nlink = 2;
 	a->keep_ms = PF_KEEP_MS;
 }
@@ -367,7 +374,11 @@ static int session_dir_attr(struct pjfs *pf, const struct pset *p, uint32_t key,
 	if (!x)
 		return -ENOENT;
 	fill(pf, p, PF_OUTER(key, TI_ROOT), a);
-	set_dir(a);
+	set_dir(p, a);
+	/* as its log gives (tree.h) */
+	a->st.st_uid = x->uid;
+	a->st.st_gid = x->gid;
+	a->st.st_mode = S_IFDIR | TR_DIR_PERM(x->mode);
 	PL_MTIM(a->st) = PL_CTIM(a->st) = PL_ATIM(a->st) = x->mtime;
 	return 0;
 }
@@ -385,7 +396,7 @@ static int own_attr(struct pjfs *pf, struct pset *p, uint64_t ino, struct tr_att
 	case PT_PROJECT:
 		if (project_index(p, PF_IDX(ino)) < 0)
 			return -ENOENT;
-		set_dir(a);
+		set_dir(p, a);
 		return 0;
 	case PT_LINK:
 	case PT_FORK:
@@ -393,14 +404,14 @@ static int own_attr(struct pjfs *pf, struct pset *p, uint64_t ino, struct tr_att
 		return set_link(pf, p->s, ino, a);
 	}
 	if (ino == PI_ROOT || ino == PI_PROJECTS || ino == PI_SESSIONS) {
-		set_dir(a);
+		set_dir(p, a);
 		return 0;
 	}
 	if (ino == PI_LATEST)
 		return set_link(pf, p->s, ino, a);
 	if (i < 0 || pf_own_file(pf, p, i, &b))
 		return -ENOENT;
-	a->st.st_mode = S_IFREG | 0444;
+	a->st.st_mode = S_IFREG | TR_FILE_PERM(p->mode);
 	a->st.st_nlink = 1;
 	a->st.st_size = (off_t)b->len;
 	a->st.st_blocks = (blkcnt_t)((b->len + 511) / 512);
@@ -688,13 +699,13 @@ static int own_entry(struct pjfs *pf, struct pf_dir *d, uint64_t i, char *name,
 	if (i < 2) {
 		strcpy(name, i ? ".." : ".");
 		fill(pf, d->p, i ? PI_ROOT : d->ino, a);
-		set_dir(a);
+		set_dir(d->p, a);
 		return 1;
 	}
 	snprintf(name, NM_MAX + 1, "%s", d->names[i - 2]);
 	if (d->inos[i - 2] == PI_USAGE_JSON) {	/* its size would count every log */
 		fill(pf, d->p, PI_USAGE_JSON, a);
-		a->st.st_mode = S_IFREG | 0444;
+		a->st.st_mode = S_IFREG | TR_FILE_PERM(d->p->mode);
 		a->lazy = 1;
 		return 1;
 	}

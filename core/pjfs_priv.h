@@ -53,6 +53,9 @@ struct pset {
 	struct blob *files[PF_NFILES];	/* rendered on first use */
 	uint64_t json_gen;		/* sessions.json's: pu_gen() + pc_gen() */
 	struct timespec time;		/* when it was scanned */
+	uid_t uid;			/* this layer's own nodes: the folder's */
+	gid_t gid;			/* owner and group, and its mode with */
+	mode_t mode;			/* only the read bits every log has too */
 };
 
 /* A session that is, was or may be open. */
@@ -95,8 +98,6 @@ struct pjfs {
 	struct pjahead *ahead;		/* the walk's next sessions (pjahead.h) */
 	char **pfolders;		/* project numbers: folder names */
 	uint32_t npfolders;
-	uid_t uid;
-	gid_t gid;
 	struct pu_cache *pu;		/* token totals (pjusage.h) */
 	struct pc_table *pc;		/* continuations (pjcont.h) */
 	struct pjlive *live;		/* the notifier's state (pjlive.h) */

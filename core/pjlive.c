@@ -44,6 +44,12 @@ struct pjlive *pv_new(void)
 	return lv;
 }
 
+void pv_start(struct pjfs *pf)
+{
+	pf->cur->refs++;
+	pf->live->last = pf->cur;
+}
+
 void pv_free(struct pjfs *pf)
 {
 	struct pjlive *lv = pf->live;
@@ -179,7 +185,8 @@ static int same_session(const struct pset *o, const struct pj_session *x,
 	return y && !strcmp(x->name, y->name) && !strcmp(x->link, y->link) &&
 	       o->pno[x->project] == p->pno[y->project] &&
 	       !strcmp(o->s->projects[x->project].name, p->s->projects[y->project].name) &&
-	       x->f.bytes == y->f.bytes && same_time(&x->mtime, &y->mtime);
+	       x->f.bytes == y->f.bytes && same_time(&x->mtime, &y->mtime) &&
+	       x->uid == y->uid && x->gid == y->gid && x->mode == y->mode && x->rc == y->rc;
 }
 
 /* The names and attributes of sessions that changed from o to p; 1 if
@@ -219,7 +226,8 @@ static int own_changes(const struct pset *o, const struct pset *p, struct queue 
 	uint32_t i;
 	int k, changed = session_changes(o, p, q);
 
-	changed |= o->s->nprojects != p->s->nprojects ||
+	changed |= o->s->nprojects != p->s->nprojects || o->mode != p->mode ||
+		   o->uid != p->uid || o->gid != p->gid ||
 		   strcmp(o->s->errors.buf ? o->s->errors.buf : "",
 			  p->s->errors.buf ? p->s->errors.buf : "");
 	for (i = 0; i < o->s->nprojects; i++) {

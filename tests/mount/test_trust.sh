@@ -116,6 +116,82 @@ paths() {
 	(cd "$T" && expect 1 "no-such-folder: No such file" "$OLDPWD/$SESSFS" no-such-folder "$T/rel-name")
 }
 
+# ---- permissions ----
+
+OTHER="setpriv --reuid=65533 --regid=65533 --clear-groups"
+# reads WHO FILE: the user WHO (NOBODY or OTHER) can read FILE.
+reads() { $1 cat "$2" > /dev/null 2>&1; }
+denied() { ! reads "$@"; }
+modes() { stat -c '%a %u %g' "$@" | tr '\n' ' '; }
+
+# A single log through -o allow_other: the log's owner and group, its
+# read bits (and execute on folders where read is set), checked by the
+# kernel; a chmod of the log is followed, for files read before too.
+perms_log() {
+	local d="$T/perm" m="$T/perm-m" f
+	mkdir -p "$d"
+	chmod 700 "$d"
+	cp "$DEMO" "$d/s.jsonl"
+	chown 0:65534 "$d/s.jsonl"
+	chmod 640 "$d/s.jsonl"
+	mount_log "$d/s.jsonl" "$m" -o allow_other || { bad "perms: mount: $(cat "$m.err")"; return; }
+	f=$(ls "$m"/branches/main/* | head -1)
+	findmnt -n -o OPTIONS "$m" | grep -q default_permissions &&
+		ok "the mount has default_permissions" || bad "options: $(findmnt -n -o OPTIONS "$m")"
+	[ "$(modes "$m" "$m/README.md" "$f" "$m/branches")" = "550 0 65534 440 0 65534 440 0 65534 550 0 65534 " ] &&
+		ok "a 0640 log of root:65534: folders 0550, files 0440, root:65534" ||
+		bad "perms: modes $(modes "$m" "$m/README.md" "$f" "$m/branches")"
+	reads "$NOBODY" "$f" && reads "$NOBODY" "$m/README.md" && denied "$OTHER" "$f" && denied "$OTHER" "$m/README.md" &&
+		ok "the log's group reads through the mount, another user does not" ||
+		bad "perms: group or other user: $(reads "$NOBODY" "$f" && echo group reads) $(reads "$OTHER" "$f" && echo other reads)"
+	chmod 600 "$d/s.jsonl"
+	wait_until 10 denied "$NOBODY" "$f" && denied "$NOBODY" "$m/README.md" &&
+	[ "$(modes "$m" "$f")" = "500 0 65534 400 0 65534 " ] &&
+		ok "chmod 600 of the log: followed, also for a file read before" ||
+		bad "chmod 600 not followed: $(modes "$m" "$f")"
+	chmod 644 "$d/s.jsonl"
+	wait_until 10 reads "$OTHER" "$f" && reads "$OTHER" "$m/README.md" &&
+		ok "chmod 644 of the log: another user reads" || bad "chmod 644 not followed: $(modes "$m" "$f")"
+	unmount_log "$m"
+}
+
+# closed_b MNT A B: session B's log made 0600 and 65534's shows so.
+closed_b() {
+	denied "$NOBODY" "$1/projects/home-u-app/$3/README.md" &&
+	[ "$(modes "$1/projects/home-u-app/$2" "$1/projects/home-u-app/$3")" = "555 0 0 500 65534 65534 " ] &&
+	[ "$(modes "$1" "$1/sessions.json")" = "500 0 0 400 0 0 " ] && denied "$OTHER" "$1/sessions.json"
+}
+
+# A projects folder: each session folder as its log gives; this layer's
+# own folders and files (they list every session) as the folder and
+# every log give.
+perms_projects() {
+	local d="$T/perm-pj" m="$T/perm-pjm" a b
+	a=eeeeeeee-0000-4000-8000-000000000001 b=eeeeeeee-0000-4000-8000-000000000002
+	mkdir -p "$d/-home-u-app"
+	put_log "$d/-home-u-app/$a.jsonl" "$a"
+	put_log "$d/-home-u-app/$b.jsonl" "$b"
+	chmod 644 "$d/-home-u-app/"*.jsonl
+	mount_log "$d" "$m" -o allow_other || { bad "perms projects: mount: $(cat "$m.err")"; return; }
+	reads "$NOBODY" "$m/projects/home-u-app/$b/README.md" && reads "$NOBODY" "$m/sessions.json" &&
+		ok "projects: 0644 logs in a 0755 folder: another user reads" ||
+		bad "projects: 0644 logs: $(modes "$m" "$m/projects/home-u-app/$b")"
+	chown 65534:65534 "$d/-home-u-app/$b.jsonl"
+	chmod 600 "$d/-home-u-app/$b.jsonl"
+	# (the kernel keeps this layer's folders until the look tells it)
+	if wait_until 10 closed_b "$m" "$a" "$b"; then
+		ok "projects: a log made 0600: its session folder 0500 as the log's owner, the layer closed to others"
+	else
+		bad "projects: a log made 0600: $(modes "$m/projects/home-u-app/$a" "$m/projects/home-u-app/$b" "$m" "$m/sessions.json")"
+	fi
+	unmount_log "$m"
+}
+
+perms() {
+	perms_log
+	perms_projects
+}
+
 # ---- two mounts at once ----
 
 # PAIRS pairs, each two sessfs started together (daemons) on one
@@ -273,6 +349,7 @@ if [ $# -gt 0 ]; then
 fi
 options
 paths
+perms
 race
 dirswap
 empty
