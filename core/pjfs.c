@@ -73,13 +73,15 @@ static struct pset *pset_new(struct pjfs *pf, struct pj_set *s)
 	p->refs = 1;
 	p->gen = ++pf->gen;
 	clock_gettime(CLOCK_REALTIME, &p->time);
-	/* What lists sessions (their titles, cwds, names) gives no one more
-	 * than every log does: the folder's read bits and theirs. */
+	/* What lists sessions (their titles, cwds, names) gives the group
+	 * and others no more than every log does: the folder's read bits,
+	 * its owner's (who can list the logs anyway) and the group's and
+	 * others' that every log has too. */
 	p->uid = s->root_st.st_uid;
 	p->gid = s->root_st.st_gid;
 	p->mode = s->root_st.st_mode & 0444;
 	for (i = 0; i < s->nsessions; i++)
-		p->mode &= s->sessions[i].mode;
+		p->mode &= s->sessions[i].mode | 0400;
 	for (i = 0; i < s->nprojects; i++)
 		p->pno[i] = project_no(pf, s->projects[i].folder);
 	return p;
@@ -107,6 +109,22 @@ static int rescan_due(const struct pjfs *pf)
 	return now_ms() - pf->scanned_ms >= (gap > PF_RESCAN_MS ? gap : PF_RESCAN_MS);
 }
 
+/* The folder was found deleted (mu held): README.md and errors.txt are
+ * rendered again with a note, and the notifier tells the kernel
+ * (pjlive.c). */
+static void folder_gone(struct pjfs *pf)
+{
+	static const int files[] = { 0, 2 };	/* README.md, errors.txt */
+	size_t i;
+
+	pf->root_gone = 1;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (pf->cur->files[files[i]]) {
+			blob_unref(pf->cur->files[files[i]]);
+			pf->cur->files[files[i]] = NULL;
+		}
+}
+
 /* The current set with a reference; looks at the folder again first when
  * rescan is set and it is time. */
 static struct pset *get_set(struct pjfs *pf, int rescan)
@@ -126,6 +144,14 @@ static struct pset *get_set(struct pjfs *pf, int rescan)
 		pj_scan_at(pf->rootfd, pf->dir, old->s, &s);
 		pthread_mutex_lock(&pf->mu);
 		pset_unref(old);
+		/* A folder deleted: the set before stays (what can still be
+		 * shown is), and README.md and errors.txt say so. */
+		if (s && s->root_gone) {
+			pj_free(s);
+			s = NULL;
+			if (!pf->root_gone)
+				folder_gone(pf);
+		}
 		/* A folder that did not change keeps its set: the same times
 		 * and generation, so what the kernel keeps of this layer stays
 		 * valid (a link's new time would drop its cached target). */
@@ -478,11 +504,23 @@ struct pf_dir {
 	struct slot *sl;
 	struct tr_dir *td;
 	uint32_t key;
+	int stub;			/* a session that cannot be opened: its
+					 * stub files (names, inos) */
 	uint32_t nlinks;		/* forked-from, continued-from */
 	uint64_t link_ino[2];
 	const char *link_name[2];
 	uint64_t gen;
 };
+
+/* Stub file i (pjfs_stub.c) of session key, which could not be opened
+ * just now; -ENOENT when it is none or the session opened since. */
+static int stub_attr(struct pjfs *pf, struct pset *p, uint32_t key, int i, struct tr_attr *a)
+{
+	const struct pj_session *x = pj_by_key(p->s, key);
+	int rc = x && i >= 0 ? pf_open_error(pf, key) : 0;
+
+	return rc ? pf_stub_attr(pf, p, x, rc, i, a) : -ENOENT;
+}
 
 static int getattr_in(struct pjfs *pf, struct pset *p, uint64_t ino, struct tr_attr *a)
 {
@@ -494,7 +532,7 @@ static int getattr_in(struct pjfs *pf, struct pset *p, uint64_t ino, struct tr_a
 		return own_attr(pf, p, ino, a);
 	sl = pf_slot_get(pf, p, key, 1);
 	if (!sl)
-		return -ENOENT;
+		return stub_attr(pf, p, key, pf_stub_index(PF_INNER(ino)), a);
 	rc = tr_getattr(sl->t, PF_INNER(ino), a);
 	if (!rc)
 		a->st.st_ino = ino;
@@ -553,7 +591,7 @@ static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const cha
 	}
 	sl = pf_slot_get(pf, p, key, 1);
 	if (!sl)
-		return -ENOENT;
+		return stub_attr(pf, p, key, PF_INNER(parent) == TI_ROOT ? pf_stub_lookup(name) : -1, a);
 	rc = tr_lookup(sl->t, PF_INNER(parent), name, a);
 	if (!rc) {
 		keep_current(a, a->st.st_ino);
@@ -626,6 +664,23 @@ static int own_listing(struct pf_dir *d)
 	return 0;
 }
 
+/* The listing of a session's folder that cannot be opened: its stub
+ * files (pjfs_stub.c); -ENOENT when it is no such session. */
+static int stub_listing(struct pjfs *pf, struct pf_dir *d)
+{
+	int i;
+
+	if (PF_INNER(d->ino) != TI_ROOT || !pf_open_error(pf, d->key))
+		return -ENOENT;
+	if (own_names(d, PF_STUB_N))
+		return -ENOMEM;
+	for (i = 0; i < PF_STUB_N; i++)
+		add_name(d, pf_stub_name(i), PF_OUTER(d->key, pf_stub_inner(i)));
+	d->stub = 1;
+	d->gen = d->p->gen | (UINT64_C(1) << 63);
+	return 0;
+}
+
 static int session_listing(struct pjfs *pf, struct pf_dir *d)
 {
 	const struct pj_session *x = pj_by_key(d->p->s, d->key);
@@ -633,7 +688,7 @@ static int session_listing(struct pjfs *pf, struct pf_dir *d)
 
 	d->sl = x ? pf_slot_get(pf, d->p, d->key, 1) : NULL;
 	if (!d->sl)
-		return -ENOENT;
+		return x ? stub_listing(pf, d) : -ENOENT;
 	rc = tr_opendir(d->sl->t, PF_INNER(d->ino), &d->td);
 	if (rc)
 		return rc;
@@ -703,6 +758,8 @@ static int own_entry(struct pjfs *pf, struct pf_dir *d, uint64_t i, char *name,
 		return 1;
 	}
 	snprintf(name, NM_MAX + 1, "%s", d->names[i - 2]);
+	if (d->stub)
+		return stub_attr(pf, d->p, d->key, (int)(i - 2), a) ? -ENOENT : 1;
 	if (d->inos[i - 2] == PI_USAGE_JSON) {	/* its size would count every log */
 		fill(pf, d->p, PI_USAGE_JSON, a);
 		a->st.st_mode = S_IFREG | TR_FILE_PERM(d->p->mode);
@@ -719,7 +776,7 @@ static int pf_dir_entry(void *fs, struct vf_dir *vd, uint64_t i, char *name,
 	struct pf_dir *d = (struct pf_dir *)vd;
 	int rc;
 
-	if (!d->key)
+	if (!d->key || d->stub)
 		return own_entry(pf, d, i, name, a);
 	if (i >= 2 && i < 2 + (uint64_t)d->nlinks) {
 		strcpy(name, d->link_name[i - 2]);
@@ -738,6 +795,15 @@ static uint64_t pf_dir_gen(const struct vf_dir *vd)
 	return ((const struct pf_dir *)vd)->gen;
 }
 
+static int stub_content(struct pjfs *pf, struct pset *p, uint32_t key, int i,
+			struct blob **out)
+{
+	const struct pj_session *x = pj_by_key(p->s, key);
+	int rc = x && i >= 0 ? pf_open_error(pf, key) : 0;
+
+	return rc ? pf_stub_content(pf, p, x, rc, i, out) : -ENOENT;
+}
+
 static int pf_content(void *fs, uint64_t ino, struct blob **out)
 {
 	struct pjfs *pf = fs;
@@ -749,7 +815,7 @@ static int pf_content(void *fs, uint64_t ino, struct blob **out)
 		if (pf_file_index(ino) >= 0)
 			rc = pf_own_file(pf, p, pf_file_index(ino), out);
 	} else if (!(sl = pf_slot_get(pf, p, PF_KEY(ino), 0))) {	/* reads, pushes */
-		rc = -ENOENT;
+		rc = stub_content(pf, p, PF_KEY(ino), pf_stub_index(PF_INNER(ino)), out);
 	} else {
 		rc = tr_content(sl->t, PF_INNER(ino), out);
 		pf_slot_put(pf, sl);
@@ -760,7 +826,7 @@ static int pf_content(void *fs, uint64_t ino, struct blob **out)
 
 /* Calls fn on the open tree of a session's inode; own: rc_own. walk: the
  * call is a reader's (pjahead.h), not the pushes' that follow a listing. */
-static int in_tree(struct pjfs *pf, uint64_t ino, int rc_own, int walk,
+static int in_tree(struct pjfs *pf, uint64_t ino, int rc_own, int rc_stub, int walk,
 		   int (*fn)(struct tree *t, uint64_t ino, void *arg), void *arg)
 {
 	struct pset *p;
@@ -771,7 +837,11 @@ static int in_tree(struct pjfs *pf, uint64_t ino, int rc_own, int walk,
 		return rc_own;
 	p = get_set(pf, 0);
 	sl = pf_slot_get(pf, p, PF_KEY(ino), walk);
-	rc = sl ? fn(sl->t, PF_INNER(ino), arg) : -ENOENT;
+	if (sl)
+		rc = fn(sl->t, PF_INNER(ino), arg);
+	else	/* a stub's folder or file (pjfs_stub.c), or nothing */
+		rc = pj_by_key(p->s, PF_KEY(ino)) && pf_open_error(pf, PF_KEY(ino)) &&
+		     (PF_INNER(ino) == TI_ROOT || pf_stub_index(PF_INNER(ino)) >= 0) ? rc_stub : -ENOENT;
 	if (sl)
 		pf_slot_put(pf, sl);
 	put_set(pf, p);
@@ -790,7 +860,7 @@ static int pf_readlink(void *fs, uint64_t ino, char *out)
 	int rc;
 
 	if (PF_KEY(ino))
-		return in_tree(pf, ino, 0, 1, do_readlink, out);
+		return in_tree(pf, ino, 0, -EINVAL, 1, do_readlink, out);
 	p = get_set(pf, 0);
 	rc = link_target(pf, p->s, ino, out);
 	put_set(pf, p);
@@ -813,7 +883,7 @@ static int pf_getxattr(void *fs, uint64_t ino, const char *name, struct sbuf *ou
 {
 	struct xattr_arg x = { name, out };
 
-	return in_tree(fs, ino, -ENODATA, 1, do_getxattr, &x);
+	return in_tree(fs, ino, -ENODATA, -ENODATA, 1, do_getxattr, &x);
 }
 
 static int do_listxattr(struct tree *t, uint64_t ino, void *arg)
@@ -823,7 +893,7 @@ static int do_listxattr(struct tree *t, uint64_t ino, void *arg)
 
 static int pf_listxattr(void *fs, uint64_t ino, struct sbuf *out)
 {
-	return in_tree(fs, ino, 0, 1, do_listxattr, out);
+	return in_tree(fs, ino, 0, 0, 1, do_listxattr, out);
 }
 
 static int do_claim(struct tree *t, uint64_t ino, void *arg)
@@ -834,7 +904,7 @@ static int do_claim(struct tree *t, uint64_t ino, void *arg)
 
 static int pf_claim_push(void *fs, uint64_t ino)
 {
-	int rc = in_tree(fs, ino, 0, 0, do_claim, NULL);
+	int rc = in_tree(fs, ino, 0, 0, 0, do_claim, NULL);
 
 	return rc > 0;
 }
@@ -848,7 +918,7 @@ static int do_pushed(struct tree *t, uint64_t ino, void *arg)
 
 static void pf_pushed(void *fs, uint64_t ino)
 {
-	in_tree(fs, ino, 0, 0, do_pushed, NULL);
+	in_tree(fs, ino, 0, 0, 0, do_pushed, NULL);
 }
 
 const struct vf_ops pf_ops = {

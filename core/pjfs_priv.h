@@ -54,8 +54,9 @@ struct pset {
 	uint64_t json_gen;		/* sessions.json's: pu_gen() + pc_gen() */
 	struct timespec time;		/* when it was scanned */
 	uid_t uid;			/* this layer's own nodes: the folder's */
-	gid_t gid;			/* owner and group, and its mode with */
-	mode_t mode;			/* only the read bits every log has too */
+	gid_t gid;			/* owner and group, and its read bits,
+					 * the group's and others' only where */
+	mode_t mode;			/* every log has them too */
 };
 
 /* A session that is, was or may be open. */
@@ -68,6 +69,8 @@ struct slot {
 					 * (one ahead then goes at full speed) */
 	int ahead;			/* opened ahead of a walk, not used yet */
 	int listed;			/* a folder of its tree was listed */
+	int open_rc;			/* why its last opening failed (0: it
+					 * did not) */
 	uint32_t opens;			/* times opened (listing generations) */
 	uint64_t base;			/* the index's estimate */
 	uint64_t cost;			/* base and the rendered text kept */
@@ -101,6 +104,9 @@ struct pjfs {
 	struct pu_cache *pu;		/* token totals (pjusage.h) */
 	struct pc_table *pc;		/* continuations (pjcont.h) */
 	struct pjlive *live;		/* the notifier's state (pjlive.h) */
+	int root_gone;			/* under mu: the folder was deleted (the
+					 * set before stays, said in README.md
+					 * and errors.txt) */
 };
 
 /* The current set with a reference (looked at again first when rescan is
@@ -115,6 +121,9 @@ void pf_set_put(struct pjfs *pf, struct pset *p);
  * not so a file's content, which the pushes that follow a listing ask
  * for after the reader may have moved on to the next session). */
 struct slot *pf_slot_get(struct pjfs *pf, const struct pset *p, uint32_t key, int walk);
+/* Why session key could not be opened the last time it was tried, while
+ * it is not open (pf_slot_get() gave NULL): -errno, or 0. */
+int pf_open_error(struct pjfs *pf, uint32_t key);
 /* Releases a reference (also one taken under pf->mu): the slot's cost
  * is brought up to what its tree keeps rendered now. */
 void pf_slot_put(struct pjfs *pf, struct slot *sl);
@@ -122,6 +131,22 @@ void pf_slot_put(struct pjfs *pf, struct slot *sl);
 void pf_slot_close(struct pjfs *pf, struct slot *sl);
 /* Folder inner of tree t as a walk's folder for pa_listed(). */
 uint64_t pf_walk_folder(struct tree *t, uint64_t inner);
+
+/* pjfs_stub.c: the folder of a session that cannot be opened now (rc:
+ * why, pf_open_error()): README.md and errors.txt (PF_STUB_N files),
+ * saying why, with what the last scan found; their inner inodes are a
+ * tree's (TI_README, TI_ERRORS). */
+#define PF_STUB_N 2
+/* The stub file of inner inode inner, or of name name: its index, or -1. */
+int pf_stub_index(uint64_t inner);
+int pf_stub_lookup(const char *name);
+const char *pf_stub_name(int i);
+uint64_t pf_stub_inner(int i);
+/* Its attributes, or its content with a reference; 0 or -errno. */
+int pf_stub_attr(struct pjfs *pf, const struct pset *p, const struct pj_session *x, int rc,
+		 int i, struct tr_attr *a);
+int pf_stub_content(struct pjfs *pf, const struct pset *p, const struct pj_session *x, int rc,
+		    int i, struct blob **out);
 
 /* pjfs_files.c: the layer's own file of index i (0 README.md, 1
  * sessions.json, 2 errors.txt, 3 usage.json) for set p, rendered once

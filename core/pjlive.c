@@ -29,6 +29,7 @@ struct pjlive {
 	dev_t dev;
 	int has_dev;
 	int titles;			/* under pf->mu: sessions.json changed */
+	int gone_told;			/* the kernel was told the folder is gone */
 	uint64_t steps;			/* under pf->mu: pf->nsteps at the last look */
 	struct queue *closed;		/* under pf->mu: of sessions closed since */
 };
@@ -372,6 +373,11 @@ static void look(struct pjfs *pf, struct queue *q)
 	if (lv->titles)
 		add(q, 0, PI_SESSIONS_JSON, NULL);
 	lv->titles = 0;
+	if (pf->root_gone && !lv->gone_told) {	/* they say so now */
+		add(q, 0, PI_README, NULL);
+		add(q, 0, PI_ERRORS, NULL);
+		lv->gone_told = 1;
+	}
 	pthread_mutex_unlock(&pf->mu);
 }
 

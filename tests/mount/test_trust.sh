@@ -225,6 +225,83 @@ race() {
 		bad "$pairs pairs: $stacked stacked, $up mounted once, $refused refused as already mounted"
 }
 
+# ---- a log the daemon can no longer read, a folder deleted ----
+
+# nocap: sessfs as root without the capabilities that read past a file's
+# mode (as a user's daemon is: a log chmod'ed 000 cannot be opened), while
+# the test, root, still reads everything through the mount.
+nocap() {
+	printf '#!/bin/sh\nexec setpriv --bounding-set=-dac_override,-dac_read_search "%s" "$@"\n' \
+		"$(realpath "$SESSFS")" > "$T/nocap"
+	chmod 755 "$T/nocap"
+}
+
+# A single log made unreadable while mounted: said in errors.txt and
+# README.md, and all of it still shown (from the file held open).
+gone_log() {
+	local d="$T/gl" m="$T/gl-m" f
+	mkdir -p "$d"
+	cp "$DEMO" "$d/s.jsonl"
+	SESSFS="$T/nocap" mount_log "$d/s.jsonl" "$m" || { bad "gone_log: mount: $(cat "$m.err")"; return; }
+	f=$(ls "$m"/branches/main/* | tail -1)
+	ls "$m/branches/main" > "$T/gl-before"
+	chmod 000 "$d/s.jsonl"
+	if wait_until 10 grep -q "cannot be read at its path now" "$m/errors.txt" &&
+	   grep -q "cannot be read at its path now" "$m/README.md" && cat "$f" > /dev/null &&
+	   cmp -s "$T/gl-before" <(ls "$m/branches/main"); then
+		ok "a log made unreadable: errors.txt and README.md say so, the log is still shown"
+	else
+		bad "a log made unreadable: errors.txt: $(cat "$m/errors.txt")"
+	fi
+	chmod 644 "$d/s.jsonl"
+	wait_until 10 grep -q "can be read at its path again" "$m/errors.txt" &&
+		ok "... and readable again: said too" || bad "readable again: $(cat "$m/errors.txt")"
+	unmount_log "$m"
+}
+
+# A projects folder: a log made unreadable (one open, one never opened),
+# then the folder deleted. Each is a line of errors.txt; the sessions stay
+# listed; an open one is still shown; one that cannot be opened shows a
+# README.md and an errors.txt saying why.
+gone_projects() {
+	local d="$T/gp" m="$T/gp-m" a b c p
+	a=ffffffff-0000-4000-8000-000000000001 b=ffffffff-0000-4000-8000-000000000002
+	c=ffffffff-0000-4000-8000-000000000003
+	mkdir -p "$d/-home-u-app"
+	for x in $a $b $c; do put_log "$d/-home-u-app/$x.jsonl" "$x"; done
+	SESSFS="$T/nocap" mount_log "$d" "$m" || { bad "gone_projects: mount: $(cat "$m.err")"; return; }
+	p="$m/projects/home-u-app"
+	cat "$p/$a/README.md" "$p/$c/README.md" > /dev/null	# a and c open
+	chmod 000 "$d/-home-u-app/$a.jsonl" "$d/-home-u-app/$b.jsonl"
+	if wait_until 10 grep -q "^-home-u-app/$b.jsonl: cannot be read now (Permission denied)" "$m/errors.txt" &&
+	   grep -q "^-home-u-app/$a.jsonl: cannot be read now" "$m/errors.txt" &&
+	   [ "$(ls "$p" | tr '\n' ' ')" = "$a $b $c " ] && ls "$p/$a/branches/main" > /dev/null &&
+	   wait_until 10 grep -q "cannot be read at its path now" "$p/$a/errors.txt" &&
+	   grep -q "cannot be opened now (Permission denied)" "$p/$b/README.md" &&
+	   grep -q "cannot be opened now (Permission denied)" "$p/$b/errors.txt" &&
+	   [ "$(ls "$p/$b" | tr '\n' ' ')" = "README.md errors.txt " ]; then
+		ok "projects: logs made unreadable: said in errors.txt; still listed; an open one shown, another says why"
+	else
+		bad "projects: unreadable logs: $(cat "$m/errors.txt"); $(ls "$p/$b" 2>&1 | tr '\n' ' '); $(head -5 "$p/$b/README.md" 2>&1)"
+	fi
+	rm -rf "$d"
+	if wait_until 10 grep -q "the projects folder was deleted" "$m/errors.txt" &&
+	   grep -q "The folder was deleted" "$m/README.md" &&
+	   [ "$(ls "$p" | tr '\n' ' ')" = "$a $b $c " ] && cat "$p/$c"/branches/main/* > /dev/null &&
+	   grep -q "projects folder was deleted" "$p/$b/README.md"; then
+		ok "projects: the folder deleted: errors.txt and README.md say so, the sessions stay listed, an open one shown"
+	else
+		bad "projects: folder deleted: $(cat "$m/errors.txt"); $(ls "$p" 2>&1 | tr '\n' ' ')"
+	fi
+	unmount_log "$m"
+}
+
+gone() {
+	nocap
+	gone_log
+	gone_projects
+}
+
 # ---- a log deleted, a directory at its path ----
 
 # same_main A B: branches/main lists the same in the mounts A and B.
@@ -351,6 +428,7 @@ options
 paths
 perms
 race
+gone
 dirswap
 empty
 pjsmall
