@@ -661,6 +661,9 @@ int lv_mark(struct tree *t, struct lv_mark *m)
 	m->next = t->epoch_spare && t->epoch_next == ((t->epoch_new + 1) & TR_EPOCH_MAX)
 			  ? t->epoch_new : t->epoch_next;
 	log_id(t, &m->dev, &m->ino, &m->bytes);
+	m->uid = t->views[0]->uid;
+	m->gid = t->views[0]->gid;
+	m->mode = t->views[0]->mode;
 	ss_signed(t->views[0]->s, &m->sig);
 	m->epochs = calloc(t->nviews, sizeof(*m->epochs));
 	m->names = calloc(t->nviews, sizeof(*m->names));
@@ -682,7 +685,9 @@ int lv_mark(struct tree *t, struct lv_mark *m)
 }
 
 /* Whether the tree is the one m describes, grown: the same log file, at
- * least the bytes indexed, and m's views first, in order (lock held). */
+ * least the bytes indexed, the same owner, group and mode (the kernel may
+ * keep the attributes it was given for long), and m's views first, in
+ * order (lock held). */
 static int same_tree(struct tree *t, const struct lv_mark *m)
 {
 	dev_t dev;
@@ -691,7 +696,9 @@ static int same_tree(struct tree *t, const struct lv_mark *m)
 	uint32_t i;
 
 	log_id(t, &dev, &ino, &bytes);
-	if (!m->n || dev != m->dev || ino != m->ino || bytes < m->bytes || t->nviews < m->n)
+	if (!m->n || dev != m->dev || ino != m->ino || bytes < m->bytes || t->nviews < m->n ||
+	    m->uid != t->views[0]->uid || m->gid != t->views[0]->gid ||
+	    m->mode != t->views[0]->mode)
 		return 0;
 	for (i = 1; i < m->n; i++)
 		if (strcmp(t->views[i]->name, m->names[i]))
