@@ -81,7 +81,8 @@ static void help(void)
 	       "    -o max_idle_threads=N  at most N of them idle (default: -1)\n"
 	       "    -o clone_fd            a /dev/fuse descriptor per thread\n"
 	       "The mount is always read-only (ro) and checks permissions\n"
-	       "(default_permissions). See sessfs(1).\n");
+	       "(default_permissions): each file and folder has its log's owner,\n"
+	       "group and read bits, nothing more. See sessfs(1).\n");
 }
 
 
