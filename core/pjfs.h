@@ -51,6 +51,16 @@
  * it is made again when either is found. usage.json is made once per scan
  * of the folder, outside the lock.
  *
+ * Permissions: a session folder and all below it are its log's (tree.h);
+ * this layer's own nodes have the folder's owner and group, its owner's
+ * read bit, and the group's and others' read bits only where the folder
+ * and every log have them (they list every session's title and cwd).
+ *
+ * What cannot be shown is said: a session listed that cannot be opened
+ * (its log unreadable since the scan, or gone) holds README.md and
+ * errors.txt saying why (pjfs_stub.c), not ENOENT; a folder found deleted
+ * keeps the set it had, and its README.md and errors.txt say so.
+ *
  * All calls are thread-safe.
  */
 #ifndef SESSFS_PJFS_H
