@@ -52,8 +52,15 @@ static int fuse_takes(const char *opt)
 /* sessfs's own -o options (fs/main.c parses them). */
 static int own_option(const char *opt)
 {
-	return (!strncmp(opt, "file_history=", 13) && opt[13]) ||
-	       (!strncmp(opt, "cache_size=", 11) && opt[11]);
+	static const char *const own[] = { "file_history=", "cache_size=", "prices=", "tz=" };
+	size_t i, n;
+
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		n = strlen(own[i]);
+		if (!strncmp(opt, own[i], n) && opt[n])
+			return 1;
+	}
+	return 0;
 }
 
 /* One option of a -o list; 0 or 2 after a line on stderr. */

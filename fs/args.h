@@ -9,9 +9,10 @@
  *
  * The options are -h/--help, -V/--version, -f, -d, -s and -o LIST (or
  * -oLIST). Each option of a -o list (split at commas, "\," kept) is one of
- * sessfs's own (file_history=, cache_size=) or one libfuse takes: asked
- * of libfuse itself, one option at a time, with its messages kept quiet
- * (fuse_set_log_func()), so that sessfs knows which one it refused.
+ * sessfs's own (file_history=, cache_size=, prices=, tz=) or one libfuse
+ * takes: asked of libfuse itself, one option at a time, with its messages
+ * kept quiet (fuse_set_log_func()), so that sessfs knows which one it
+ * refused.
  *
  * Not thread-safe (it sets libfuse's log function for a while): call it
  * from main() before any thread starts.

@@ -18,19 +18,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/prctl.h>
 #endif
 
-#include "../core/export.h"
-#include "../core/session.h"
-#include "../core/tree.h"
+#include "cli.h"
+#include "session.h"
+#include "tree.h"
 #include "notify.h"
-#include "../core/pjfs.h"
-#include "../core/plat.h"
+#include "pjfs.h"
+#include "plat.h"
+#include "price.h"
 #include "ops.h"
-#include "../core/vfs.h"
+#include "vfs.h"
 #include "args.h"
 #include "mlock.h"
 
@@ -67,6 +69,11 @@ static void help(void)
 	       "    -o cache_size=N[K|M|G] DIR: the memory the sessions kept open may\n"
 	       "                           take (default 512M); the least recently\n"
 	       "                           used is closed\n"
+	       "    -o prices=FILE         price tokens with this table (data/prices.txt's\n"
+	       "                           format) instead of the one built in\n"
+	       "    -o tz=ZONE             usage.json's days and months in this time\n"
+	       "                           zone (like Europe/Paris; default: TZ, else\n"
+	       "                           the system's)\n"
 	       "    -o file_history=DIR    the folder of the session's file-history\n"
 	       "                           backups for state/file-history/ (default:\n"
 	       "                           LOG's folder/../../file-history/<sessionId>;\n"
@@ -90,41 +97,6 @@ static void help(void)
 static void say_open_error(const char *path, int rc)
 {
 	fprintf(stderr, "sessfs: %s: %s\n", path, ss_open_error(rc));
-}
-
-/* A folder is a projects folder, unless its name says it was meant as a
- * log (*.jsonl: refused as a directory). */
-static int is_projects_dir(const char *path)
-{
-	struct stat st;
-	size_t n = strlen(path);
-
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	if (n >= 6 && !strncmp(path + n - 6, ".jsonl", 6))
-		return 0;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int check(const char *path)
-{
-	struct session *s;
-	struct sbuf out;
-	int rc;
-
-	if (is_projects_dir(path))
-		return pf_check(path);
-	rc = ss_open(path, SS_COMPLETE, &s);
-	if (rc) {
-		say_open_error(path, rc);
-		return 1;
-	}
-	sb_init(&out);
-	ss_facts_json(s, &out);
-	fwrite(out.buf, 1, out.len, stdout);
-	sb_free(&out);
-	ss_close(s);
-	return 0;
 }
 
 /*
@@ -218,6 +190,8 @@ static int check_not_mounted(const char *mnt)
 struct sessfs_conf {
 	char *file_history;
 	char *cache_size;
+	char *prices;
+	char *tz;
 	int fsname;
 	int subtype;
 };
@@ -227,6 +201,8 @@ enum { KEY_FSNAME, KEY_SUBTYPE };
 static const struct fuse_opt sessfs_opts[] = {
 	{ "file_history=%s", offsetof(struct sessfs_conf, file_history), 0 },
 	{ "cache_size=%s", offsetof(struct sessfs_conf, cache_size), 0 },
+	{ "prices=%s", offsetof(struct sessfs_conf, prices), 0 },
+	{ "tz=%s", offsetof(struct sessfs_conf, tz), 0 },
 	FUSE_OPT_KEY("fsname=", KEY_FSNAME),
 	FUSE_OPT_KEY("subtype=", KEY_SUBTYPE),
 	FUSE_OPT_END
@@ -314,6 +290,54 @@ static int check_file_history(const char *dir)
 	return 0;
 }
 
+/*
+ * -o tz=ZONE: the time zone usage.json's days and months are in, as TZ
+ * (the process's, for localtime_r()). A name is looked for under $TZDIR
+ * (/usr/share/zoneinfo), since the C library takes an unknown one for
+ * UTC without a word; a POSIX rule (it has a digit: "CET-1CEST") and
+ * "UTC" stand as they are. 0, or 2 after a line on stderr.
+ */
+static int set_time_zone(const char *tz)
+{
+	const char *dir = getenv("TZDIR"), *name = tz[0] == ':' ? tz + 1 : tz;
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (!*name || strstr(name, "..") || (name[0] == '/' && stat(name, &st) < 0) ||
+	    (name[0] != '/' && !strpbrk(name, "0123456789") && strcmp(name, "UTC") &&
+	     (snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "/usr/share/zoneinfo",
+		       name) >= (int)sizeof(path) || stat(path, &st) < 0 || !S_ISREG(st.st_mode)))) {
+		fprintf(stderr, "sessfs: tz=%s: no such time zone (a name under %s, like "
+			"Europe/Paris, or UTC)\n", tz, dir && *dir ? dir : "/usr/share/zoneinfo");
+		return 2;
+	}
+	if (setenv("TZ", tz, 1)) {
+		fprintf(stderr, "sessfs: out of memory\n");
+		return 1;
+	}
+	tzset();
+	return 0;
+}
+
+/* -o prices=FILE: the price table in *t (free with pr_free()) and made
+ * the default (price.h). 0, or 1 after a line on stderr. */
+static int use_prices(const char *file, struct pr_table **t)
+{
+	char *real = realpath(file, NULL);
+	struct sbuf err;
+	int rc;
+
+	sb_init(&err);
+	rc = pr_load(real ? real : file, t, &err);
+	if (rc)
+		fprintf(stderr, "sessfs: prices=%s: %s\n", file, err.buf);
+	else
+		pr_set_default(*t);
+	sb_free(&err);
+	free(real);
+	return rc ? 1 : 0;
+}
+
 /* $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects (a new string). */
 static char *default_projects(void)
 {
@@ -323,19 +347,6 @@ static char *default_projects(void)
 	if (cfg && *cfg)
 		return asprintf(&p, "%s/projects", cfg) < 0 ? NULL : p;
 	return asprintf(&p, "%s/.claude/projects", home ? home : "") < 0 ? NULL : p;
-}
-
-/* A byte count with an optional K, M or G; 0 when it is not one. */
-static uint64_t parse_size(const char *s)
-{
-	char *end;
-	unsigned long long n = strtoull(s, &end, 10);
-	int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 :
-		    *end == 'G' || *end == 'g' ? 30 : 0;
-
-	if (end == s || (shift && end[1]) || (!shift && *end) || n > (1ull << 40))
-		return 0;
-	return (uint64_t)n << shift;
 }
 
 /* What LOG names: a projects folder (*t stays NULL) or a session log. 0,
@@ -348,8 +359,8 @@ static int open_layer(const char *log, const struct sessfs_conf *conf, struct vf
 	uint64_t cache = PF_CACHE_DEFAULT;
 	int rc;
 
-	if (is_projects_dir(log)) {
-		if (conf->cache_size && !(cache = parse_size(conf->cache_size))) {
+	if (cli_is_folder(log)) {
+		if (conf->cache_size && !(cache = cli_size(conf->cache_size))) {
 			fprintf(stderr, "sessfs: cache_size=%s: not a size (like 512M)\n",
 				conf->cache_size);
 			return 2;
@@ -358,7 +369,7 @@ static int open_layer(const char *log, const struct sessfs_conf *conf, struct vf
 			fprintf(stderr, "sessfs: %s: %s\n", log, pf_error(rc));
 			return 1;
 		}
-		v->ops = &pf_ops;
+		v->ops = &pf_vfs_ops;
 		v->fs = pf;
 		return 0;
 	}
@@ -374,7 +385,7 @@ static int open_layer(const char *log, const struct sessfs_conf *conf, struct vf
 		fprintf(stderr, "sessfs: out of memory\n");
 		return 1;
 	}
-	v->ops = &vf_tree_ops;
+	v->ops = &tr_vfs_ops;
 	v->fs = *t;
 	return 0;
 }
@@ -457,7 +468,8 @@ static int mount_log(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts opts;
-	struct sessfs_conf conf = { NULL, NULL, 0, 0 };
+	struct sessfs_conf conf = { NULL, NULL, NULL, NULL, 0, 0 };
+	struct pr_table *prices = NULL;
 	struct tree *t = NULL;
 	struct vfs v;
 	const char *log, *mnt;
@@ -508,6 +520,9 @@ static int mount_log(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	if ((conf.tz && (rc = set_time_zone(conf.tz))) ||
+	    (conf.prices && (rc = use_prices(conf.prices, &prices))))
+		goto out;
 	if ((rc = open_layer(log, &conf, &v, &t)))
 		goto out;
 	if (fuse_opt_add_arg(&args, DEFAULT_OPTS) || add_names(&args, &conf, log)) {
@@ -531,8 +546,12 @@ out:
 	free(opts.mountpoint);
 out_args:
 	ml_release(lock);
+	pr_set_default(NULL);
+	pr_free(prices);
 	free(conf.file_history);
 	free(conf.cache_size);
+	free(conf.prices);
+	free(conf.tz);
 	fuse_opt_free_args(&args);
 	return rc;
 }
@@ -559,7 +578,7 @@ static int mounts_folder(int argc, char **argv)
 	const char *first;
 	int n = plain_args(argc, argv, &first);
 
-	return n >= 1 && is_projects_dir(first);
+	return n >= 1 && cli_is_folder(first);
 }
 
 /* sessfs MNT [options], MNT a folder: mounts the default projects folder
@@ -594,20 +613,19 @@ static int mount_default(int argc, char **argv)
  * The heap in huge pages where the kernel gives them on request (THP
  * "madvise", the default of many distributions), for a folder mount: it
  * keeps the indexes of the sessions it opened, and every 4 KB of them
- * touched for the first time is a page fault (~30 us each on some VMs:
- * 23,000 of them, a tenth of the daemon's time, in a grep -r over 2,000
- * sessions). glibc takes this (glibc.malloc.hugetlb=1) from the
- * environment at start only, so sessfs starts itself again once with it;
- * SESSFS_SMALL_PAGES=1 keeps the small pages. Linux and glibc only.
+ * touched for the first time is a page fault (a tenth of the daemon's
+ * time in a grep -r over 2,000 sessions: tests/bench/README.md, "Huge
+ * pages for a projects folder"). glibc takes this (glibc.malloc.hugetlb=1)
+ * from the environment at start only, so sessfs starts itself again once
+ * with it; SESSFS_SMALL_PAGES=1 keeps the small pages. Linux and glibc
+ * only.
  */
 /*
  * With it, the heap grown 8 MB at a time (glibc's top_pad, 128 KB by
  * default): the kernel backs only whole aligned 2 MB ranges with huge
  * pages, so a heap grown 128 KB at a time is small pages at first, where
- * the scan of the folder puts its names and facts (~1.5 MB at 2,000
- * sessions): of the ~900 page faults from exec to the first listing,
- * ~300 to ~700 go (how many varies with the huge pages the kernel has
- * free). Only touched memory counts: at most a 2 MB page more.
+ * the scan of the folder puts its names and facts. Only touched memory
+ * counts: at most a 2 MB page more.
  */
 #define HEAP_PAD (8u << 20)
 
@@ -660,7 +678,7 @@ int main(int argc, char **argv)
 	 * (30 MB for a 1 GB log). */
 	pl_tune_heap();
 	if (argc >= 2 && !strcmp(argv[1], "export"))
-		return ex_main(argc - 1, argv + 1);	/* no FUSE at all */
+		return cli_export(argc - 1, argv + 1);	/* no FUSE at all */
 	/* One arena: with one per thread (up to 8 per core), each rebuild of
 	 * the graph lands in the arena of whichever request noticed the
 	 * growth, and every arena keeps what it once held: RSS tripled over
@@ -668,7 +686,7 @@ int main(int argc, char **argv)
 	 * renderers); they share one lock. */
 	pl_one_arena();
 	if (argc == 3 && !strcmp(argv[1], "--check"))
-		return check(argv[2]);
+		return cli_check(argv[2]);
 	if (argc >= 2 && !strcmp(argv[1], "--check")) {
 		usage(stderr);
 		return 2;

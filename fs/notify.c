@@ -5,7 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/vfs.h"
+#include "plat.h"
+#include "vfs.h"
 
 struct notifier {
 	struct fuse_session *se;
@@ -14,7 +15,7 @@ struct notifier {
 	pthread_t thread;
 };
 
-static void send_one(struct fuse_session *se, const struct lv_inval *e)
+static void send_one(struct fuse_session *se, const struct vf_inval *e)
 {
 	if (e->parent)
 		fuse_lowlevel_notify_inval_entry(se, e->parent, e->name, strlen(e->name));
@@ -25,10 +26,13 @@ static void send_one(struct fuse_session *se, const struct lv_inval *e)
 static void *run(void *arg)
 {
 	struct notifier *n = arg;
-	struct lv_inval *q;
+	struct vf_inval *q;
 	struct stat st;
 	size_t i, len;
 
+	/* Named, so that top -H and the tests (tests/mount/lib.sh:
+	 * watcher_read) tell it from the request threads. */
+	pl_name_thread(NT_THREAD_NAME);
 	/* Served by the loop like any request (this thread is not one). */
 	if (n->mnt && !stat(n->mnt, &st))
 		n->v->ops->own_device(n->v->fs, st.st_dev);

@@ -20,6 +20,11 @@
 struct vfs;
 struct notifier;
 
+/* The thread's name (/proc/PID/task/TID/comm): it is also the one that
+ * looks at the log (live.h: signs it, checks it again), and the mount
+ * tests read its I/O counters to know when it has. */
+#define NT_THREAD_NAME "sessfs-notify"
+
 /* Starts the thread, for the session se mounted at mnt (an absolute
  * path; after any fork: threads do not survive one), serving layer v.
  * Its first step is a stat of mnt, to tell the layer its own device. Returns a new notifier, or

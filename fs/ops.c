@@ -9,10 +9,10 @@
 #include <sys/statvfs.h>
 #include <uthash.h>
 
-#include "../core/names.h"
-#include "../core/pool.h"
-#include "../core/tree.h"
-#include "../core/vfs.h"
+#include "names.h"
+#include "pool.h"
+#include "tree.h"
+#include "vfs.h"
 
 static struct vfs *tree_of(fuse_req_t req)
 {
@@ -52,12 +52,12 @@ static void stats_print(void)
 /* How long the kernel may keep what it got: for long when it changes only
  * through an invalidation (live.h), not at all when it grows with the log
  * (the next request then sees the log as it is). */
-static double timeout_of(const struct tr_attr *a)
+static double timeout_of(const struct vf_attr *a)
 {
 	return a->immutable ? OPS_TIMEOUT_IMMUTABLE : OPS_TIMEOUT_LIVE + a->keep_ms / 1000.0;
 }
 
-static void fill_entry(struct fuse_entry_param *e, const struct tr_attr *a)
+static void fill_entry(struct fuse_entry_param *e, const struct vf_attr *a)
 {
 	memset(e, 0, sizeof(*e));
 	e->ino = a->st.st_ino;
@@ -125,7 +125,7 @@ struct ahead {
 	uint64_t off;		/* entry index of item npush */
 	struct ahead_entry {
 		int rc;
-		struct tr_attr a;
+		struct vf_attr a;
 		char name[NM_MAX + 1];
 	} *e;
 	size_t ne;
@@ -147,7 +147,7 @@ static void ahead_item(void *arg, size_t i)
 
 /* Entry i of the listing: from the work done ahead, or now. */
 static int entry_at(struct vfs *t, struct vf_dir *d, const struct ahead *w,
-		    uint64_t i, char *name, struct tr_attr *a)
+		    uint64_t i, char *name, struct vf_attr *a)
 {
 	const struct ahead_entry *x;
 
@@ -236,7 +236,7 @@ static void op_destroy(void *userdata)
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fuse_entry_param e;
-	struct tr_attr a;
+	struct vf_attr a;
 	int rc = vf_lookup(tree_of(req), parent, name, &a);
 
 	count(ST_LOOKUP);
@@ -250,7 +250,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 
 static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	struct tr_attr a;
+	struct vf_attr a;
 	int rc = vf_getattr(tree_of(req), ino, &a);
 
 	count(ST_GETATTR);
@@ -285,7 +285,7 @@ struct warm {
 static void warm_item(void *arg, size_t i)
 {
 	struct warm *w = arg;
-	struct tr_attr a;
+	struct vf_attr a;
 	char name[NM_MAX + 1];
 
 	vf_dir_entry(w->t, w->d, w->off + i, name, &a);
@@ -392,7 +392,7 @@ static int end_of_listing(fuse_req_t req, struct odir *od, off_t off)
 {
 	struct vfs *t = tree_of(req);
 	uint64_t *files = od->pending;
-	struct tr_attr a;
+	struct vf_attr a;
 	char name[NM_MAX + 1];
 	struct ahead w;
 
@@ -444,7 +444,7 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 	od->pending = NULL;
 	od->npending = 0;
 	for (i = (uint64_t)off;; i++) {
-		struct tr_attr a;
+		struct vf_attr a;
 		struct fuse_entry_param e;
 		size_t n;
 
@@ -523,7 +523,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	fi->fh = (uintptr_t)b;
-	fi->keep_cache = TR_KIND(ino) == TK_MSG || TR_KIND(ino) == TK_REC;
+	fi->keep_cache = vf_fixed_content(tree_of(req), ino);
 	if (fuse_reply_open(req, fi) == -ENOENT)
 		blob_unref(b);
 }

@@ -58,9 +58,8 @@ trap cleanup EXIT
 
 $CC $CFLAGS -o $B/genlog scripts/genlog.c || exit 1
 $CC $CFLAGS -o $B/cjson_baseline scripts/cjson_baseline.c $CJSON || exit 1
-$CC $CFLAGS -o $B/idxbench tests/bench/idxbench.c core/*.c $CJSON || exit 1
 $CC $CFLAGS -o $B/readyprobe tests/bench/readyprobe.c || exit 1
-$CC $CFLAGS -Icore -o $B/growbench tests/bench/growbench.c core/*.c $CJSON -lpthread || exit 1
+make -s bench-bins || exit 1	# idxbench, growbench: on core's archives
 
 now() { date +%s.%N; }
 # best TIME_CMD...: the smallest wall time of RUNS runs, in seconds.

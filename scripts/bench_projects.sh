@@ -16,7 +16,9 @@
 #     requests it took per file and the sessions opened (SESSFS_STATS,
 #     the same on any machine); the shell's glob of those folders alone
 #     on a mount of its own (it opens every session);
-#   - usage.json: its first read (every log counted), then after a rescan.
+#   - usage.json: its first read (every log counted and priced), usage.txt
+#     after it, then usage.json after a rescan; with BENCH_BASE, the first
+#     read of a sessfs without pricing beside it.
 # Figures, not pass/fail: the machine is shared.
 set -u
 cd "$(dirname "$0")/.."
@@ -169,17 +171,63 @@ END {
 	printf "  the glob sessions/*/branches/current/ alone (%s folders, every session opened): %.2f s\n", dirs, glob
 }' "$DIR/pj-stats.err"
 
-# usage.json on a fresh mount: the first read counts every log (one pass),
-# the next one after a rescan reads none again (stats only).
-build/sessfs -f "$PJ" "$MNT" 2>"$DIR/pj.err" &
+# usage.json and usage.txt on fresh mounts: the first read of usage.json
+# counts every log (one pass) and prices every response (with the built-in
+# table and a line for genlog's model, so that each one is priced, not
+# passed over as a model without a price); usage.txt, read after it, reads
+# no log again; a read after a rescan reads none either (stats only). With
+# BENCH_BASE=<a sessfs built before pricing> (git archive a16fd0c, make),
+# its first read of usage.json too, the runs of the two alternated: the
+# figures are the medians of BENCH_PJ_USAGE (5) runs of each.
+USAGES=${BENCH_PJ_USAGE:-5}
+PRICES=$DIR/prices.txt
+{ cat data/prices.txt
+  echo "claude-opus-5-5 5 25 6.25 10 0.5 - - - - - 1 2026-12-06 bench: genlog's model, priced as claude-opus-5"
+} > "$PRICES"
+# usage_run BIN [OPTIONS]: a fresh mount's first read of usage.json (and,
+# with TXT=1, of usage.txt after it), in seconds on stdout.
+usage_run() {
+	local bin=$1 t0 t1 t2
+	shift
+	mkdir -p "$MNT"
+	"$bin" -f "$@" "$PJ" "$MNT" 2>"$DIR/pj.err" &
+	PID=$!
+	for _ in $(seq 1 600); do mountpoint -q "$MNT" && break; sleep 0.1; done
+	t0=$(now); cat "$MNT/usage.json" > /dev/null; t1=$(now)
+	[ "${TXT:-0}" = 1 ] && cat "$MNT/usage.txt" > /dev/null
+	t2=$(now)
+	if [ "${TXT:-0}" = 1 ]; then
+		echo "$(echo "$t1 - $t0" | bc -l) $(echo "$t2 - $t1" | bc -l)"
+	else
+		echo "$(echo "$t1 - $t0" | bc -l)"
+	fi
+	fusermount3 -u "$MNT"
+	wait "$PID"
+	PID=
+}
+news= txts= bases=
+for i in $(seq 1 "$USAGES"); do
+	r=$(TXT=1 usage_run build/sessfs -o prices="$PRICES")
+	news="$news ${r%% *}"
+	txts="$txts ${r##* }"
+	[ -n "${BENCH_BASE:-}" ] && bases="$bases $(usage_run "$BENCH_BASE")"
+done
+first=$(median $news)
+printf '  usage.json (every session'"'"'s tokens and dollars): first read %.2f s (%.0f MB/s; runs%s), usage.txt after it %.3f s (runs%s)\n' \
+	"$first" "$(echo "$(du -sm "$PJ/" | cut -f1) / $first" | bc -l)" "$news" "$(median $txts)" "$txts"
+if [ -n "$bases" ]; then
+	base=$(median $bases)
+	printf '  ... without pricing (%s): first read %.2f s (runs%s): priced %+.1f%%\n' \
+		"$BENCH_BASE" "$base" "$bases" "$(echo "($first - $base) * 100 / $base" | bc -l)"
+fi
+mkdir -p "$MNT"
+build/sessfs -f -o prices="$PRICES" "$PJ" "$MNT" 2>"$DIR/pj.err" &
 PID=$!
 for _ in $(seq 1 600); do mountpoint -q "$MNT" && break; sleep 0.1; done
-t0=$(now); cat "$MNT/usage.json" > /dev/null; t1=$(now)
-first=$(echo "$t1 - $t0" | bc -l)
+cat "$MNT/usage.json" > /dev/null
 sleep 1.1
 t0=$(now); cat "$MNT/usage.json" > /dev/null; t1=$(now)
-printf '  usage.json (every session'"'"'s tokens): first read %.2f s (%.0f MB/s), after a rescan %.3f s\n' \
-	"$first" "$(echo "$(du -sm "$PJ/" | cut -f1) / $first" | bc -l)" "$(echo "$t1 - $t0" | bc -l)"
+printf '  usage.json after a rescan %.3f s\n' "$(echo "$t1 - $t0" | bc -l)"
 fusermount3 -u "$MNT"
 wait "$PID"
 PID=

@@ -1,9 +1,10 @@
 #!/bin/bash
 # Runs the test runners side by side, TEST_JOBS at a time (one more than
 # the cores, at least 2), and prints the closing line "tests: N passed, M
-# failed" (CI reads it).
+# failed, K skipped" (CI reads it).
 #   scripts/run-tests.sh [--full] BUILD_DIR:LABEL...
-# A runner is one unit test binary, one corpus check, one mount test
+# A runner is one unit test binary, the layers check of core/
+# (scripts/check-layers.py), one corpus check, one mount test
 # (every tests/mount/test_*.sh, picked up by name), or the fuzz smoke (the
 # asan label, when clang is there), for each build given. --full (make
 # test-full) runs only the mount tests that have a full part (a line
@@ -16,6 +17,11 @@
 # how long it took; a failure prints its FAIL lines and the log's tail; a
 # timeout says so and shows what was running then. The times are kept in
 # build/test-times*.txt: the next run starts the longest runners first.
+# A runner that checked nothing (a mount test without the corpus) exits
+# 77 and counts as skipped, with the reasons of its log's "skipped: "
+# lines; one that passed and skipped a part says which in its line. The
+# corpus is SESSFS_CORPUS (../shared/corpus by default); under CI=true a
+# skip for want of it is a failure.
 # TESTS=REGEX runs only the runners whose "LABEL NAME" matches, e.g.
 # TESTS='plain (unit|test_cli)' scripts/run-tests.sh build:plain
 set -u
@@ -45,11 +51,17 @@ chmod 755 "$tmproot"	# tests that run a command as another user go through it
 
 # The runners: parallel arrays, one entry each.
 keys=() labels=() builds=() limits=() cmds=()
-passed=0 failed=0 skipped=()
+passed=0 failed=0 skipped=() nskipped=0
+SKIP_EXIT=77
 
 add() {	# add LABEL BUILD NAME LIMIT COMMAND
 	[ -n "${TESTS:-}" ] && ! echo "$1 $3" | grep -Eq -- "$TESTS" && return
 	keys+=("$1 $3") labels+=("$1") builds+=("$2") limits+=("$4") cmds+=("$5")
+}
+
+not_run() {	# not_run LABEL NAME WHY: a runner skipped before it started
+	[ -n "${TESTS:-}" ] && ! echo "$1 $2" | grep -Eq -- "$TESTS" && return
+	skipped+=("$1 $2: $3")
 }
 
 for spec in "$@"; do
@@ -58,6 +70,8 @@ for spec in "$@"; do
 		for t in "$build"/tests/test_*; do
 			[ -x "$t" ] && add "$label" "$build" "unit/${t##*/}" $UNIT_LIMIT "$t"
 		done
+		# core/'s layers: includes and calls run downward, no circle
+		add "$label" "$build" layers $UNIT_LIMIT "python3 scripts/check-layers.py $build"
 		if [ -d "$corpus" ]; then
 			add "$label" "$build" corpus_check $CORPUS_LIMIT \
 				"$build/tests/corpus_check $build/sessfs $corpus"
@@ -66,7 +80,8 @@ for spec in "$@"; do
 			echo "corpus: $corpus is missing, and CI=true requires it"
 			failed=$((failed + 1))
 		else
-			skipped+=("corpus ($corpus not found; the corpus checks skipped)")
+			not_run "$label" corpus_check "no corpus at $corpus"
+			not_run "$label" context_check "no corpus at $corpus"
 		fi
 	fi
 	for t in tests/mount/test_*.sh; do
@@ -78,7 +93,7 @@ for spec in "$@"; do
 		if command -v "${FUZZ_CC:-clang}" >/dev/null 2>&1; then
 			add "$label" "$build" fuzz_smoke $FUZZ_LIMIT "sh scripts/fuzz.sh smoke"
 		else
-			skipped+=("fuzz smoke (${FUZZ_CC:-clang} not found)")
+			not_run "$label" fuzz_smoke "${FUZZ_CC:-clang} not found"
 		fi
 	fi
 done
@@ -147,16 +162,34 @@ record() {	# record I RESULT SECONDS CPU
 	printf '%-8s %7s s  cpu %7s s  %s\n' "$2" "$3" "$4" "${keys[$i]}" >> "$tmproot/table"
 }
 
+# The reasons a runner's log gives for what it skipped ("skipped: "
+# lines, of lib.sh's skip and the unit tests), joined by "; ".
+skip_reasons() {
+	grep -a '^skipped: ' "$1" | sed 's/^skipped: //' | sort -u |
+		awk '{ printf "%s%s", (NR > 1 ? "; " : ""), $0 }'
+}
+
 # finished I: the runner's wrapper wrote its .rc file; count and report.
 finished() {
-	local i=$1 rc e s u y took cpu
+	local i=$1 rc e s u y took cpu why
 	wait "${pids[$i]}" 2>/dev/null
 	read -r rc e s u y < "${rcfiles[$i]}"
 	took=$(awk -v e="$e" -v s="$s" 'BEGIN { printf "%.1f", e - s }')
 	cpu=$(awk -v u="$(secs "$u")" -v y="$(secs "$y")" 'BEGIN { printf "%.1f", u + y }')
-	if [ "$rc" -eq 0 ]; then
+	why=$(skip_reasons "${logs[$i]}")
+	if [ "$rc" -eq "$SKIP_EXIT" ] && [ "${CI:-}" = true ] && echo "$why" | grep -q corpus; then
+		echo "    (CI=true: a skip for want of the corpus is a failure)"
+		rc=1
+	fi
+	if [ "$rc" -eq "$SKIP_EXIT" ]; then
+		nskipped=$((nskipped + 1))
+		printf 'skipped %7s s  %s: %s\n' "$took" "${keys[$i]}" "${why:-no reason given}"
+		record "$i" skipped "$took" "$cpu"
+	elif [ "$rc" -eq 0 ]; then
 		passed=$((passed + 1))
-		printf 'ok      %7s s  %s\n' "$took" "${keys[$i]}"
+		printf 'ok      %7s s  %s%s\n' "$took" "${keys[$i]}" "${why:+ (part skipped: $why)}"
+		# the corpus checks' counts: per release, and in all
+		grep -a -E '^(corpus|context): ' "${logs[$i]}" | sed 's/^/        /'
 		record "$i" ok "$took" "$cpu"
 	else
 		failed=$((failed + 1))
@@ -190,6 +223,30 @@ timed_out() {
 elapsed() {	# elapsed I: whole seconds since runner I started
 	awk -v n="$EPOCHREALTIME" -v s="${starts[$1]}" 'BEGIN { printf "%d", n - s }'
 }
+
+# interrupted: INT or TERM (^C, a timeout around make test, mutate.sh
+# ended): every runner still running is ended as a timeout's is, and
+# what it left mounted unmounted.
+interrupted() {
+	local i n
+	trap '' INT TERM
+	echo "tests: interrupted; ending the runners still running"
+	for i in "${running[@]+"${running[@]}"}"; do
+		kill -TERM -- -"${pids[$i]}" 2>/dev/null
+	done
+	for i in "${running[@]+"${running[@]}"}"; do
+		for n in $(seq 1 $((KILL_GRACE * 5))); do
+			kill -0 -- -"${pids[$i]}" 2>/dev/null || break
+			sleep 0.2
+		done
+		kill -KILL -- -"${pids[$i]}" 2>/dev/null
+		unmount_left "${tmps[$i]}"
+	done
+	rm -rf "$tmproot"
+	exit 130
+}
+running=()
+trap interrupted INT TERM
 
 t0=$EPOCHREALTIME
 echo "tests: ${#keys[@]} runners, $jobs at a time; logs in $logdir/"
@@ -236,5 +293,5 @@ echo "runner times (wall, and the CPU of the runner and what it waited for), lon
 sort -k2,2nr "$tmproot/table" | sed 's/^/  /'
 echo "all runners: $total s wall, $jobs at a time"
 rm -rf "$tmproot"
-echo "tests: $passed passed, $failed failed"
+echo "tests: $passed passed, $failed failed, $((nskipped + ${#skipped[@]})) skipped"
 [ "$failed" -eq 0 ]

@@ -18,11 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../core/branch.h"
-#include "../../core/graph.h"
-#include "../../core/idx.h"
-#include "../../core/logf.h"
-#include "../../core/resume.h"
+#include "branch.h"
+#include "graph.h"
+#include "idx.h"
+#include "logf.h"
+#include "resume.h"
 
 static double now(void)
 {

@@ -16,7 +16,19 @@
  * record with a uuid in the appended file. Prints one line per log and a
  * summary; fails unless every log agrees. branches/current must end at
  * the attach point (only rows of its response or non-message rows after it).
+ * A request file that is there but cannot be read or is not a request (no
+ * "messages" array) fails its log; a log without one is not counted.
+ *
+ * A subagent's own log (every row a sidechain) has no resume of its own.
+ * A 1.0.x request's first user message begins with a <system-reminder>
+ * block that Claude Code read from disk (its "important-instruction-
+ * reminders" and CLAUDE.md), not from the log: that one block is left out
+ * of the comparison for a log whose release is 1.0.x. The counts are also
+ * printed per release (the log's last "version").
  */
+#include <errno.h>
+#include <unistd.h>
+
 #include "corpus_util.h"
 #include "ctx.h"
 #include "session.h"
@@ -303,21 +315,50 @@ static int rebuild(const char *log, cJSON **msgs, char **attach, int *n, char *w
 	return *msgs ? 0 : -1;
 }
 
+/* A 1.0.x request: its first message's first block, when it is the
+ * reminder read from disk, goes. */
+static void drop_disk_block(cJSON *want, const char *release)
+{
+	cJSON *m = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(want, "messages"), 0);
+	cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "content");
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(c, 0), "text");
+
+	if (!release || strncmp(release, "1.0.", 4) || !cJSON_IsArray(c) ||
+	    cJSON_GetArraySize(c) < 2 || !cJSON_IsString(t) ||
+	    strncmp(t->valuestring, "<system-reminder>", 17) ||
+	    !strstr(t->valuestring, "important-instruction-reminders"))
+		return;
+	cJSON_DeleteItemFromArray(c, 0);
+}
+
 static int check_log(const char *log, const char *dir, void *arg)
 {
-	char *app = cu_appended_for(log, dir), *req = app ? request_for(app) : NULL;
+	struct cu_tally *tally = arg;
+	int side = cu_sidechain_only(log);
+	char *app = side ? NULL : cu_appended_for(log, dir), *req = app ? request_for(app) : NULL;
 	char *text = req ? cu_slurp_path(req) : NULL, *attach = NULL, *want_at = NULL;
 	cJSON *want = text ? cJSON_Parse(text) : NULL, *got = NULL;
-	char why[4096] = "";
+	char why[4096] = "", *rel;
 	int n = 0, ok = 0, rc;
 
-	(void)arg;
-	if (!want) {
+	if (!req || (!text && access(req, F_OK) && errno == ENOENT)) {
+		free(app);
+		free(req);
+		return -1;	/* no resume request for this log */
+	}
+	/* A request there but unreadable, or not a request: a failure, not
+	 * a log without one. */
+	if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(want, "messages"))) {
+		printf("FAIL %s: %s: %s\n", log, req, !text ? "cannot be read" :
+		       !want ? "not JSON" : "no \"messages\" array");
+		cJSON_Delete(want);
 		free(app);
 		free(req);
 		free(text);
-		return -1;	/* no resume request for this log */
+		return 0;
 	}
+	rel = cu_last_of(log, "version");
+	drop_disk_block(want, rel);
 	want_at = cu_first_of(app, "parentUuid", 1);
 	rc = rebuild(log, &got, &attach, &n, why, sizeof(why));
 	if (rc && !*why)
@@ -333,6 +374,8 @@ static int check_log(const char *log, const char *dir, void *arg)
 		printf("OK   %s: %d messages, attach point %s\n", log, n, attach);
 	else
 		printf("FAIL %s: %s\n", log, why);
+	cu_tally_add(tally, rel, ok);
+	free(rel);
 	cJSON_Delete(want);
 	cJSON_Delete(got);
 	free(attach);
@@ -345,13 +388,15 @@ static int check_log(const char *log, const char *dir, void *arg)
 
 int main(int argc, char **argv)
 {
+	struct cu_tally tally = { 0 };
 	int pass = 0, fail = 0;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: context_check CORPUS_DIR\n");
 		return 2;
 	}
-	cu_each_log(argv[1], check_log, NULL, &pass, &fail);
+	cu_each_log(argv[1], check_log, &tally, &pass, &fail);
+	cu_tally_print(&tally, "context");
 	printf("context: %d passed, %d failed\n", pass, fail);
 	return fail || !pass ? 1 : 0;
 }

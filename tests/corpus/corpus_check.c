@@ -4,34 +4,22 @@
  *
  *   corpus_check SESSFS CORPUS_DIR
  *
- * Logs: each scenario's projects/<project>/<session-id>.jsonl and its
+ * Logs: each scenario's projects/<project>/<id>.jsonl and its
  * stage<N>/session.jsonl. For each: the branch count is the one the corpus
- * README states, and currentLeaf is the parentUuid of the first record with
- * a uuid in the resume-appended*.jsonl of the same session (the record the
- * resume really appended after). Prints one line per log and a summary.
+ * README's table states (corpus_util.h: cu_expected_branches()), and
+ * currentLeaf is the parentUuid of the first record with a uuid in the
+ * resume-appended*.jsonl of the same session (the record the resume really
+ * appended after), where there is one. A subagent's own log (every row a
+ * sidechain: the agent-*.jsonl a 2.0.x session leaves beside it) has one
+ * branch; an empty log is no session (sessfs says 0 branches). Prints one
+ * line per log, the counts per release (the log's last "version"), and a
+ * summary.
  */
 #include "corpus_util.h"
 
-/* Branch counts as corpus/README.md states them ("Branches a correct
- * reader shows"), keyed by the log's folder and session id suffix. */
-static const struct {
-	const char *where;	/* substring of the log's path */
-	int branches;
-} expected[] = {
-	{ "/fork/projects/-home-user-src-todo-app/5e55f500-0000-4000-8000-000000000105.jsonl", 1 },
-	{ "/fork/projects/", 2 },
-	{ "/fork-compact/projects/-home-user-src-todo-app/5e55f500-0000-4000-8000-000000000313.jsonl", 1 },
-	{ "/fork-compact/projects/", 2 },
-	{ "/interrupted/stage1-tool-killed/", 1 },
-	{ "/many-rewinds/stage1-after-rewind1/", 2 },
-	{ "/many-rewinds/stage2-after-rewind2/", 3 },
-	{ "/many-rewinds/", 5 },
-	{ "/plain/", 1 }, { "/tools/", 1 }, { "/compact/", 1 },
-	{ "/interrupted/", 1 }, { "/subagent/", 1 }, { "/worktree/", 1 },
-	{ "/agent/", 1 }, { "/big/", 1 },
-	{ "/compact-rewind/", 2 }, { "/hooks-context/", 1 }, { "/local-cmd/", 1 },
-	{ "/parallel-partial/", 1 }, { "/resume-twice/", 1 }, { "/thinking-bigout/", 1 },
-	{ "/tui-rewind/", 2 }, { "/tui-budget-replace/", 1 },
+struct run {
+	const char *sessfs, *corpus;
+	struct cu_tally tally;
 };
 
 /* The expected attach point: the parentUuid of the first record with a
@@ -66,43 +54,41 @@ static cJSON *run_check(const char *sessfs, const char *log)
 	return j;
 }
 
-static int expected_branches(const char *log)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(expected) / sizeof(expected[0]); i++)
-		if (strstr(log, expected[i].where))
-			return expected[i].branches;
-	return -1;
-}
-
 static int check_log(const char *log, const char *scenario, void *arg)
 {
-	const char *sessfs = arg;
-	cJSON *j = run_check(sessfs, log);
+	struct run *run = arg;
+	cJSON *j = run_check(run->sessfs, log);
 	const cJSON *b = cJSON_GetObjectItemCaseSensitive(j, "branches");
 	const cJSON *l = cJSON_GetObjectItemCaseSensitive(j, "currentLeaf");
-	char *want = expected_attach(log, scenario);
-	int wb = expected_branches(log), ok = 1;
+	int side = cu_sidechain_only(log), wb, ok = 1;
+	char *want = side ? NULL : expected_attach(log, scenario);
+	char *rel = cu_last_of(log, "version");
+	const char *what = side > 0 ? " (a subagent's log)" : "";
 
+	wb = side < 0 ? 0 : side > 0 ? 1 : cu_expected_branches(run->corpus, log, scenario);
 	if (!j) {
 		printf("FAIL %s: sessfs --check failed\n", log);
 		ok = 0;
 	} else if (wb < 0) {
-		printf("FAIL %s: no expected branch count (add it from the corpus README)\n", log);
+		printf("FAIL %s: no expected branch count (the corpus README's table names none)\n", log);
 		ok = 0;
 	} else if (!cJSON_IsNumber(b) || b->valueint != wb) {
-		printf("FAIL %s: branches %d, expected %d\n", log,
-		       cJSON_IsNumber(b) ? b->valueint : -1, wb);
+		printf("FAIL %s: branches %d, expected %d%s\n", log,
+		       cJSON_IsNumber(b) ? b->valueint : -1, wb, what);
 		ok = 0;
-	} else if (!want || !cJSON_IsString(l) || strcmp(l->valuestring, want)) {
+	} else if (want && (!cJSON_IsString(l) || strcmp(l->valuestring, want))) {
 		printf("FAIL %s: currentLeaf %s, expected %s\n", log,
-		       cJSON_IsString(l) ? l->valuestring : "null", want ? want : "(none found)");
+		       cJSON_IsString(l) ? l->valuestring : "null", want);
 		ok = 0;
+	} else if (side < 0) {
+		printf("ok   %s: no session (no record with a uuid), 0 branches\n", log);
 	} else {
-		printf("ok   %s: %d branch(es), currentLeaf %s\n", log, b->valueint,
-		       l->valuestring);
+		printf("ok   %s: %d branch(es)%s, currentLeaf %s%s\n", log, b->valueint, what,
+		       cJSON_IsString(l) ? l->valuestring : "null",
+		       want ? "" : " (no resume of this log to compare)");
 	}
+	cu_tally_add(&run->tally, side < 0 ? "none (empty logs)" : rel, ok);
+	free(rel);
 	free(want);
 	cJSON_Delete(j);
 	return ok;
@@ -110,13 +96,17 @@ static int check_log(const char *log, const char *scenario, void *arg)
 
 int main(int argc, char **argv)
 {
+	struct run run = { 0 };
 	int pass = 0, fail = 0;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: corpus_check SESSFS CORPUS_DIR\n");
 		return 2;
 	}
-	cu_each_log(argv[2], check_log, argv[1], &pass, &fail);
+	run.sessfs = argv[1];
+	run.corpus = argv[2];
+	cu_each_log(argv[2], check_log, &run, &pass, &fail);
+	cu_tally_print(&run.tally, "corpus");
 	printf("corpus: %d passed, %d failed\n", pass, fail);
 	return fail || !pass ? 1 : 0;
 }

@@ -6,7 +6,8 @@
  * the calls: it grows, is cut short, rewritten in place (with or without
  * a new mtime), replaced by another file renamed over it, deleted, and
  * written again, chmod'ed (the tree's permissions follow the log's), or
- * a directory takes its path until a later change puts a log there again. Nothing of fs/ is needed: core answers, as for the mount.
+ * a directory takes its path until a later change puts a log there
+ * again. Nothing of fs/ is needed: core answers, as for the mount.
  *
  * The input: the log's bytes, then optionally "\n#ops\n" and a program
  * (one byte an operation, and its arguments); without one, the program is
@@ -26,7 +27,7 @@
  * nothing changed between; a symbolic link has a relative target; every
  * extended attribute listed can be read; every answer is 0 or -errno; an
  * inode of an earlier epoch of its view (taken before the log was indexed
- * again) answers -ESTALE or -ENOENT to every call, never another file's
+ * again) answers -ESTALE to every call, never -ENOENT or another file's
  * bytes; no file descriptor is left open; no node has a write bit, a
  * file no execute bit, a folder execute only where it has read (tree.h:
  * the log's read bits, nothing more). Only what the kernel keeps from
@@ -196,7 +197,7 @@ static void check_name(const char *s)
 
 /* Attributes as ops.c sends them; permissions no wider than a log's
  * read bits (tree.h). */
-static void check_attr(const struct tr_attr *a, uint64_t ino)
+static void check_attr(const struct vf_attr *a, uint64_t ino)
 {
 	mode_t m = a->st.st_mode & S_IFMT, perm = a->st.st_mode & 07777;
 
@@ -285,9 +286,6 @@ static int rewrite(struct fz *f, size_t off, size_t n, int keep)
 	       after.st_ctim.tv_nsec != st.st_ctim.tv_nsec;
 }
 
-/* Another file takes the log's path: the first n bytes of the input's log
- * (or what the file held, cut to n), renamed over it or written after the
- * old one was deleted. */
 /* A directory at the log's path goes (a log is put there now). */
 static void no_dir(struct fz *f)
 {
@@ -304,6 +302,9 @@ static void keep_mode(struct fz *f)
 		CHECK(!chmod(log_path, f->mode));
 }
 
+/* Another file takes the log's path: the first n bytes of the input's log
+ * (or what the file held, cut to n), renamed over it or written after the
+ * old one was deleted. */
 static void replace(struct fz *f, size_t n, int from_log, int unlink_first)
 {
 	if (from_log) {
@@ -344,7 +345,7 @@ static void stamp(void)
 /* A request's look at a view (lv_refresh(): growth too). */
 static void look_view(struct fz *f, uint32_t view)
 {
-	struct tr_attr a;
+	struct vf_attr a;
 
 	vf_getattr(&f->v, TR_IN_VIEW((uint64_t)TI_ROOT, view, 0), &a);
 }
@@ -369,7 +370,7 @@ static void look_view(struct fz *f, uint32_t view)
  */
 static void look(struct fz *f)
 {
-	struct lv_inval *e;
+	struct vf_inval *e;
 	size_t n;
 
 	if (f->pf) {
@@ -516,14 +517,14 @@ static int session_gone(struct fz *f, uint64_t ino)
 {
 	static const char *const logs[] = { "s", "o" };
 	int there[] = { f->present, f->other_present };
-	struct tr_attr a;
+	struct vf_attr a;
 	size_t i;
 
 	if (vf_lookup(&f->v, TI_ROOT, "projects", &a) ||
 	    vf_lookup(&f->v, a.st.st_ino, "p", &a))
 		return 1;
 	for (i = 0; i < 2; i++) {
-		struct tr_attr s;
+		struct vf_attr s;
 
 		if (there[i] && !vf_lookup(&f->v, a.st.st_ino, logs[i], &s) &&
 		    s.st.st_ino >> TR_SLOT_SHIFT == ino >> TR_SLOT_SHIFT)
@@ -533,9 +534,9 @@ static int session_gone(struct fz *f, uint64_t ino)
 }
 
 /* getattr, then the content: exactly the size it said. */
-static void read_file(struct fz *f, uint64_t ino, const struct tr_attr *listed)
+static void read_file(struct fz *f, uint64_t ino, const struct vf_attr *listed)
 {
-	struct tr_attr a;
+	struct vf_attr a;
 	struct blob *b;
 	int rc = vf_getattr(&f->v, ino, &a), rc2;
 
@@ -590,7 +591,7 @@ static int cmp_str(const void *a, const void *b)
 struct listing {
 	char **names;
 	uint64_t *inos;
-	struct tr_attr *attrs;
+	struct vf_attr *attrs;
 	size_t n;
 };
 
@@ -609,7 +610,7 @@ static void listing_free(struct listing *l)
 static int list(struct fz *f, uint64_t dir, struct listing *l)
 {
 	struct vf_dir *d;
-	struct tr_attr a;
+	struct vf_attr a;
 	char name[NM_MAX + 1], **sorted;
 	uint64_t i;
 	size_t k;
@@ -650,18 +651,13 @@ static int list(struct fz *f, uint64_t dir, struct listing *l)
 	return 0;
 }
 
-static int gone(int rc)
-{
-	return rc == -ESTALE || rc == -ENOENT;
-}
-
 /* readdir as ls -l: every entry looks up to its inode, getattr agrees,
  * files read back as big as listed. Returns the listing's size. */
 static size_t readdir_check(struct fz *f, uint64_t dir, uint64_t *sub, size_t nsub,
 			    size_t *got)
 {
 	struct listing l;
-	struct tr_attr a;
+	struct vf_attr a;
 	size_t k;
 
 	if (list(f, dir, &l))
@@ -741,7 +737,7 @@ static void op_lookup(struct fz *f)
 {
 	uint64_t dir = byte(&f->g) & 1 ? pick_ino(f) : pick_dir(f);
 	char name[400];
-	struct tr_attr a;
+	struct vf_attr a;
 	int rc;
 
 	pick_name(f, dir, name, sizeof(name));
@@ -783,7 +779,7 @@ static void op_xattr(struct fz *f, uint64_t ino)
 static void op_readlink(struct fz *f, uint64_t ino)
 {
 	char target[NM_MAX + 1];
-	struct tr_attr a;
+	struct vf_attr a;
 	int rc = vf_readlink(&f->v, ino, target);
 
 	check_rc(rc);
@@ -797,7 +793,7 @@ static void op_readlink(struct fz *f, uint64_t ino)
 /* The epoch of ino's view now (tree layer only): its branches/ says it. */
 static int view_epoch(struct fz *f, uint64_t ino, unsigned *epoch)
 {
-	struct tr_attr a;
+	struct vf_attr a;
 
 	if (vf_lookup(&f->v, TR_IN_VIEW((uint64_t)TI_ROOT, TR_VIEW(ino), 0), "branches", &a))
 		return -1;
@@ -807,12 +803,14 @@ static int view_epoch(struct fz *f, uint64_t ino, unsigned *epoch)
 
 /*
  * An inode seen before the log changed, of a view that was indexed again
- * since (another epoch): every call on it fails, -ESTALE or -ENOENT.
+ * since (another epoch): every call on it fails with -ESTALE, never
+ * -ENOENT (the kernel would drop the name instead of walking the path
+ * again), as tree.h says.
  */
 static void op_stale(struct fz *f)
 {
 	const struct seen *s;
-	struct tr_attr a;
+	struct vf_attr a;
 	struct vf_dir *d;
 	struct blob *b;
 	struct sbuf sb;
@@ -832,17 +830,17 @@ static void op_stale(struct fz *f)
 		return;
 	if (trace)
 		fprintf(stderr, "stale %llx (epoch now %u)\n", (unsigned long long)s->ino, epoch);
-	CHECK(gone(vf_getattr(&f->v, s->ino, &a)));
-	CHECK(gone(vf_lookup(&f->v, s->ino, "main", &a)));
+	CHECK(vf_getattr(&f->v, s->ino, &a) == -ESTALE);
+	CHECK(vf_lookup(&f->v, s->ino, "main", &a) == -ESTALE);
 	rc = vf_opendir(&f->v, s->ino, &d);
-	CHECK(gone(rc));
+	CHECK(rc == -ESTALE);
 	rc = vf_content(&f->v, s->ino, &b);
-	CHECK(gone(rc));
-	CHECK(gone(vf_readlink(&f->v, s->ino, buf)));
+	CHECK(rc == -ESTALE);
+	CHECK(vf_readlink(&f->v, s->ino, buf) == -ESTALE);
 	sb_init(&sb);
-	CHECK(gone(vf_getxattr(&f->v, s->ino, "user.sessfs.uuid", &sb)));
+	CHECK(vf_getxattr(&f->v, s->ino, "user.sessfs.uuid", &sb) == -ESTALE);
 	rc = vf_listxattr(&f->v, s->ino, &sb);
-	CHECK(gone(rc) || (rc == 0 && sb.len == 0));
+	CHECK(rc == -ESTALE);
 	sb_free(&sb);
 }
 
@@ -850,7 +848,7 @@ static void op(struct fz *f)
 {
 	uint64_t ino;
 	size_t got = 0;
-	struct tr_attr a;
+	struct vf_attr a;
 	unsigned what = byte(&f->g) % 12;
 
 	if (trace < 0)
@@ -936,7 +934,7 @@ static int start(struct fz *f)
 		f->evicts = byte(&f->g) & 1;
 		if (pf_new(pj_root, f->evicts ? PF_COST_FIXED * 2 : PF_CACHE_DEFAULT, &f->pf))
 			return -1;
-		f->v = (struct vfs){ &pf_ops, f->pf };
+		f->v = (struct vfs){ &pf_vfs_ops, f->pf };
 		return 0;
 	}
 	if (ss_open(log_path, SS_LIVE, &s)) {
@@ -945,7 +943,7 @@ static int start(struct fz *f)
 			return -1;
 	}
 	CHECK((f->t = tr_new(s)));
-	f->v = (struct vfs){ &vf_tree_ops, f->t };
+	f->v = (struct vfs){ &tr_vfs_ops, f->t };
 	return 0;
 }
 

@@ -378,7 +378,7 @@ static void walk_usage(struct session *s, struct sbuf *out)
 	sb_add(out, text.buf, text.len);
 	for (i = 0; i < br_count(ss_branches(s)); i++) {
 		sb_reset(&text);
-		CHECK(!tx_render(s, i, &text));
+		CHECK(!tx_render(s, i, NULL, &text));
 		fz_check_utf8(&text, "transcript", 1);
 		sb_add(out, text.buf, text.len);
 	}

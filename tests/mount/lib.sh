@@ -1,5 +1,10 @@
 # Helpers for the mount tests: mount with a bound, unmount on every path.
-# Source it; then use mount_log / unmount_log / ok / bad / finish.
+# Source it; then use mount_log / unmount_log / ok / bad / skip / finish.
+# A test that checked nothing because what it needs is missing exits
+# SKIP_EXIT (77), which scripts/run-tests.sh reports as skipped, with the
+# reasons its "skipped: " lines give; one that checked something and
+# skipped a part exits 0, and the runner's line names the part. Under
+# CI=true a missing corpus is a failure, not a skip (need_corpus).
 # Every path a test writes or mounts is under $T, a fresh folder under
 # TMPDIR (/tmp by default; the runner gives each test its own), so tests
 # run side by side share nothing.
@@ -20,11 +25,15 @@ SAMPLE=${SESSFS_SAMPLE:-$([ "$LIGHT" = 1 ] && echo 150 || echo 400)}
 T=$(mktemp -d "${TMPDIR:-/tmp}/sessfs-mt.XXXXXX")
 passed=0
 failed=0
+skipped=0
+SKIP_EXIT=77
 MOUNTS=""
 DAEMONS=""
 
 ok() { passed=$((passed + 1)); echo "ok   $*"; }
 bad() { failed=$((failed + 1)); echo "FAIL $*"; }
+# skip WHAT (WHY): a part not checked, said and counted.
+skip() { skipped=$((skipped + 1)); echo "skipped: $*"; }
 
 cleanup() {
 	for m in $MOUNTS; do
@@ -39,23 +48,113 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# ---- waiting: for a condition, with a deadline, never a fixed time ----
+
+# now_us: the time, in microseconds.
+now_us() { echo "${EPOCHREALTIME/./}"; }
+
+# wait_until SECONDS CMD...: runs CMD until it succeeds (0) or SECONDS
+# (a decimal) passed (1), every 100 ms; at least once.
+wait_until() {
+	local end
+	end=$(($(now_us) + $(awk -v s="$1" 'BEGIN { printf "%d", s * 1000000 }')))
+	shift
+	while ! "$@"; do
+		[ "$(now_us)" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+
+# watcher_task PID: /proc/PID/task/TID of the thread of daemon PID that
+# looks at the logs (fs/notify.h: NT_THREAD_NAME), or nothing.
+watcher_task() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = sessfs-notify ] && { echo "$t"; return; }
+	done
+}
+
+# watcher_rchar PID: the bytes that thread has read so far (its rchar),
+# or nothing when it cannot be told.
+watcher_rchar() {
+	local t
+	t=$(watcher_task "$1")
+	[ -n "$t" ] && awk '/^rchar:/ { print $2 }' "$t/io" 2>/dev/null
+}
+
+# watcher_wakes PID: how many times that thread went to sleep and woke
+# (voluntary context switches: once per look at the log, once per look
+# at agents/ a request asked for), or nothing.
+watcher_wakes() {
+	local t
+	t=$(watcher_task "$1")
+	[ -n "$t" ] && awk '/^voluntary_ctxt_switches:/ { print $2 }' "$t/status" 2>/dev/null
+}
+
+# watcher_read PID BYTES: that thread has read BYTES or more. Of a single
+# log without agents it reads nothing but the log: its first look signs
+# what was indexed (indexed_bytes, in one read), and a look after the
+# log's size or times changed reads the signed bytes again (the check of
+# the signature).
+watcher_read() {
+	local r
+	r=$(watcher_rchar "$1")
+	[ -n "$r" ] && [ "$r" -ge "$2" ]
+}
+
+# indexed_bytes LOG: the bytes of LOG up to its last newline (a torn last
+# line waits for its newline).
+indexed_bytes() {
+	local n
+	n=$(stat -c %s "$1")
+	[ "$(tail -c 1 "$1" | od -An -tx1 | tr -d ' ')" = 0a ] || n=$((n - $(tail -n 1 "$1" | wc -c)))
+	echo "$n"
+}
+
+# signed PID LOG: wait (20 s at most) until daemon PID's watcher signed
+# LOG's indexed bytes; 1 if it did not.
+signed() {
+	wait_until 20 watcher_read "$1" "$(indexed_bytes "$2")"
+}
+
+# watcher_quiet PID: that thread read nothing for the last 1.5 s (more
+# than a look's period, LV_POLL_MS): whatever it had to sign and check
+# (every open session of a projects folder) it has. Call watcher_quiet_reset
+# first; use it through wait_until.
+watcher_quiet_reset() { _wq_last="" _wq_since=0; }
+watcher_quiet() {
+	local r now
+	r=$(watcher_rchar "$1")
+	now=$(now_us)
+	[ -n "$r" ] || return 1
+	if [ "$r" != "$_wq_last" ]; then
+		_wq_last=$r _wq_since=$now
+		return 1
+	fi
+	[ $((now - _wq_since)) -ge 1500000 ]
+}
+
+# settled PID: wait (30 s at most) until watcher_quiet; 1 if it is not.
+settled() {
+	watcher_quiet_reset
+	wait_until 30 watcher_quiet "$1"
+}
+
 # mount_log LOG MNT [options]: starts sessfs in the foreground, waits for
 # the mount. Sets PID. Returns non-zero if it did not come up in time.
 mount_log() {
-	local log=$1 mnt=$2 i
+	local log=$1 mnt=$2
 	shift 2
 	mkdir -p "$mnt"
 	"$SESSFS" -f "$@" "$log" "$mnt" 2>"$mnt.err" &
 	PID=$!
 	DAEMONS="$DAEMONS $PID"
 	MOUNTS="$MOUNTS $mnt"
-	for i in $(seq 1 $((MOUNT_WAIT * 10))); do
-		mountpoint -q "$mnt" && return 0
-		kill -0 "$PID" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	wait_until "$MOUNT_WAIT" mounted_or_dead "$mnt" "$PID" && mountpoint -q "$mnt"
 }
+
+# mounted_or_dead MNT PID: MNT is mounted, or daemon PID ended.
+mounted_or_dead() { mountpoint -q "$1" || ! kill -0 "$2" 2>/dev/null; }
 
 # mount_or_end LOG MNT [options]: mount_log, or the failure counted, the
 # tally printed and the test ended (the trap unmounts what is left).
@@ -69,12 +168,9 @@ mount_or_end() {
 # unmount_log MNT: unmounts, waits for the daemon (bounded), checks it
 # exited 0 and printed nothing on stderr.
 unmount_log() {
-	local mnt=$1 rc i
+	local mnt=$1 rc
 	fusermount3 -u "$mnt" || { bad "unmount $mnt"; return 1; }
-	for i in $(seq 1 100); do
-		kill -0 "$PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_until 10 gone "$PID"
 	wait "$PID"
 	rc=$?
 	if [ "$rc" -eq 0 ] && [ ! -s "$mnt.err" ]; then
@@ -84,14 +180,23 @@ unmount_log() {
 	fi
 }
 
+# finish: the tally; the test's status: 1 when a check failed, SKIP_EXIT
+# when nothing was checked and something skipped, else 0.
 finish() {
-	echo "$(basename "$0" .sh): $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
+	echo "$(basename "$0" .sh): $passed passed, $failed failed, $skipped skipped"
+	[ "$failed" -eq 0 ] || return 1
+	[ "$passed" -eq 0 ] && [ "$skipped" -gt 0 ] && return "$SKIP_EXIT"
+	return 0
 }
 
-# corpus_logs: every log of the corpus (main logs and stages).
+# corpus_logs: every log of the corpus (main logs and stages) that holds
+# something: the empty <id>.jsonl that 2.0.x leaves beside a log it resumes
+# is no session (corpus_check checks what --check says of them).
 corpus_logs() {
-	ls "$CORPUS"/*/projects/*/*.jsonl "$CORPUS"/*/stage*/session.jsonl 2>/dev/null
+	local f
+	for f in "$CORPUS"/*/projects/*/*.jsonl "$CORPUS"/*/stage*/session.jsonl; do
+		[ -s "$f" ] && echo "$f"
+	done
 }
 
 # light WHOLE LIGHTER: the first, or the second under LIGHT=1.
@@ -129,17 +234,23 @@ check_sizes() {
 	fi
 }
 
+# holds FILE TEXT: FILE can be read and holds TEXT (and a newline or not).
+holds() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
+
+# more_than N CMD...: CMD prints more than N lines.
+more_than() {
+	local n=$1
+	shift
+	[ "$("$@" 2>/dev/null | wc -l)" -gt "$n" ]
+}
+
+# gone PID: process PID ended.
+gone() { ! kill -0 "$1" 2>/dev/null; }
+
 # wait_for CMD...: up to 3 s for CMD to succeed (an invalidation is sent
 # by a thread of its own, just after the request that noticed the change;
 # a rewrite in place is noticed by the watcher, within about a second).
-wait_for() {
-	local i
-	for i in $(seq 1 30); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_for() { wait_until 3 "$@"; }
 
 # sums MNT LIST: a line per name of LIST: its bytes' sum, or why not
 # (file-history.json aside: it names the log's folder).
@@ -214,7 +325,7 @@ change_case() {
 		fi ;;
 	rewrite-grow)
 		[ "$(stat -c %s "$new")" -gt "$(stat -c %s "$3")" ] || bad "$what: not longer"
-		sleep 2		# the watcher signs what was indexed
+		signed "$PID" "$dir/s.jsonl" || bad "$what: the watcher did not sign the log"
 		dd if="$new" of="$dir/s.jsonl" bs=64M conv=notrunc status=none ;;
 	esac
 	ls "$m/branches/main" > "$dir/ls" 2> "$dir/ls.err" || [ "$how" = inplace ] ||
@@ -261,6 +372,9 @@ no_stacking() {
 		bad "$what: fusermount3 -u left $(findmnt -n "$mnt")"
 }
 
+# need_corpus: the rest of the test needs the corpus. Without it, the
+# test ends here: a failure under CI=true, else the rest skipped (and the
+# whole test, when it checked nothing before).
 need_corpus() {
 	if [ -d "$CORPUS" ]; then return 0; fi
 	if [ "${CI:-}" = true ]; then
@@ -268,7 +382,7 @@ need_corpus() {
 		finish
 		exit 1
 	fi
-	echo "corpus $CORPUS not found: skipped"
+	skip "the checks over the corpus (no corpus at $CORPUS, see SESSFS_CORPUS)"
 	finish
-	exit 0
+	exit
 }

@@ -113,6 +113,66 @@ grep -q "read in file order as one branch" "$M3/errors.txt" && [ "$(wc -l < "$M3
 	ok "unlinked log: one line in errors.txt" || bad "unlinked errors: $(cat "$M3/errors.txt")"
 unmount_log "$M3"
 
+# ---- a 1.0.98 session resumed three times: one conversation ----
+# Each -p --resume of 1.0.x writes a new log: summary rows naming the
+# resumed log's leaves, a copy of its chain (new sessionId, new times),
+# then the new turn. sessions/ lists the conversation once (its newest
+# log), and the logs link each other (continued-from, continued-by).
+PJ="$T/pj/projects/-home-u-p"
+mkdir -p "$PJ"
+python3 - "$PJ" <<'EOF'
+import json, sys, uuid
+d = sys.argv[1]
+def row(sid, u, p, t, kind, text, sec):
+    m = {"role": kind, "content": text} if kind == "user" else \
+        {"id": "msg_" + u[:8], "type": "message", "role": "assistant",
+         "model": "claude-sonnet-4-20250514", "content": [{"type": "text", "text": text}]}
+    return {"parentUuid": p, "isSidechain": False, "userType": "external", "cwd": "/home/u/p",
+            "sessionId": sid, "version": "1.0.98", "type": kind, "message": m, "uuid": u,
+            "timestamp": "2025-08-01T10:%02d:%02d.000Z" % (t, sec)}
+chain, ids = [], ["a0000000-0000-4000-8000-00000000000%d" % i for i in range(1, 5)]
+for n, sid in enumerate(ids):
+    rows = [{"type": "summary", "summary": "Old work", "leafUuid": chain[-1][0]}] if chain else []
+    rows += [row(sid, u, p, n, k, x, i) for i, (u, p, k, x) in enumerate(chain)]
+    last = chain[-1][0] if chain else None
+    q, a = str(uuid.uuid4()), str(uuid.uuid4())
+    chain = chain + [(q, last, "user", "Turn %d, PROMPT-%d" % (n + 1, n + 1)),
+                     (a, q, "assistant", "Answer %d." % (n + 1))]
+    rows += [row(sid, q, last, n, "user", chain[-2][3], 50), row(sid, a, q, n, "assistant", chain[-1][3], 51)]
+    with open("%s/%s.jsonl" % (d, sid), "w") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+EOF
+M5="$T/m5"
+mount_or_end "$T/pj" "$M5"
+A=a0000000-0000-4000-8000-00000000000
+P5="$M5/projects/home-u-p"
+[ "$(ls "$M5/sessions" | wc -l)" = 1 ] && [ "$(readlink -f "$M5/sessions/"*)" = "$(readlink -f "$P5/${A}4")" ] &&
+	ok "1.0.98 resumed three times: sessions/ lists it once, by its newest log" ||
+	bad "1.0.98 resumed: sessions/: $(ls "$M5/sessions")"
+[ "$(readlink "$P5/${A}4/continued-from")" = "../../home-u-p/${A}3" ] &&
+	[ "$(readlink "$P5/${A}2/continued-from")" = "../../home-u-p/${A}1" ] &&
+	[ "$(readlink "$P5/${A}1/continued-by")" = "../../home-u-p/${A}2" ] &&
+	[ "$(readlink "$P5/${A}3/continued-by")" = "../../home-u-p/${A}4" ] &&
+	[ ! -e "$P5/${A}1/continued-from" ] && [ ! -e "$P5/${A}4/continued-by" ] &&
+	ok "1.0.98 resumed three times: continued-from and continued-by link the logs" ||
+	bad "1.0.98 resumed: links: $(ls "$P5"/*/continued-*)"
+[ "$(grep -rl 'PROMPT-1' "$M5"/sessions/*/branches/current/ | wc -l)" = 1 ] &&
+	[ "$(ls "$M5"/sessions/*/branches/current/ | grep -c 'user')" = 4 ] &&
+	ok "1.0.98 resumed three times: every turn once, in one branch" ||
+	bad "1.0.98 resumed: $(grep -rl 'PROMPT-1' "$M5"/sessions/*/branches/current/)"
+python3 - "$M5/sessions.json" <<'EOF' && ok "1.0.98 resumed three times: sessions.json" || bad "1.0.98 resumed: sessions.json"
+import json, sys
+s = {x["sessionId"][-1]: x for x in json.load(open(sys.argv[1]))}
+assert sorted(s) == ["1", "2", "3", "4"], s.keys()
+for a, b in (("1", "2"), ("2", "3"), ("3", "4")):
+    assert s[a]["continuedBy"] == s[b]["sessionId"], (a, s[a]["continuedBy"])
+    assert s[b]["continuedFrom"]["sessionId"] == s[a]["sessionId"], (b, s[b]["continuedFrom"])
+assert s["4"]["continuedBy"] is None and s["1"]["continuedFrom"] is None
+EOF
+[ ! -s "$M5/errors.txt" ] && ok "1.0.98 resumed three times: errors.txt empty" ||
+	bad "1.0.98 resumed: $(cat "$M5/errors.txt")"
+unmount_log "$M5"
+
 L4="$T/usage.jsonl"
 printf '%s\n' '{"timestamp":"2025-08-01T10:00:00Z","usage":{"input_tokens":3}}' > "$L4"
 mkdir -p "$T/m4"

@@ -3,6 +3,7 @@
 # folder, then diff -r, the same names, kinds, sizes, mtimes and link
 # targets (find -printf), and the same extended attributes on a sample.
 # The tar stream of each log, extracted by GNU tar, is the same tree too.
+# A projects folder exports as its mount shows it too.
 # Then the command itself: a DEST not empty is refused, --force writes
 # into it without following what is in the way, bad usage, a DEST
 # without extended attributes, no FUSE used.
@@ -38,6 +39,9 @@ for log in $(corpus_logs | light_logs); do
 	mnt=$T/m$n out=$X/e$n tx=$X/t$n
 	name=${log#"$CORPUS"/}
 	mount_log "$log" "$mnt" || { bad "$name: mount: $(cat "$mnt.err")"; continue; }
+	# --check, the mount and (by diff -r below) the export: the same facts.
+	"$SESSFS" --check "$log" > "$T/check.json" 2>/dev/null
+	same "$name: --check = the mount's session.json" "$T/check.json" "$mnt/session.json"
 	if ! timeout 120 "$SESSFS" export -q "$log" "$out" 2>"$out.err"; then
 		bad "$name: export failed: $(head -c 500 "$out.err")"
 	elif [ -s "$out.err" ]; then
@@ -78,6 +82,60 @@ for log in $(corpus_logs | light_logs); do
 	rm -rf "$out" "$tx"
 done
 [ "$n" -gt 0 ] || bad "no corpus logs found"
+
+# A finished log whose last line lacks its newline: that line is a record
+# for the mount, export and --check alike (every count, the title, the
+# last message); the newline written later adds nothing.
+log=$CORPUS/plain/session.jsonl
+head -c -1 "$log" > "$T/nonl.jsonl"
+mount_log "$T/nonl.jsonl" "$T/mnonl" || bad "no newline: mount"
+"$SESSFS" export -q "$T/nonl.jsonl" "$X/nonl" || bad "no newline: export"
+"$SESSFS" --check "$T/nonl.jsonl" > "$T/nonl.check"
+"$SESSFS" --check "$log" | sed "s|\"source\": \".*\"|\"source\": \"$T/nonl.jsonl\"|; s|\"bytes\": \([0-9]*\)|\"bytes\": BYTES|" > "$T/full.check"
+same "no final newline: --check = the mount's session.json" "$T/nonl.check" "$T/mnonl/session.json"
+same "no final newline: --check = the export's session.json" "$T/nonl.check" "$X/nonl/session.json"
+sed 's|"bytes": \([0-9]*\)|"bytes": BYTES|' "$T/nonl.check" > "$T/nonl.check2"
+same "no final newline: the same facts as the whole log" "$T/full.check" "$T/nonl.check2"
+last=$(ls "$T/mnonl/branches/current/" | tail -1)
+[ -n "$last" ] && [ "$last" = "$(ls "$X/nonl/branches/current/" | tail -1)" ] &&
+	cmp -s "$T/mnonl/branches/current/$last" "$X/nonl/branches/current/$last" &&
+	ok "no final newline: the last message is in the mount and the export" ||
+	bad "no final newline: last message $(ls "$T/mnonl/branches/current/" | tail -1)"
+printf '\n' >> "$T/nonl.jsonl"
+wait_for grep -q '"unfinishedLastLine": 0' "$T/mnonl/session.json" &&
+	cmp -s <("$SESSFS" --check "$T/nonl.jsonl" | sed 's|"bytes": [0-9]*||') \
+	       <(sed 's|"bytes": [0-9]*||' "$T/mnonl/session.json") &&
+	[ ! -s "$T/mnonl/errors.txt" ] &&
+	ok "no final newline: the newline written after it adds no line, no error" ||
+	bad "no final newline: after the newline: $(cat "$T/mnonl/errors.txt")"
+unmount_log "$T/mnonl"
+
+# A projects folder (every case's projects/ merged, as test_projects.sh
+# makes it): the export is the mount, byte for byte (diff -r, links not
+# followed: sessions/ and latest lead back into the tree), as a folder and
+# as a tar stream.
+C="$T/claude"
+mkdir -p "$C/projects"
+for d in "$CORPUS"/*/projects; do cp -r "$d/." "$C/projects/"; done
+if mount_log "$C/projects" "$T/mpj" && "$SESSFS" export -q "$C/projects" "$X/pj" 2>"$T/pj.err" &&
+   [ ! -s "$T/pj.err" ]; then
+	d=$(diff -r --no-dereference "$T/mpj" "$X/pj" 2>&1)
+	[ -z "$d" ] && [ -L "$X/pj/latest" ] && [ -d "$X/pj/projects" ] &&
+		[ "$(ls "$X/pj/sessions" | wc -l)" -eq "$(ls "$T/mpj/sessions" | wc -l)" ] &&
+		ok "a projects folder: diff -r of mount and export is empty ($(find "$X/pj" | wc -l) entries)" ||
+		bad "a projects folder: diff -r: $(echo "$d" | head -5 | cut -c1-300)"
+	unmount_log "$T/mpj"
+	mkdir -p "$X/pjt"
+	if "$SESSFS" export -q "$C/projects" - 2>"$T/pjt.err" | tar -x -C "$X/pjt" &&
+	   [ ! -s "$T/pjt.err" ] && d=$(diff -r --no-dereference "$X/pj" "$X/pjt" 2>&1) && [ -z "$d" ]; then
+		ok "a projects folder: the tar stream extracts to the same tree"
+	else
+		bad "a projects folder: tar: $(head -c 300 "$T/pjt.err") $(echo "${d:-}" | head -3)"
+	fi
+else
+	bad "a projects folder: mount or export failed: $(cat "$T/mpj.err" "$T/pj.err" 2>/dev/null | head -3)"
+fi
+rm -rf "$X/pj" "$X/pjt"
 
 # tar -tv reads the stream; the long paths come through pax headers.
 log=$(ls -S $(corpus_logs) | head -1)
@@ -122,7 +180,6 @@ expect 1 "not empty (--force" "$SESSFS" export "$DEMO" "$T/full"
 expect 2 "usage" "$SESSFS" export "$DEMO"
 expect 2 "usage" "$SESSFS" export --bogus "$DEMO" "$T/x"
 expect 1 "No such file" "$SESSFS" export "$T/nope.jsonl" "$T/x"
-expect 1 "is a directory" "$SESSFS" export "$T/full" "$T/x"
 expect 1 "No such file" "$SESSFS" export "$DEMO" "$T/no/such/dest"
 [ ! -e "$T/x" ] && ok "no DEST made for a bad SRC" || bad "DEST made for a bad SRC"
 
@@ -131,6 +188,8 @@ if command -v script >/dev/null; then	# stdout a terminal
 	rc=$?
 	[ "$rc" -eq 2 ] && echo "$out" | grep -q "refusing to write a tar stream to a terminal" &&
 		ok "exit 2: no tar stream to a terminal" || bad "tar to a terminal: exit $rc: $out"
+else
+	skip "a tar stream to a terminal (no script(1) to make one)"
 fi
 
 # --force: what is in the way is replaced, never followed.
@@ -164,6 +223,8 @@ if [ "$(id -u)" -eq 0 ] && mkdir -p "$T/ramfs" && mount -t ramfs ramfs "$T/ramfs
 		bad "ramfs DEST: $(head -3 "$T/r.err")"
 	fi
 	umount "$RAMFS" && RAMFS=
+else
+	skip "a DEST without extended attributes (a ramfs needs root)"
 fi
 
 # No FUSE: the export opens no /dev/fuse (and needs no mount).
@@ -173,5 +234,7 @@ if command -v strace >/dev/null; then
 	strace -f -e trace=open,openat -o "$T/trace" "$SESSFS" export -q "$DEMO" "$T/nf" &&
 	   ! grep -q /dev/fuse "$T/trace" && ok "export opens no /dev/fuse" ||
 		bad "export touched /dev/fuse or failed"
+else
+	skip "that the export opens no /dev/fuse (no strace)"
 fi
 finish

@@ -237,12 +237,15 @@ demo_mount() {
 }
 
 rewrite_in_place() {
-	local dir="$T/inplace" m f ino
+	local dir="$T/inplace" m f ino r
 	demo_mount "$dir" "in place" || return
 	ino=$(stat -c %i "$f")
-	sleep 2		# the watcher signs what was indexed
+	signed "$PID" "$dir/s.jsonl" || bad "in place: the watcher did not sign the log"
+	r=$(watcher_rchar "$PID")
 	touch -d '+1 minute' "$dir/s.jsonl"
-	sleep 2
+	# the watcher reads the touched log again, to compare its signature
+	wait_until 20 watcher_read "$PID" $((r + $(indexed_bytes "$dir/s.jsonl"))) ||
+		bad "in place: the watcher did not look at the touched log"
 	[ "$(stat -c %i "$f")" = "$ino" ] && ! grep -q 'indexed again' "$m/errors.txt" &&
 		ok "in place: a touch changes nothing (the signature says the bytes are the same)" ||
 		bad "in place: a touch was taken for a rewrite: $(cat "$m/errors.txt")"
@@ -256,6 +259,10 @@ rewrite_in_place() {
 	grep -q 'rewritten in place (the same size, other bytes)' "$m/errors.txt" &&
 		ok "in place: errors.txt says the log was rewritten in place" ||
 		bad "in place: errors.txt: $(cat "$m/errors.txt")"
+	# once: the touch before was not taken for a rewrite later either
+	[ "$(grep -c 'indexed again' "$m/errors.txt")" -eq 1 ] &&
+		ok "in place: indexed again once, for the rewrite alone" ||
+		bad "in place: indexed again more than once: $(cat "$m/errors.txt")"
 	unmount_log "$m"
 }
 
@@ -265,17 +272,14 @@ rewrite_in_place() {
 # (ss_scrub(), a pass over a small log in one look) finds it within a few
 # seconds, and the log is indexed again.
 rewrite_then_grow() {
-	local dir="$T/ingrow" m f i
+	local dir="$T/ingrow" m f
 	demo_mount "$dir" "in place, grown" || return
-	sleep 2		# the watcher signs what was indexed
+	signed "$PID" "$dir/s.jsonl" || bad "in place, grown: the watcher did not sign the log"
 	{ sed '2s/What does this project do?/What does this program do?/' mnt-examples/demo.jsonl
 	  row 901 0 user '"appended after a rewrite"'; } > "$dir/new.jsonl"
 	dd if="$dir/new.jsonl" of="$dir/s.jsonl" bs=1M conv=notrunc status=none
 	ls "$m/branches" > /dev/null	# a request indexes the growth first
-	for i in $(seq 1 100); do	# at most 10 s
-		grep -q 'What does this program do?' "$f" 2>/dev/null && break
-		sleep 0.1
-	done
+	wait_until 10 grep -q 'What does this program do?' "$f" 2>/dev/null
 	grep -q 'What does this program do?' "$f" &&
 		ok "in place, grown: a same-size rewrite followed by growth shows, unasked" ||
 		bad "in place, grown: the rewrite does not show: $(cat "$f")"
@@ -393,18 +397,29 @@ parallel_readers() {
 
 # A mount at <log folder>/<log stem>, where the subagents' folder would
 # be: looking for agents leads into the mount itself, and once hung it.
+# lookup_while_looked MNT PID WAKES: looks up a new name in MNT (sets hung
+# when it took 10 s); true once daemon PID's watcher woke WAKES times.
+lookup_while_looked() {
+	i=$((i + 1))
+	timeout 10 stat "$1/no-such-file-$i" > /dev/null 2>&1
+	[ $? -eq 124 ] && { hung=1; return 0; }
+	[ "$(watcher_wakes "$2")" -ge "$3" ] 2>/dev/null
+}
+
 own_folder() {
-	local dir="$T/own" i
+	local dir="$T/own" i w0 hung
 	mkdir -p "$dir"
 	cp mnt-examples/demo.jsonl "$dir/s.jsonl"
 	mount_log "$dir/s.jsonl" "$dir/s" || { bad "mount at the log's stem: $(cat "$dir/s.err")"; return; }
-	# A lookup of a new name each time: the kernel holds the root locked
-	# while it waits for the answer.
-	for i in 1 2 3 4 5 6; do
-		timeout 10 stat "$dir/s/no-such-file-$i" > /dev/null 2>&1
-		[ $? -eq 124 ] && { bad "a lookup hung ($i)"; break; }
-		sleep 0.3
-	done
+	# Lookups of a new name each time until the watcher has woken four
+	# times (about two of its looks, at the log and at agents/, which the
+	# lookups ask for): the kernel holds the root locked while it waits
+	# for each answer.
+	w0=$(watcher_wakes "$PID") i=0 hung=0
+	[ -n "$w0" ] || bad "own folder: the watcher thread not found"
+	wait_until 20 lookup_while_looked "$dir/s" "$PID" $((w0 + 4)) ||
+		bad "own folder: the watcher did not wake 4 times in 20 s"
+	[ "$hung" = 1 ] && bad "a lookup hung ($i)"
 	timeout 10 ls "$dir/s/agents" > /dev/null && ok "a mount at <folder>/<log stem>: answers while agents/ is looked for" ||
 		bad "a mount at <folder>/<log stem> hangs"
 	unmount_log "$dir/s"

@@ -2,13 +2,15 @@
 # The projects mount's token totals and continuations: usage.json at the
 # root gives every session's totals, equal to what ccusage 20.0.24
 # reported for each corpus log (tests/ccusage-20.0.24.tsv) and to each
-# session's own usage.json; sessions.json carries a session's totals once
+# session's own usage.json, and their cost in dollars as ccusage prices it
+# (tests/ccusage-20.0.24-cost.tsv); sessions.json carries a session's totals once
 # it has been read; the days sum to the totals; a grown log is counted
 # again. Then small 1.0.x-style
 # logs of our own: a summary whose leafUuid is in a sibling log gives
 # continued-from and continuedFrom.
 . "$(dirname "$0")/lib.sh"
 TABLE=$(dirname "$0")/../ccusage-20.0.24.tsv
+FIG=$(dirname "$0")/../ccusage-20.0.24-cost.tsv
 P=home-user-src-todo-app
 
 # ---- continuations (no corpus needed) ----
@@ -98,8 +100,8 @@ for sid, f in want.items():
     assert [x[k] for k in keys] == [int(v) for v in f[1:6]], (sid, x, f)
     assert x["modelsUsed"] == f[6].split(","), (sid, x["modelsUsed"])
     own = json.load(open(m + "/" + x["folder"] + "/usage.json"))["session"]
-    for k in keys + ["modelsUsed", "responses"]:
-        assert own[k] == x[k], (sid, k, own[k], x[k])
+    for k in keys + ["modelsUsed", "responses", "costUSD", "costUSDLogged"]:
+        assert own.get(k) == x.get(k), (sid, k, own.get(k), x.get(k))
 for k in keys + ["responses"]:
     assert u["totals"][k] == sum(x[k] for x in u["sessions"]), k
     assert u["totals"][k] == sum(x[k] for x in u["projects"]), k
@@ -108,12 +110,53 @@ assert u["totals"]["sessions"] == len(u["sessions"])
 d = [x["date"] for x in u["daily"]]
 assert d == sorted(set(d)) and d, d
 assert [x["project"] for x in u["projects"]] == sorted(os.listdir(m + "/projects"))
-# ccusage 20.0.24 over this folder (every case's projects/ merged), measured
-# once: `CLAUDE_CONFIG_DIR=<it> ccusage claude session --json --offline`
-# totals 16,869,800 input, 36,090 output (its daily report: 16,916,160 and
-# 38,350, counting each row of a response without a requestId again).
+EOF
+python3 - "$M" "$FIG" "$C/projects" <<'EOF' && ok "usage.json: each session's costUSD = ccusage's, the totals = ccusage's but for the agent logs no session holds" || bad "usage.json: costs against ccusage"
+# ccusage 20.0.24 over this folder (tests/ccusage-20.0.24-cost.tsv, set
+# corpus): a session's figure is its own log's (its subagents/ counted in
+# when it has that folder); a 2.0.x agent-*.jsonl beside the logs is a
+# "session" of its own there, which sessfs counts in the session that ran
+# it (usage.json: agents). Its total less the agent logs that no session
+# of ours holds is ours, tokens and dollars.
+import json, os, sys
+m, fig, projects = sys.argv[1:]
+u = json.load(open(m + "/usage.json"))
+keys = ["inputTokens", "outputTokens", "cacheCreationTokens", "cacheReadTokens", "totalTokens"]
+cc, total = {}, None
+for line in open(fig):
+    f = line.rstrip("\n").split("\t")
+    if line.startswith("#") or f[0] != "corpus":
+        continue
+    fig_row = dict(zip(keys, map(int, f[3:8])), costUSD=float(f[9]), auto=float(f[10]))
+    if f[1] == "session":
+        cc[f[2]] = fig_row
+    elif f[1] == "total":
+        total = fig_row
+assert total and cc
+def same(x, y, what):
+    assert [x[k] for k in keys] == [y[k] for k in keys], (what, x, y)
+    assert abs(x["costUSD"] - y["costUSD"]) < 1e-9, (what, x["costUSD"], y["costUSD"])
+    assert abs(y["auto"] - y["costUSD"]) < 1e-12, what   # no row logs its cost here
+agents = []
+for x in u["sessions"]:
+    own = json.load(open(m + "/" + x["folder"] + "/usage.json"))
+    sub = os.path.isdir(os.path.join(projects, os.path.dirname(x["path"]), x["sessionId"], "subagents"))
+    if x["sessionId"] in cc:
+        same(own["session" if sub else "log"], cc[x["sessionId"]], x["sessionId"])
+    if not sub:
+        agents += own["agents"]
+left = [v for k, v in cc.items() if k.startswith("agent-")]
+for a in agents:    # each agent of ours is one agent log of ccusage's
+    hit = [v for v in left if [v[k] for k in keys] == [a[k] for k in keys] and
+           abs(v["costUSD"] - a["costUSD"]) < 1e-9]
+    assert hit, a
+    left.remove(hit[0])
 t = u["totals"]
-assert (t["inputTokens"], t["outputTokens"]) == (16869800, 36090), t
+for k in keys + ["costUSD"]:
+    assert abs(t[k] - (total[k] - sum(v[k] for v in left))) < 1e-9, (k, t[k], total[k], left)
+assert t["costUSD"] > 0.1 and t["unpricedModels"] == ["claude-opus-5-5"], t
+for part in ("daily", "monthly", "models"):
+    assert abs(sum(x["costUSD"] for x in u[part]) - t["costUSD"]) < 1e-9, part
 EOF
 grep "\"$S\"" "$M/sessions.json" | grep -q '"usage":{' && ok "sessions.json: usage after usage.json" ||
 	bad "sessions.json usage after usage.json"
@@ -123,8 +166,10 @@ G=5e55f500-0000-4000-8000-000000000101
 before=$(grep "\"$G\"" "$M/usage.json" | sed 's/.*"inputTokens":\([0-9]*\).*/\1/')
 printf '%s\n' '{"parentUuid":null,"type":"assistant","sessionId":"'$G'","uuid":"99999999-0000-4000-8000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","requestId":"req_grown","message":{"id":"msg_grown","role":"assistant","model":"claude-opus-5-5","content":[{"type":"text","text":"more"}],"usage":{"input_tokens":1000,"output_tokens":7,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}' \
 	>> "$C/projects/-home-user-src-todo-app/$G.jsonl"
-sleep 1.2
-after=$(grep "\"$G\"" "$M/usage.json" | sed 's/.*"inputTokens":\([0-9]*\).*/\1/')
+in_of() { grep "\"$G\"" "$M/usage.json" | sed 's/.*"inputTokens":\([0-9]*\).*/\1/'; }
+in_is() { [ "$(in_of)" = "$1" ]; }
+wait_until 10 in_is "$((before + 1000))"	# once the folder is looked at again
+after=$(in_of)
 [ -n "$before" ] && [ "$after" = "$((before + 1000))" ] &&
 	ok "a grown log is counted again ($before -> $after in)" || bad "grown log: $before -> $after"
 [ "$(stat -c %s "$M/usage.json")" = "$(wc -c < "$M/usage.json")" ] &&

@@ -12,7 +12,36 @@ C="$T/claude"
 mkdir -p "$C/projects" "$C/file-history"
 for d in "$CORPUS"/*/projects; do cp -r "$d/." "$C/projects/"; done
 for d in "$CORPUS"/*/file-history; do [ -d "$d" ] && cp -r "$d/." "$C/file-history/"; done
-NLOGS=$(ls "$C"/projects/*/*.jsonl | grep -vc '/agent-')
+# Sessions: every log but the subagents' and the empty ones (2.0.x leaves
+# an empty <id>.jsonl beside a log it resumes: a line of errors.txt each).
+NLOGS=$(find "$C"/projects/*/ -maxdepth 1 -name '*.jsonl' ! -name 'agent-*' -size +0 | wc -l)
+NEMPTY=$(find "$C"/projects/*/ -maxdepth 1 -name '*.jsonl' -size 0 | wc -l)
+# ... of which sessions/ lists a conversation once: not the logs a release
+# before 2.0 copied into the log it wrote on a resume (a summary row of the
+# newer log names the older one's last user or assistant row).
+NCOPIED=$(python3 - "$C/projects" <<'EOF'
+import glob, json, os, sys
+logs = {}
+for f in glob.glob(sys.argv[1] + "/*/*.jsonl"):
+    if os.path.basename(f).startswith("agent-") or not os.path.getsize(f):
+        continue
+    rows = [json.loads(l) for l in open(f) if l.strip()]
+    ver = [r["version"] for r in rows if "version" in r]
+    ts = [r["timestamp"] for r in rows if "timestamp" in r]
+    last = [r["uuid"] for r in rows if r.get("type") in ("user", "assistant")]
+    logs[f] = (ver[-1] if ver else "", min(ts) if ts else "", last[-1] if last else None,
+               {r["leafUuid"] for r in rows if r.get("type") == "summary"})
+copied = set()
+for f, (ver, start, last, leaves) in logs.items():
+    if not ver or int(ver.split(".")[0]) >= 2:
+        continue
+    for g, (_, gstart, glast, _) in logs.items():
+        if g != f and os.path.dirname(g) == os.path.dirname(f) and glast in leaves and gstart < start:
+            copied.add(g)
+print(len(copied))
+EOF
+)
+NLIST=$((NLOGS - NCOPIED))
 P=home-user-src-todo-app
 
 # found_rewrite SESSION REWRITTEN_LOG WHAT: the session's errors.txt says
@@ -21,15 +50,25 @@ P=home-user-src-todo-app
 found_rewrite() {
 	local s=$1 log=$2 what=$3 lpid=$PID
 	mount_or_end "$log" "$T/mfresh"
-	wait_for 10 grep -q 'indexed again from scratch' "$s/errors.txt" &&
+	wait_until 10 grep -q 'indexed again from scratch' "$s/errors.txt" &&
 		ok "$what: the rewrite in place hidden by growth is found" ||
 		bad "$what: rewrite: $(cat "$s/errors.txt")"
-	wait_for 5 cmp -s <(ls "$s/branches/main" 2>&1) <(ls "$T/mfresh/branches/main") &&
+	wait_until 5 cmp -s <(ls "$s/branches/main" 2>&1) <(ls "$T/mfresh/branches/main") &&
 		diff -r "$s/branches/main" "$T/mfresh/branches/main" > /dev/null &&
 		ok "$what: ... and its branch reads as the rewritten log's" ||
 		bad "$what: rewrite: branches/main differs"
 	unmount_log "$T/mfresh"
 	PID=$lpid
+}
+
+# size_listed MNT LOG: MNT's sessions.json lists LOG with its size now.
+size_listed() { grep -q "\"bytes\":$(stat -c %s "$2")," "$1/sessions.json"; }
+
+# lines_are N CMD...: CMD prints N lines.
+lines_are() {
+	local n=$1
+	shift
+	[ "$("$@" 2>/dev/null | wc -l)" -eq "$n" ]
 }
 
 # A name sessfs may make: [A-Za-z0-9._-], 1..255 bytes, not . or ..
@@ -58,14 +97,20 @@ ok "root: README.md sessions.json errors.txt projects sessions latest"
 [ "$(ls "$M/projects")" = "$P
 $P-.claude-worktrees-feature-due" ] && ok "projects/: the two cwds made names" ||
 	bad "projects/: $(ls "$M/projects" | tr '\n' ' ')"
-[ "$(ls "$M/sessions" | wc -l)" -eq "$NLOGS" ] && ok "sessions/: $NLOGS sessions (no subagents)" ||
-	bad "sessions/: $(ls "$M/sessions" | wc -l), want $NLOGS"
+[ "$(ls "$M/sessions" | wc -l)" -eq "$NLIST" ] &&
+	ok "sessions/: $NLIST conversations (no subagents, $NCOPIED copied logs once)" ||
+	bad "sessions/: $(ls "$M/sessions" | wc -l), want $NLIST"
 n=0
 for l in "$M"/sessions/*; do
 	safe_name "$(basename "$l")" && [ -d "$l/branches" ] || n=$((n + 1))
 done
 [ "$n" -eq 0 ] && ok "every sessions/ link is a safe name and resolves" || bad "$n bad links"
-[ ! -s "$M/errors.txt" ] && ok "errors.txt empty" || bad "errors.txt: $(cat "$M/errors.txt")"
+# the empty logs are said to be empty; the corpus's model is in no price
+# table: said once; nothing else
+[ "$(grep -c ': empty (0 bytes): no session' "$M/errors.txt")" -eq "$NEMPTY" ] &&
+	[ -z "$(grep -v 'is not in the price table' "$M/errors.txt" | grep -v ': empty (0 bytes): no session')" ] &&
+	ok "errors.txt: the $NEMPTY empty logs said to be empty, the model without a price, nothing else" ||
+	bad "errors.txt: $(cat "$M/errors.txt")"
 grep -q "^- sessions: $NLOGS$" "$M/README.md" && ok "README.md counts" || bad "README.md counts"
 python3 - "$M/sessions.json" "$NLOGS" <<'EOF' && ok "sessions.json: every session, forks, time order" || bad "sessions.json"
 import json, sys, os
@@ -81,7 +126,7 @@ assert by["5e55f500-0000-4000-8000-000000000109"]["title"] == "review renamed"
 assert by["5e55f500-0000-4000-8000-000000000108"]["project"].endswith("feature-due")
 t = [x["firstTimestamp"] for x in s]
 assert t == sorted(t)
-links = [x["link"] for x in s]
+links = [x["link"] for x in s if not x["continuedBy"]]
 assert sorted(links) == sorted("sessions/" + n for n in os.listdir(os.path.dirname(sys.argv[1]) + "/sessions"))
 EOF
 [ "$(readlink "$M/projects/$P/5e55f500-0000-4000-8000-000000000105/forked-from")" = \
@@ -131,7 +176,7 @@ M="$T/dflt"
 mkdir -p "$M"
 if CLAUDE_CONFIG_DIR="$C" timeout 20 "$SESSFS" "$M" 2>"$T/dflt.err" && mountpoint -q "$M"; then
 	MOUNTS="$MOUNTS $M"
-	[ "$(ls "$M/sessions" | wc -l)" -eq "$NLOGS" ] && ok "sessfs MNT: \$CLAUDE_CONFIG_DIR/projects" ||
+	[ "$(ls "$M/sessions" | wc -l)" -eq "$NLIST" ] && ok "sessfs MNT: \$CLAUDE_CONFIG_DIR/projects" ||
 		bad "sessfs MNT listing"
 	fusermount3 -u "$M"
 else
@@ -188,29 +233,20 @@ mkdir -p "$L/-p"
 cp "$LOG" "$L/-p/"
 M="$T/mlive"
 mount_or_end "$L" "$M"
-wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
-	local n=$1 i
-	shift
-	for i in $(seq 1 $((n * 10))); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 [ "$(ls "$M/sessions" | wc -l)" -eq 1 ] && ok "live: one session" || bad "live: start"
 NEW=5e55f500-0000-4000-8000-000000000999
 sed 's/5e55f500-0000-4000-8000-000000000101/'"$NEW"'/g' "$LOG" | head -n 20 > "$L/-p/$NEW.jsonl"
-wait_for 5 sh -c "ls '$M/sessions' | grep -q -- '-5e55f500' && [ \$(ls '$M/sessions' | wc -l) -eq 2 ]" &&
+wait_until 5 sh -c "ls '$M/sessions' | grep -q -- '-5e55f500' && [ \$(ls '$M/sessions' | wc -l) -eq 2 ]" &&
 	[ -d "$M/projects/$P/$NEW/branches" ] && ok "live: a new session appears" || bad "live: new session"
 before=$(ls "$M/projects/$P/$NEW/branches/current/" | wc -l)
 sed 's/5e55f500-0000-4000-8000-000000000101/'"$NEW"'/g' "$LOG" | tail -n +21 >> "$L/-p/$NEW.jsonl"
 printf '{"type":"custom-title","customTitle":"grown up","sessionId":"%s"}\n' "$NEW" >> "$L/-p/$NEW.jsonl"
-wait_for 5 grep -q '"title":"grown up"' "$M/sessions.json" &&
+wait_until 5 grep -q '"title":"grown up"' "$M/sessions.json" &&
 	ls "$M/sessions" | grep -q -- '-grown-up-' &&
 	[ "$(ls "$M/projects/$P/$NEW/branches/current/" | wc -l)" -gt "$before" ] &&
 	ok "live: a growing session follows (title, link, branch)" || bad "live: growth"
 rm "$L/-p/$NEW.jsonl"
-wait_for 5 sh -c "[ \$(ls '$M/sessions' | wc -l) -eq 1 ] && [ ! -e '$M/projects/$P/$NEW' ]" &&
+wait_until 5 sh -c "[ \$(ls '$M/sessions' | wc -l) -eq 1 ] && [ ! -e '$M/projects/$P/$NEW' ]" &&
 	ok "live: a removed session disappears" || bad "live: removal"
 # An open session (in the cache, its folder held) follows without a
 # remount: a message appended, an agent whose log starts after the
@@ -222,26 +258,26 @@ mkdir -p "$L/-p/${S7##*/}/subagents"
 head -n 10 "$S7.jsonl" > "$L/-p/${S7##*/}.jsonl"
 cp "$A1" "$L/-p/${S7##*/}/subagents/"
 S="$M/projects/$P/${S7##*/}"
-wait_for 5 test -d "$S/branches/current" && ok "live: a third session appears" || bad "live: 107"
+wait_until 5 test -d "$S/branches/current" && ok "live: a third session appears" || bad "live: 107"
 exec 7< "$S/README.md"	# the session stays in use
 n0=$(ls "$S/branches/current/" | wc -l)
 [ "$(ls "$S/agents" | wc -l)" -eq 1 ] &&
 	ok "live: one agent at first" || bad "live: agents at first: $(ls "$S/agents")"
 tail -n +11 "$S7.jsonl" >> "$L/-p/${S7##*/}.jsonl"
 cp "$A2" "$L/-p/${S7##*/}/subagents/"
-sleep 2.5	# the notifier's look, then the kernel's keep time
-[ "$(ls "$S/agents" | wc -l)" -eq 2 ] && ok "live: an agent that started later appears" ||
+# the notifier's look, then the kernel's keep time
+wait_until 10 lines_are 2 ls "$S/agents" && ok "live: an agent that started later appears" ||
 	bad "live: new agent: $(ls "$S/agents")"
-[ "$(ls "$S/branches/current/" | wc -l)" -gt "$n0" ] && ok "live: its messages follow" ||
+wait_until 10 more_than "$n0" ls "$S/branches/current/" && ok "live: its messages follow" ||
 	bad "live: messages $n0"
-grep -q "\"bytes\":$(stat -c %s "$L/-p/${S7##*/}.jsonl")," "$M/sessions.json" &&
+wait_until 10 size_listed "$M" "$L/-p/${S7##*/}.jsonl" &&
 	ok "live: sessions.json has its new size" || bad "live: sessions.json size"
 # A rewrite in place hidden by growth, in an open session: an early line's
 # bytes changed (the same length), then a row appended, at once. A stat
 # and the bytes before the old end say growth; the notifier's signature of
 # what was indexed finds it, as in a single mount (test_hostile).
 SL="$L/-p/${S7##*/}.jsonl"
-sleep 2		# the notifier signs what was indexed
+settled "$PID" || bad "live: the notifier still reads after 30 s"	# it signed what was indexed
 { sed '3s/"timestamp":"2/"timestamp":"1/' "$SL"
   tail -n 1 "$S7.jsonl" | sed 's/"uuid":"[^"]*"/"uuid":"00000901-0000-4000-8000-000000000901"/'
 } > "$T/rewritten.jsonl"
@@ -267,17 +303,22 @@ R="$M/projects/$P/$X/records"
 exec 8< "$R/$U1.json" 9< "$R/$U2.json"
 tail -n 2 "$LOG" >> "$T/ep/-p/$X.jsonl"
 ls "$M"/sessions/*/branches/current/ > /dev/null	# every session opened, then closed
-sleep 1.2
+wait_until 10 size_listed "$M" "$T/ep/-p/$X.jsonl" || bad "epochs: the grown size not listed"
 ls "$M"/sessions/*/branches/current/ > /dev/null
 grep -q "\"uuid\":\"$U1\"" <&8 && ok "epochs: a held file reads the same record after a close, the log grown" ||
 	bad "epochs: grown log"
 sed "s/5e55f500-0000-4000-8000-000000000103/$X/g" "$(ls "$C"/projects/*/*103.jsonl)" > "$T/ep/new.jsonl"
+[ "$(stat -c %s "$T/ep/new.jsonl")" != "$(stat -c %s "$T/ep/-p/$X.jsonl")" ] ||
+	bad "epochs: the replacing log has the replaced one's size"
 mv "$T/ep/new.jsonl" "$T/ep/-p/$X.jsonl"
-sleep 1.2
+wait_until 10 size_listed "$M" "$T/ep/-p/$X.jsonl" || bad "epochs: the replacing log's size not listed"
 ls "$M"/sessions/*/branches/current/ > /dev/null
 out=$(cat <&9 2>&1)
+# The record it named (from the kernel's page cache) or ESTALE; nothing
+# else, and not nothing.
 case $out in
-*"\"uuid\":\"$U2\""* | *"Stale file handle"* | "") ok "epochs: after the log was replaced, a held file names no other record" ;;
+*"\"uuid\":\"$U2\""* | *"Stale file handle"*) ok "epochs: after the log was replaced, a held file names no other record" ;;
+"") bad "epochs: replaced log, the held file reads empty" ;;
 *) bad "epochs: replaced log, the held file reads: $(printf '%s' "$out" | head -c 200)" ;;
 esac
 exec 8<&- 9<&-
@@ -293,12 +334,13 @@ M="$T/mrc"
 mount_or_end "$T/rc" "$M" -o cache_size=1
 S="$M/projects/$P/$X"
 exec 6< "$S/branches/main"	# an open folder keeps the session open
-sleep 3		# the notifier signs what was indexed (a look a second)
+settled "$PID" || bad "closed: the notifier still reads after 30 s"	# it signed what was indexed
 exec 6<&-
 ls "$M"/projects/*/*103/branches/ > /dev/null	# the other opened: this one closed
 { sed '3s/"timestamp":"2/"timestamp":"1/' "$T/rc/-p/$X.jsonl"; tail -n 1 "$LOG"; } > "$T/rc.jsonl"
 dd if="$T/rc.jsonl" of="$T/rc/-p/$X.jsonl" bs=64M conv=notrunc status=none
-sleep 1.2	# the folder's next look sees the new size
+# the folder's next look sees the new size
+wait_until 10 size_listed "$M" "$T/rc/-p/$X.jsonl" || bad "closed: the grown size not listed"
 ls "$S/branches/main" > /dev/null	# opened and closed: no time to check
 exec 6< "$S/branches/main"
 found_rewrite "$S" "$T/rc.jsonl" "a session closed, then opened again"
@@ -320,7 +362,7 @@ grep -q '"title":"set in the middle"' "$M/sessions.json" && bad "mid-log title: 
 grep -q '"sessionTitle": "set in the middle"' "$M/projects/$P/$W/session.json" &&
 	grep -q '^- session title: set in the middle (custom-title)$' "$M/projects/$P/$W/README.md" &&
 	ok "mid-log title: session.json and README.md" || bad "mid-log title: session.json/README.md"
-wait_for 3 grep -q '"title":"set in the middle"' "$M/sessions.json" &&
+wait_until 3 grep -q '"title":"set in the middle"' "$M/sessions.json" &&
 	ok "mid-log title: sessions.json takes it once the session was read" || bad "mid-log title: sessions.json"
 [ "$(ls "$M/sessions")" = "$link0" ] && ok "mid-log title: the link keeps its name" ||
 	bad "mid-log title: link $link0 -> $(ls "$M/sessions")"
@@ -345,7 +387,7 @@ for how in open closed; do
 		    -e 's/"timestamp":"[^"]*"/"timestamp":"2099-01-01T00:00:00.000Z"/'
 	  printf '{"type":"last-prompt","lastPrompt":"x","leafUuid":"%s","sessionId":"%s"}\n' "$R" "$X"
 	} >> "$T/cur/-p/$X.jsonl"
-	wait_for 5 sh -c "[ \"\$(readlink '$S/branches/current')\" = fork-000014-0000cafe ]" &&
+	wait_until 5 sh -c "[ \"\$(readlink '$S/branches/current')\" = fork-000014-0000cafe ]" &&
 		[ -d "$S/branches/current/" ] &&
 		ok "current, a session $how: a rewind moves it" ||
 		bad "current, $how: still $(readlink "$S/branches/current")"

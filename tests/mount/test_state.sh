@@ -182,12 +182,8 @@ check_hostile() {
 	printf '%s\n' '{"parentUuid":"a6","isSidechain":false,"type":"user","message":{"role":"user","content":"more"},"uuid":"u7","timestamp":"2026-01-01T10:00:07.000Z","cwd":"/home/u/app","sessionId":"s-1"}' \
 		'{"parentUuid":"u7","isSidechain":false,"type":"assistant","message":{"id":"m8","type":"message","role":"assistant","content":[{"type":"tool_use","id":"t8","name":"Write","input":{"file_path":"/home/u/new.txt","content":"fresh\n"}}]},"uuid":"u8","timestamp":"2026-01-01T10:00:08.000Z","cwd":"/home/u/app","sessionId":"s-1"}' \
 		'{"parentUuid":"u8","isSidechain":false,"type":"user","message":{"role":"user","content":[{"tool_use_id":"t8","type":"tool_result","content":"ok"}]},"uuid":"r8","timestamp":"2026-01-01T10:00:08.500Z","cwd":"/home/u/app","sessionId":"s-1"}' >> "$log"
-	n=0
-	for i in $(seq 1 50); do
-		[ "$(cat "$st/read-cache/home/u/new.txt" 2>/dev/null)" = fresh ] && { n=1; break; }
-		sleep 0.2
-	done
-	[ "$n" -eq 1 ] && ok "state follows the growing log (Write shows up)" || bad "new Write not seen"
+	wait_until 10 holds "$st/read-cache/home/u/new.txt" fresh &&
+		ok "state follows the growing log (Write shows up)" || bad "new Write not seen"
 	unmount_log "$mnt"
 }
 

@@ -19,8 +19,9 @@
 #   dirswap    a directory takes the log's path, then a new log does: the
 #              mount follows the new log;
 #   empty      a folder with no session log and no projects/ (a home
-#              folder) is refused, mount and --check; a projects folder
-#              that is merely empty today mounts;
+#              folder) is refused: mount, --check and export, by sessfs
+#              and by sessfs-nofuse; a projects folder that is merely
+#              empty today mounts;
 #   small      comm is "sessfs" for a projects mount; a log named .jsonl
 #              is a line of errors.txt; unknown options and extra
 #              arguments get sessfs's own words; export names a bad
@@ -351,6 +352,10 @@ empty() {
 	put_log "$h/src/app/x.jsonl" dddddddd	# deeper than DIR/*/*.jsonl
 	expect 1 "home: no session log and no projects/ folder in it" "$SESSFS" "$h" "$T/empty-mnt"
 	expect 1 "home: no session log and no projects/ folder in it" "$SESSFS" --check "$h"
+	expect 1 "home: no session log and no projects/ folder in it" "$SESSFS" export -q "$h" "$T/empty-exp"
+	[ -e "$T/empty-exp" ] && bad "empty: export made $T/empty-exp"
+	expect 1 "home: no session log and no projects/ folder in it" "$BUILD/sessfs-nofuse" --check "$h"
+	expect 1 "home: no session log and no projects/ folder in it" "$BUILD/sessfs-nofuse" export -q "$h" -
 	mkdir -p "$T/nothing"
 	expect 1 "nothing: no session log and no projects/ folder" "$SESSFS" "$T/nothing" "$T/empty-mnt"
 	mountpoint -q "$T/empty-mnt" && { bad "empty: something mounted"; fusermount3 -u "$T/empty-mnt"; }
@@ -410,7 +415,8 @@ cflags() {
 	case $SESSFS in *asan*) echo "skip the CFLAGS builds under ASan"; return ;; esac
 	for f in "-O3 -Wformat-truncation=2 -Wformat-overflow=2" "-Og"; do
 		dir="$T/cflags${f//[^a-zA-Z0-9]/_}"
-		if timeout 300 make -s -k BUILD="$dir" CFLAGS="$f" "$dir/sessfs" > "$dir.log" 2>&1; then
+		if timeout 300 make -s -k BUILD="$dir" CFLAGS="$f" "$dir/sessfs" "$dir/sessfs-nofuse" \
+			> "$dir.log" 2>&1; then
 			ok "make CFLAGS='$f': built, no warning"
 		else
 			bad "make CFLAGS='$f': $(grep -m3 -E 'error|warning' "$dir.log")"

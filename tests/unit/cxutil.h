@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "testutil.h"
+#include "tu_fixture.h"
 #include "ctx.h"
 
 #define ID(n) tu_id(&t.f, (n))

@@ -22,7 +22,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "testutil.h"
+#include "tu_fixture.h"
+#include "session.h"
+#include "state.h"
 
 /* ---- what a session shows, as one text ---- */
 

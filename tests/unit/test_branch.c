@@ -9,7 +9,7 @@
 
 #include <fcntl.h>
 
-#include "testutil.h"
+#include "tu_fixture.h"
 #include "branch.h"
 
 #define ID(n) tu_id(&f, (n))
@@ -544,7 +544,7 @@ static void test_summarised_rows_are_a_dead_end(void **state)
 	tu_asst(&l, 2, 1, "msg_1", "a1");
 	tu_user(&l, 3, 2, "q2");		/* summarised from here ... */
 	tu_asst(&l, 4, 3, "msg_2", "a2");	/* ... to here */
-	tu_boundary(&l, 10, 2, 0, NULL, 0);	/* joins 2: "Summarize from here" */
+	tu_partial_boundary(&l, 10, 2, 2);	/* joins 2: "Summarize from here" */
 	tu_summary(&l, 11, 10);
 	tu_user(&l, 12, 11, "q3");
 	tu_asst(&l, 13, 12, "msg_3", "a3");
@@ -555,6 +555,26 @@ static void test_summarised_rows_are_a_dead_end(void **state)
 	assert_int_equal(br_dead(f.br, 0)->top, ID(3));
 	assert_int_equal(br_dead(f.br, 0)->terminal, ID(4));
 	assert_int_equal(br_dead(f.br, 0)->why, BR_DEAD_SUMMARISED);
+	tu_unload(&f);
+	tu_log_free(&l);
+
+	/* rule 29, kept to what it covers: a rewind to 2, then a plain
+	 * /compact there (its boundary joins 2 too, but says nothing of rows
+	 * it summarised): the turns the rewind left are a branch */
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "q1");
+	tu_asst(&l, 2, 1, "msg_1", "a1");
+	tu_user(&l, 3, 2, "q2, abandoned by the rewind");
+	tu_asst(&l, 4, 3, "msg_2", "a2");
+	tu_boundary(&l, 10, 2, 0, NULL, 0);	/* /compact after the rewind to 2 */
+	tu_summary(&l, 11, 10);
+	tu_user(&l, 12, 11, "q3");
+	tu_asst(&l, 13, 12, "msg_3", "a3");
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 2);
+	assert_int_equal(br_ndead(f.br), 0);
+	assert_string_equal(tu_path(&f, 0), "1 2 3 4");
+	assert_string_equal(tu_path(&f, 1), "1 2 10 11 12 13");
 	tu_unload(&f);
 	tu_log_free(&l);
 
@@ -591,6 +611,38 @@ static void test_summarised_rows_are_a_dead_end(void **state)
 	tu_log_free(&l);
 }
 
+/* Rule 29's second half: a piece without a turn row is a dead end when
+ * the row it hangs off goes on in a piece already accepted, though that
+ * piece holds no turn either. 1-4 as above, then two killed /compacts off
+ * the repair 4: the newer one (9, 10) is the branch's end (nothing else
+ * goes on from 4), the older one (5) a dead end beside it. */
+static void test_side_piece_beside_an_accepted_piece_is_a_dead_end(void **state)
+{
+	struct tu_log l;
+	struct tu_fx f;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "q1");
+	tu_asst(&l, 2, 1, "msg_1", "a1");
+	tu_user(&l, 3, 2, "q2");
+	tu_asst(&l, 4, 3, "msg_2", "No response requested.");
+	tu_summary(&l, 5, 4);			/* the first killed /compact */
+	tu_summary(&l, 9, 4);			/* the second, written later */
+	tu_attach(&l, 10, 9, "hook_success");
+	tu_load_log(&f, &l);
+	assert_int_equal(br_count(f.br), 1);
+	assert_string_equal(tu_path(&f, 0), "1 2 3 4 9 10");
+	assert_int_equal(br_ndead(f.br), 1);
+	assert_int_equal(br_dead(f.br, 0)->terminal, ID(5));
+	assert_int_equal(br_dead(f.br, 0)->top, ID(5));
+	assert_int_equal(br_dead(f.br, 0)->from, ID(4));
+	assert_int_equal(br_dead(f.br, 0)->rows, 1);
+	assert_int_equal(br_dead(f.br, 0)->why, BR_DEAD_SIDE);
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_fork_of_compacted_log_is_one_branch),
 		cmocka_unit_test(test_interrupted_compact_leaves_a_dead_end),
 		cmocka_unit_test(test_summarised_rows_are_a_dead_end),
+		cmocka_unit_test(test_side_piece_beside_an_accepted_piece_is_a_dead_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

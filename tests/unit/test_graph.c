@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "testutil.h"
+#include "tu_fixture.h"
 #include "graph.h"
 
 #define ID(n) tu_id(&f, (n))

@@ -380,13 +380,28 @@ static void test_complete_last_line_without_newline_is_a_record(void **state)
 
 	(void)state;
 	ixf_open_n(&x, log, strlen(log));
+	/* a line that parses whole is a record without waiting for idx_finish() */
 	assert_int_equal(idx_feed(x.ix, x.fd), 0);
-	assert_int_equal(idx_nrecs(x.ix), 1);
+	assert_int_equal(idx_nrecs(x.ix), 2);
+	assert_int_equal(idx_pending(x.ix), 0);
+	assert_int_equal(idx_end(x.ix), strlen(log));
 	assert_int_equal(idx_finish(x.ix, x.fd), 0);
 	assert_int_equal(idx_nrecs(x.ix), 2);
 	assert_int_equal(idx_nerrs(x.ix), 0);
+	assert_int_equal(idx_lines(x.ix), 2);
 	assert_int_equal(idx_rec(x.ix, 1)->line, 2);
 	assert_int_equal(idx_rec(x.ix, 1)->len, strlen(log) - 16);
+	/* its newline, written later (after a CR), ends it: no line, no error */
+	append(x.path, "\r\n", 2);
+	assert_int_equal(idx_feed(x.ix, x.fd), 0);
+	assert_int_equal(idx_lines(x.ix), 2);
+	assert_int_equal(idx_nerrs(x.ix), 0);
+	assert_int_equal(idx_rec(x.ix, 1)->len, strlen(log) - 16 + 1);
+	append(x.path, "{\"type\":\"mode\"}\n", 16);
+	assert_int_equal(idx_feed(x.ix, x.fd), 0);
+	assert_int_equal(idx_nrecs(x.ix), 3);
+	assert_int_equal(idx_rec(x.ix, 2)->line, 3);
+	assert_int_equal(idx_rec(x.ix, 2)->off, strlen(log) + 2);
 	ixf_close(&x);
 }
 

@@ -31,6 +31,7 @@ static void varied_log(struct sbuf *out)
 	tu_boundary(&l, 9, 8, 10, pres, 1);
 	tu_summary(&l, 10, 9);
 	tu_line(&l, "[1,2]");
+	tu_line(&l, "{\"no_type\":1} \r");	/* whole but no record, blanks after */
 	sb_adds(&l.sb, "{\"type\":\"user\",\"uuid\":\"x\"}\r\n");
 	tu_user(&l, 11, 10, "next");
 	tu_line(&l, "{\"type\":\"custom-title\",\"customTitle\":\"t\"}");

@@ -92,9 +92,9 @@ static uint32_t key_at(struct pjfs *pf, uint32_t i)
 /* A request in session i's folder, as a walk makes one. */
 static void use(struct pjfs *pf, uint32_t i)
 {
-	struct tr_attr a;
+	struct vf_attr a;
 
-	assert_int_equal(pf_ops.lookup(pf, PF_OUTER(key_at(pf, i), TI_ROOT), "branches", &a), 0);
+	assert_int_equal(pf_vfs_ops.lookup(pf, PF_OUTER(key_at(pf, i), TI_ROOT), "branches", &a), 0);
 }
 
 static int is_open(struct pjfs *pf, uint32_t i)
@@ -187,15 +187,15 @@ static void list_current(struct pjfs *pf, uint32_t i)
 {
 	uint64_t root_ino = PF_OUTER(key_at(pf, i), TI_ROOT);
 	char target[NM_MAX + 1];
-	struct tr_attr a, c;
+	struct vf_attr a, c;
 	struct vf_dir *d;
 
-	assert_int_equal(pf_ops.lookup(pf, root_ino, "branches", &a), 0);
-	assert_int_equal(pf_ops.lookup(pf, a.st.st_ino, "current", &c), 0);
-	assert_int_equal(pf_ops.readlink(pf, c.st.st_ino, target), 0);
-	assert_int_equal(pf_ops.lookup(pf, a.st.st_ino, target, &c), 0);
-	assert_int_equal(pf_ops.opendir(pf, c.st.st_ino, &d), 0);
-	pf_ops.closedir(pf, d);
+	assert_int_equal(pf_vfs_ops.lookup(pf, root_ino, "branches", &a), 0);
+	assert_int_equal(pf_vfs_ops.lookup(pf, a.st.st_ino, "current", &c), 0);
+	assert_int_equal(pf_vfs_ops.readlink(pf, c.st.st_ino, target), 0);
+	assert_int_equal(pf_vfs_ops.lookup(pf, a.st.st_ino, target, &c), 0);
+	assert_int_equal(pf_vfs_ops.opendir(pf, c.st.st_ino, &d), 0);
+	pf_vfs_ops.closedir(pf, d);
 }
 
 static void test_listing_ahead(void **state)

@@ -93,14 +93,14 @@ static int is_open(struct pjfs *pf)
  * content's error (getattr's when it failed). */
 static int stat_read(struct pjfs *pf, uint64_t ino)
 {
-	struct tr_attr a;
+	struct vf_attr a;
 	struct blob *b;
-	int rc = pf_ops.getattr(pf, ino, &a);
+	int rc = pf_vfs_ops.getattr(pf, ino, &a);
 
 	if (rc)
 		return rc;
 	assert_true(S_ISREG(a.st.st_mode));
-	rc = pf_ops.content(pf, ino, &b);
+	rc = pf_vfs_ops.content(pf, ino, &b);
 	if (rc)
 		return rc;
 	assert_int_equal(b->len, (size_t)a.st.st_size);
@@ -113,11 +113,11 @@ static uint64_t in_session(struct pjfs *pf, const char *path)
 {
 	char buf[256], *name, *save = NULL;
 	uint64_t ino = session_root(pf);
-	struct tr_attr a;
+	struct vf_attr a;
 
 	snprintf(buf, sizeof(buf), "%s", path);
 	for (name = strtok_r(buf, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
-		assert_int_equal(pf_ops.lookup(pf, ino, name, &a), 0);
+		assert_int_equal(pf_vfs_ops.lookup(pf, ino, name, &a), 0);
 		ino = a.st.st_ino;
 	}
 	return ino;
@@ -129,21 +129,21 @@ static void read_branch(struct pjfs *pf, size_t *nfiles, uint64_t *first)
 {
 	uint64_t dir = in_session(pf, "branches/main");
 	char name[NM_MAX + 1];
-	struct tr_attr a;
+	struct vf_attr a;
 	struct vf_dir *d;
 	uint64_t i;
 	int rc;
 
 	*nfiles = 0;
-	assert_int_equal(pf_ops.opendir(pf, dir, &d), 0);
-	for (i = 2; (rc = pf_ops.dir_entry(pf, d, i, name, &a)) > 0; i++)
+	assert_int_equal(pf_vfs_ops.opendir(pf, dir, &d), 0);
+	for (i = 2; (rc = pf_vfs_ops.dir_entry(pf, d, i, name, &a)) > 0; i++)
 		if (S_ISREG(a.st.st_mode)) {
 			assert_int_equal(stat_read(pf, a.st.st_ino), 0);
 			if (!(*nfiles)++)
 				*first = a.st.st_ino;
 		}
 	assert_int_equal(rc, 0);
-	pf_ops.closedir(pf, d);
+	pf_vfs_ops.closedir(pf, d);
 }
 
 /* The log grows before or between the calls: each one opens the session
@@ -154,7 +154,7 @@ static void test_grown_between(void **state)
 	uint64_t json = in_session(pf, "session.json");
 	uint64_t msg, m;
 	size_t before, after;
-	struct tr_attr a;
+	struct vf_attr a;
 	struct blob *b;
 	int n;
 
@@ -167,9 +167,9 @@ static void test_grown_between(void **state)
 		assert_int_equal(stat_read(pf, json), 0);
 		assert_false(is_open(pf));
 		/* a message never changes: not even between the two calls */
-		assert_int_equal(pf_ops.getattr(pf, msg, &a), 0);
+		assert_int_equal(pf_vfs_ops.getattr(pf, msg, &a), 0);
 		put_turn(n + 1);
-		assert_int_equal(pf_ops.content(pf, msg, &b), 0);
+		assert_int_equal(pf_vfs_ops.content(pf, msg, &b), 0);
 		assert_int_equal(b->len, (size_t)a.st.st_size);
 		blob_unref(b);
 	}
@@ -187,21 +187,21 @@ static void test_deleted(void **state)
 {
 	struct pjfs *pf = layer();
 	uint64_t json = in_session(pf, "session.json"), sess = session_root(pf);
-	struct tr_attr a;
+	struct vf_attr a;
 	struct blob *b;
 	struct vf_dir *d;
 
 	(void)state;
-	assert_int_equal(pf_ops.opendir(pf, sess, &d), 0);
+	assert_int_equal(pf_vfs_ops.opendir(pf, sess, &d), 0);
 	assert_int_equal(unlink(log_path), 0);
 	assert_int_equal(stat_read(pf, json), 0);
-	assert_int_equal(pf_ops.getattr(pf, json, &a), 0);
-	pf_ops.closedir(pf, d);
+	assert_int_equal(pf_vfs_ops.getattr(pf, json, &a), 0);
+	pf_vfs_ops.closedir(pf, d);
 	assert_false(is_open(pf));
-	assert_int_equal(pf_ops.content(pf, json, &b), -ENOENT);
-	assert_int_equal(pf_ops.getattr(pf, json, &a), -ENOENT);
+	assert_int_equal(pf_vfs_ops.content(pf, json, &b), -ENOENT);
+	assert_int_equal(pf_vfs_ops.getattr(pf, json, &a), -ENOENT);
 	usleep((PF_RESCAN_MS + 100) * 1000);
-	assert_int_equal(pf_ops.getattr(pf, sess, &a), -ENOENT);
+	assert_int_equal(pf_vfs_ops.getattr(pf, sess, &a), -ENOENT);
 	pf_free(pf);
 }
 

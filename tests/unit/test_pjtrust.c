@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "names.h"
+#include "loghead.h"
 #include "projects.h"
 #include "session.h"
 #include "testutil.h"
@@ -78,17 +78,17 @@ static struct pj_set *scan_at(int fd, const struct pj_set *prev)
 
 static void test_stem(void **state)
 {
-	char out[NM_MAX + 1], longname[400];
+	char out[LH_STEM_MAX + 1], longname[400];
 
 	(void)state;
-	assert_int_equal(nm_stem("abc.jsonl", out), 3);
+	assert_int_equal(lh_stem("abc.jsonl", out), 3);
 	assert_string_equal(out, "abc");
-	assert_int_equal(nm_stem(".jsonl", out), 0);
+	assert_int_equal(lh_stem(".jsonl", out), 0);
 	assert_string_equal(out, "");
-	assert_int_equal(nm_stem("x.json", out), 6);
+	assert_int_equal(lh_stem("x.json", out), 6);
 	memset(longname, 'a', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
-	assert_int_equal(nm_stem(longname, out), NM_MAX);
+	assert_int_equal(lh_stem(longname, out), LH_STEM_MAX);
 }
 
 /* Renamed, the folder is still scanned by its descriptor, and another

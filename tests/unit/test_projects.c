@@ -19,6 +19,7 @@
 #include "plat.h"
 #include "projects.h"
 #include "projects_priv.h"
+#include "lineage.h"
 #include "testutil.h"
 
 static char root[64];
@@ -219,7 +220,7 @@ static void test_bad_input_is_a_line(void **state)
 	assert_int_equal(s->nprojects, 2);
 	assert_non_null(strstr(s->errors.buf, "-p/junk.jsonl: not a session log"));
 	assert_non_null(strstr(s->errors.buf, "-p/snap.jsonl: not a session log"));
-	assert_non_null(strstr(s->errors.buf, "-p/empty.jsonl: not a session log"));
+	assert_non_null(strstr(s->errors.buf, "-p/empty.jsonl: empty (0 bytes): no session"));
 	assert_non_null(strstr(s->errors.buf, "-p/loop.jsonl: a symbolic link, not followed"));
 	assert_non_null(strstr(s->errors.buf, "-p/out.jsonl: a symbolic link, not followed"));
 	assert_non_null(strstr(s->errors.buf, "-linked: a symbolic link, not followed"));
@@ -351,7 +352,7 @@ static void test_fork_is_found(void **state)
 	snprintf(link, sizeof(link), "%s/-w", root);
 	dfd = open(link, PL_O_PATH | O_DIRECTORY);
 	assert_true(dfd >= 0);
-	assert_int_equal(pj_fork_of(dfd, "fork.jsonl", &sid, &uuid, &settled), 0);
+	assert_int_equal(ln_fork_of(dfd, "fork.jsonl", &sid, &uuid, &settled), 0);
 	assert_string_equal(sid, "orig");
 	assert_string_equal(uuid, "00000001-0000-4000-8000-000000000000");
 	assert_true(settled);	/* its own turn follows the copies */
@@ -363,12 +364,12 @@ static void test_fork_is_found(void **state)
 		    "\"sessionId\":\"copying\"}\n");
 	turn(&b, "copying", "/w", 1, 0, "start");
 	put("-w/copying.jsonl", b.buf, 0);
-	assert_int_equal(pj_fork_of(dfd, "copying.jsonl", &sid, &uuid, &settled), 0);
+	assert_int_equal(ln_fork_of(dfd, "copying.jsonl", &sid, &uuid, &settled), 0);
 	assert_false(settled);
 	free(sid);
 	free(uuid);
 	sb_free(&b);
-	assert_int_equal(pj_fork_of(dfd, "orig.jsonl", &sid, &uuid, NULL), -ENOENT);
+	assert_int_equal(ln_fork_of(dfd, "orig.jsonl", &sid, &uuid, NULL), -ENOENT);
 	assert_null(uuid);
 	close(dfd);
 }

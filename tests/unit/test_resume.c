@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "testutil.h"
+#include "tu_fixture.h"
 #include "resume.h"
 
 #define ID(n) tu_id(&f, (n))

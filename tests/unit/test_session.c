@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "testutil.h"
+#include "tu_session.h"
 #include "session.h"
 #include "plat.h"
 

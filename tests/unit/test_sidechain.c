@@ -15,7 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 
-#include "testutil.h"
+#include "tu_fixture.h"
 #include "session.h"
 #include "sidechain.h"
 

@@ -14,7 +14,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "testutil.h"
+#include "tu_fixture.h"
 #include "names.h"
 #include "state.h"
 

@@ -10,7 +10,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "testutil.h"
+#include "tu_fixture.h"
+#include "tu_session.h"
 #include "session.h"
 #include "summary.h"
 

@@ -36,7 +36,7 @@ static char *render(struct session *s, const char *branch)
 
 	assert_true(b >= 0);
 	sb_init(&sb);
-	assert_int_equal(tx_render(s, (uint32_t)b, &sb), 0);
+	assert_int_equal(tx_render(s, (uint32_t)b, NULL, &sb), 0);
 	return sb_detach(&sb, NULL);
 }
 

@@ -93,7 +93,7 @@ static void test_forwards_is_alone(void **state)
 	char *log = chain_log('a'), *path = tu_write_str(log), *again, *last;
 	struct session *s;
 	struct tree *t;
-	struct tr_attr a;
+	struct vf_attr a;
 	struct timespec ts[2] = { { 0, UTIME_OMIT }, { 1, 0 } };
 	FILE *f;
 

@@ -53,7 +53,7 @@ static void read_msg(struct tree *t, struct view *v, int uuid, char **out)
 	char u[37];
 	uint32_t id;
 	uint64_t ino;
-	struct tr_attr a;
+	struct vf_attr a;
 	struct blob *b;
 
 	tu_uuid(uuid, u);
@@ -69,7 +69,7 @@ static void read_msg(struct tree *t, struct view *v, int uuid, char **out)
 
 static void look(struct tree *t, struct view *v)
 {
-	struct tr_attr a;
+	struct vf_attr a;
 
 	assert_int_equal(tr_getattr(t, tr_vino(v, TI_ROOT), &a), 0);
 }

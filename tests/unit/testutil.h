@@ -1,5 +1,8 @@
 /*
- * Helpers shared by the unit tests: small logs written to temporary files.
+ * Helpers shared by the unit tests: small logs written to temporary files
+ * (json layer: a test that includes only this links with base and json).
+ * The fixture that builds a log's graph, branches and chain is
+ * tu_fixture.h (replay); a session's facts, tu_session.h (session).
  */
 #ifndef SESSFS_TESTUTIL_H
 #define SESSFS_TESTUTIL_H
@@ -85,16 +88,8 @@ static inline int tu_utf8(const char *s, size_t n);
  */
 #include <stdint.h>
 
-#include "branch.h"
-#include "graph.h"
-#include "idx.h"
 #include "jscan.h"
-#include "logf.h"
-#include "resume.h"
 #include "sbuf.h"
-#include "session.h"
-
-#include <cjson/cJSON.h>
 
 static inline int tu_utf8(const char *s, size_t n)
 {
@@ -113,6 +108,7 @@ struct tu_log {
 	struct sbuf sb;
 	int64_t ms;		/* time of the next row */
 	int sidechain;		/* rows written now are sidechain rows */
+	const char *version;	/* the release rows written now say (2.1.328) */
 };
 
 static inline void tu_uuid(int n, char out[37])
@@ -130,6 +126,7 @@ static inline void tu_log_init(struct tu_log *l)
 	sb_init(&l->sb);
 	l->ms = TU_T0;
 	l->sidechain = 0;
+	l->version = "2.1.328";
 }
 
 static inline void tu_log_free(struct tu_log *l)
@@ -173,7 +170,7 @@ static inline void tu_row(struct tu_log *l, const char *type, int uuid, int pare
 		sb_addf(&l->sb, "%s,", extra);
 	sb_addf(&l->sb, "\"uuid\":\"%s\",\"timestamp\":\"%s\",\"userType\":\"external\","
 		"\"cwd\":\"/home/user/src/app\",\"sessionId\":\"" TU_SID "\","
-		"\"version\":\"2.1.328\",\"gitBranch\":\"main\"}\n", u, ts);
+		"\"version\":\"%s\",\"gitBranch\":\"main\"}\n", u, ts, l->version);
 }
 
 /* A typed prompt. */
@@ -294,22 +291,6 @@ static inline void tu_forked_log(struct tu_log *l)
 	tu_asst(l, 6, 5, "msg_3", "Added delete.");
 }
 
-/* session.json of s, parsed (free with cJSON_Delete()); aborts unless it
- * is a JSON object. */
-static inline cJSON *tu_facts(struct session *s)
-{
-	struct sbuf sb;
-	cJSON *j;
-
-	sb_init(&sb);
-	ss_facts_json(s, &sb);
-	j = cJSON_Parse(sb.buf);
-	sb_free(&sb);
-	if (!cJSON_IsObject(j))
-		abort();
-	return j;
-}
-
 /* The tool_result row answering toolid. */
 static inline void tu_result(struct tu_log *l, int uuid, int parent, const char *toolid)
 {
@@ -385,6 +366,23 @@ static inline void tu_boundary(struct tu_log *l, int uuid, int logical, int anch
 	sb_free(&x);
 }
 
+/* A partial compaction's boundary ("Summarize from here"): its
+ * compactMetadata says how many messages it summarised. */
+static inline void tu_partial_boundary(struct tu_log *l, int uuid, int logical, int nsummarised)
+{
+	struct sbuf x;
+	char u[37];
+
+	sb_init(&x);
+	tu_uuid(logical, u);
+	sb_addf(&x, "\"subtype\":\"compact_boundary\",\"content\":\"Conversation compacted\","
+		"\"level\":\"info\",\"isMeta\":false,\"logicalParentUuid\":\"%s\","
+		"\"compactMetadata\":{\"trigger\":\"manual\",\"preTokens\":1315,"
+		"\"messagesSummarized\":%d}", u, nsummarised);
+	tu_row(l, "system", uuid, 0, x.buf);
+	sb_free(&x);
+}
+
 /* The compaction summary under the boundary. */
 static inline void tu_summary(struct tu_log *l, int uuid, int parent)
 {
@@ -408,109 +406,6 @@ static inline void tu_last_prompt(struct tu_log *l, int leaf, int explicit_)
 	if (explicit_)
 		sb_adds(&l->sb, ",\"explicit\":true,\"rewound\":true");
 	sb_adds(&l->sb, ",\"sessionId\":\"" TU_SID "\"}\n");
-}
-
-/* ------------------------------------------------------------------------
- * A log written to a temporary file and built layer by layer: index,
- * graph, branches, resume chain. Aborts if any step fails.
- */
-struct tu_fx {
-	char *path;
-	struct logf *lf;
-	struct idx *ix;
-	struct graph *g;
-	struct br_set *br;
-	struct rs_chain *c;
-	struct sbuf seq;
-};
-
-static inline void tu_build(struct tu_fx *f)
-{
-	br_free(f->br);
-	rs_free(f->c);
-	gr_free(f->g);
-	f->br = NULL;
-	f->c = NULL;
-	if (gr_build(f->ix, &f->g) || br_build(f->g, &f->br) || rs_build(f->g, f->lf, &f->c))
-		abort();
-}
-
-static inline void tu_load(struct tu_fx *f, const char *text)
-{
-	memset(f, 0, sizeof(*f));
-	sb_init(&f->seq);
-	f->path = tu_write_str(text);
-	f->ix = idx_new();
-	if (!f->ix || lf_open(f->path, &f->lf) || idx_finish(f->ix, lf_fd(f->lf)))
-		abort();
-	tu_build(f);
-}
-
-static inline void tu_load_log(struct tu_fx *f, const struct tu_log *l)
-{
-	tu_load(f, l->sb.buf);
-}
-
-static inline void tu_unload(struct tu_fx *f)
-{
-	rs_free(f->c);
-	br_free(f->br);
-	gr_free(f->g);
-	idx_free(f->ix);
-	lf_close(f->lf);
-	tu_remove(f->path);
-	sb_free(&f->seq);
-}
-
-/* The id of row n's uuid (0 if the log never names it). */
-static inline uint32_t tu_id(const struct tu_fx *f, int n)
-{
-	char u[37];
-
-	tu_uuid(n, u);
-	return idx_id_find(f->ix, u, 36);
-}
-
-/* The row number of id (-1 for a uuid that tu_uuid() did not make). */
-static inline int tu_num(const struct tu_fx *f, uint32_t id)
-{
-	char buf[IDX_UUID_MAX + 1], u[37];
-	int n;
-
-	if (idx_id_buf(f->ix, id, buf) != 36 || sscanf(buf, "%8d", &n) != 1)
-		return -1;
-	tu_uuid(n, u);
-	return strcmp(u, buf) ? -1 : n;
-}
-
-/* ids as row numbers, "1 2 3"; borrowed until the next call. */
-static inline const char *tu_seq(struct tu_fx *f, const uint32_t *ids, uint32_t n)
-{
-	uint32_t i;
-
-	sb_reset(&f->seq);
-	for (i = 0; i < n; i++)
-		sb_addf(&f->seq, "%s%d", i ? " " : "", tu_num(f, ids[i]));
-	return f->seq.buf;
-}
-
-/* The resume chain as row numbers. */
-static inline const char *tu_chain(struct tu_fx *f)
-{
-	return tu_seq(f, f->c->ids, f->c->n);
-}
-
-/* Branch i's path as row numbers. */
-static inline const char *tu_path(struct tu_fx *f, uint32_t i)
-{
-	uint32_t *ids, n;
-	const char *s;
-
-	if (br_path(f->br, i, &ids, &n))
-		abort();
-	s = tu_seq(f, ids, n);
-	free(ids);
-	return s;
 }
 
 #endif

@@ -1,0 +1,109 @@
+/*
+ * plat: the calls sessfs makes that are Linux or glibc only, behind
+ * portable names, so that a port (macOS with macFUSE or FUSE-T, a BSD)
+ * has one place to change.
+ *
+ * On Linux with glibc every name is the call it stands for: behaviour
+ * there is exactly that of the direct call. Elsewhere each has a stated
+ * fallback (below); those are compiled only off Linux and untested here.
+ *
+ * The times of a struct stat: st_atim/st_mtim/st_ctim (POSIX 2008, Linux,
+ * the BSDs), st_*timespec on macOS. PL_MTIM(s) etc. take a struct stat
+ * (not a pointer) and are lvalues: read, write, take the address.
+ *
+ * Stateless; every function is safe on any thread, except that
+ * pl_tune_heap() and pl_one_arena() belong at the start of main(),
+ * before any other thread.
+ */
+#ifndef SESSFS_PLAT_H
+#define SESSFS_PLAT_H
+
+#include <fcntl.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#if defined(__APPLE__)
+#define PL_ATIM(s) ((s).st_atimespec)
+#define PL_MTIM(s) ((s).st_mtimespec)
+#define PL_CTIM(s) ((s).st_ctimespec)
+#else
+#define PL_ATIM(s) ((s).st_atim)
+#define PL_MTIM(s) ((s).st_mtim)
+#define PL_CTIM(s) ((s).st_ctim)
+#endif
+
+/* Flags to open a folder only to openat() in it: O_PATH (Linux: no read
+ * permission needed, nothing read); elsewhere O_RDONLY. */
+#ifdef O_PATH
+#define PL_O_PATH O_PATH
+#else
+#define PL_O_PATH O_RDONLY
+#endif
+
+/* Keeps freed memory in the heap: blocks below 32 MB come from the heap,
+ * not mmap, and the heap is given back only above 256 MB free (glibc
+ * mallopt M_MMAP_THRESHOLD, M_TRIM_THRESHOLD). Elsewhere nothing. */
+void pl_tune_heap(void);
+/* One malloc arena for all threads (glibc M_ARENA_MAX 1). Elsewhere
+ * nothing. */
+void pl_one_arena(void);
+/* The heap grown by at least bytes at a time (glibc mallopt M_TOP_PAD;
+ * 128 KB by default). Elsewhere nothing. */
+void pl_pad_heap(size_t bytes);
+/* Gives the heap's free memory back to the system (glibc malloc_trim(0)).
+ * Elsewhere nothing. */
+void pl_trim_heap(void);
+
+/* The calling thread does work nobody waits for: on Linux SCHED_BATCH
+ * (its wake-ups never preempt a running thread, such as the reader a
+ * mount serves); elsewhere nothing. */
+void pl_background_thread(void);
+
+/*
+ * The calling thread works ahead of the readers (pjahead.h): from now on
+ * pl_offer_cpu() on it gives its CPU to any thread waiting for one, while
+ * *wanted (read atomically) is 0; once a reader waits for what the thread
+ * is doing, it sets *wanted, and the work goes on at full speed. NULL: the
+ * thread is not ahead (the default).
+ */
+void pl_ahead_work(const int *wanted);
+/*
+ * On a thread of pl_ahead_work(), when its work is not wanted: a
+ * sched_yield() (back at once when no thread waits for the CPU), at most
+ * once per PL_OFFER_GAP_US. Elsewhere nothing. Called where work ahead can
+ * pause: between two files rendered, two chunks of a log indexed.
+ *
+ * The yield lets a reader woken after its round trip (and the thread that
+ * answers it) run at once instead of after this thread's time slice. But
+ * it gives the CPU to any process: on a machine other work keeps busy,
+ * each one hands a time slice away. The gap bounds that: near the best
+ * when idle, and little lost beside CPU hogs (the figures for each gap:
+ * tests/bench/README.md, "The yield's gap").
+ */
+#define PL_OFFER_GAP_US 100
+void pl_offer_cpu(void);
+
+/* Names the calling thread (at most 15 bytes show on Linux):
+ * pthread_setname_np on Linux and macOS; elsewhere nothing. */
+void pl_name_thread(const char *name);
+
+/* The path of what fd has open, as it is now (Linux: /proc/self/fd/N,
+ * which follows a rename): a new string (free()), or NULL when it cannot
+ * be told or the file was deleted. Elsewhere NULL (a port would ask
+ * fcntl(F_GETPATH)). */
+char *pl_fd_path(int fd);
+
+/* 1 when a mount whose type starts with prefix ("fuse": "fuse",
+ * "fuse.sessfs" ...) has exactly path as its mountpoint (an absolute path
+ * without symlinks, as realpath() gives), its type then in type (size n,
+ * truncated); 0 when none or when it cannot be told. Linux reads
+ * /proc/self/mountinfo; elsewhere always 0 (a port would ask
+ * getmntinfo()). */
+int pl_mounted(const char *path, const char *prefix, char *type, size_t n);
+/* 1 when the mount at path is dead (its FUSE daemon gone): statfs() fails
+ * with ENOTCONN. statfs always asks the daemon where stat() may be
+ * answered from the kernel's cache. Same call on the BSDs and macOS
+ * (sys/mount.h); what a dead macFUSE mount answers is untested. */
+int pl_mount_dead(const char *path);
+
+#endif

@@ -1,0 +1,425 @@
+#include "pjlive.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "idx.h"
+#include "loghead.h"
+#include "pjfs_priv.h"
+#include "session.h"
+#include "tree_priv.h"
+
+enum { V_OFF, V_ON, V_STOPPED };
+
+/* What the kernel must forget, collected by one look. */
+struct queue {
+	struct vf_inval *e;
+	size_t n, cap;
+};
+
+struct pjlive {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int state;
+	struct pset *last;		/* the set the kernel was told of */
+	dev_t dev;
+	int has_dev;
+	int titles;			/* under pf->mu: sessions.json changed */
+	int gone_told;			/* the kernel was told the folder is gone */
+	uint64_t steps;			/* under pf->mu: pf->nsteps at the last look */
+	struct queue *closed;		/* under pf->mu: of sessions closed since */
+};
+
+struct pjlive *pv_new(void)
+{
+	struct pjlive *lv = calloc(1, sizeof(*lv));
+
+	if (lv) {
+		pthread_mutex_init(&lv->mu, NULL);
+		pthread_cond_init(&lv->cv, NULL);
+	}
+	return lv;
+}
+
+void pv_start(struct pjfs *pf)
+{
+	pf->cur->refs++;
+	pf->live->last = pf->cur;
+}
+
+void pv_free(struct pjfs *pf)
+{
+	struct pjlive *lv = pf->live;
+
+	if (!lv)
+		return;
+	if (lv->last)
+		pf_set_put(pf, lv->last);
+	if (lv->closed)
+		free(lv->closed->e);
+	free(lv->closed);
+	pthread_cond_destroy(&lv->cv);
+	pthread_mutex_destroy(&lv->mu);
+	free(lv);
+}
+
+/* ---- titles ---- */
+
+const char *pv_title(struct pjfs *pf, const struct pj_session *x)
+{
+	const struct slot *sl = pf->slots[x->key];
+
+	return sl && sl->title && sl->title_end >= x->f.bytes ? sl->title : x->f.title;
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Takes the title of sl's open tree t from its index; when sessions.json
+ * shows another now, it is rendered again and the kernel told. */
+static void learn_title(struct pjfs *pf, struct slot *sl, struct tree *t)
+{
+	const struct pj_session *x;
+	const struct idx *ix;
+	enum lh_title_kind kind;
+	char *title = NULL, *old;
+	const char *before;
+	uint64_t end;
+	int rc;
+
+	pthread_rwlock_rdlock(&t->lock);
+	ix = ss_idx(t->views[0]->s);
+	end = idx_end(ix) + idx_pending(ix);
+	rc = lh_index_title(ix, ss_logf(t->views[0]->s), &title, &kind);
+	pthread_rwlock_unlock(&t->lock);
+	if (rc)
+		return;
+	pthread_mutex_lock(&pf->mu);
+	x = pj_by_key(pf->cur->s, sl->key);
+	before = x ? pv_title(pf, x) : NULL;
+	old = sl->title;
+	sl->title = title;
+	sl->title_end = end;
+	if (x && !same_str(before, pv_title(pf, x))) {
+		pf->live->titles = 1;
+		if (pf->cur->files[1]) {	/* sessions.json */
+			blob_unref(pf->cur->files[1]);
+			pf->cur->files[1] = NULL;
+		}
+	}
+	free(old);
+	pthread_mutex_unlock(&pf->mu);
+}
+
+void pv_opened(struct pjfs *pf, struct slot *sl, struct tree *t)
+{
+	struct pjlive *lv = pf->live;
+
+	lv_scanned(t);		/* tr_new() looked at agents/ */
+	lv_resume(t, &sl->mark);
+	learn_title(pf, sl, t);
+	pthread_mutex_lock(&lv->mu);
+	if (lv->has_dev)
+		tr_own_device(t, lv->dev);
+	pthread_mutex_unlock(&lv->mu);
+}
+
+void pv_own_device(void *fs, dev_t dev)
+{
+	struct pjfs *pf = fs;
+
+	pthread_mutex_lock(&pf->live->mu);
+	pf->live->dev = dev;
+	pf->live->has_dev = 1;
+	pthread_mutex_unlock(&pf->live->mu);
+}
+
+void pv_stop(void *fs)
+{
+	struct pjfs *pf = fs;
+
+	pthread_mutex_lock(&pf->live->mu);
+	pf->live->state = V_STOPPED;
+	pthread_cond_broadcast(&pf->live->cv);
+	pthread_mutex_unlock(&pf->live->mu);
+}
+
+/* ---- the queue ---- */
+
+static void add(struct queue *q, uint64_t parent, uint64_t ino, const char *name)
+{
+	struct vf_inval *e;
+
+	if (!q)
+		return;		/* only asked whether something changed */
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 64;
+
+		if (q->cap >= LV_QUEUE_MAX || !(e = realloc(q->e, cap * sizeof(*e))))
+			return;		/* the kernel keeps it for its time out */
+		q->e = e;
+		q->cap = cap;
+	}
+	e = &q->e[q->n++];
+	e->parent = parent;
+	e->ino = ino;
+	snprintf(e->name, sizeof(e->name), "%s", name ? name : "");
+}
+
+/* ---- this layer's nodes ---- */
+
+static int same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* Whether session y (of the new set) is x (of the old) unchanged. */
+static int same_session(const struct pset *o, const struct pj_session *x,
+			const struct pset *p, const struct pj_session *y)
+{
+	return y && !strcmp(x->name, y->name) && !strcmp(x->link, y->link) &&
+	       o->pno[x->project] == p->pno[y->project] &&
+	       !strcmp(o->s->projects[x->project].name, p->s->projects[y->project].name) &&
+	       x->f.bytes == y->f.bytes && same_time(&x->mtime, &y->mtime) &&
+	       x->copy_of == y->copy_of && x->copied_by == y->copied_by &&
+	       x->uid == y->uid && x->gid == y->gid && x->mode == y->mode && x->rc == y->rc;
+}
+
+/* The names and attributes of sessions that changed from o to p; 1 if
+ * any did (or one was added). */
+static int session_changes(const struct pset *o, const struct pset *p, struct queue *q)
+{
+	const struct pj_set *os = o->s;
+	int changed = os->nsessions != p->s->nsessions;
+	uint32_t i;
+
+	for (i = 0; i < os->nsessions; i++) {
+		const struct pj_session *x = &os->sessions[i], *y = pj_by_key(p->s, x->key);
+
+		if (same_session(o, x, p, y))
+			continue;
+		changed = 1;
+		if (!y || strcmp(x->link, y->link) || x->copied_by != y->copied_by)
+			add(q, PI_SESSIONS, 0, x->link);
+		if (!y || strcmp(x->name, y->name) || o->pno[x->project] != p->pno[y->project])
+			add(q, PF_INO(PT_PROJECT, o->pno[x->project]), 0, x->name);
+		add(q, 0, PF_INO(PT_LINK, x->key), NULL);
+		add(q, 0, PF_INO(PT_FORK, x->key), NULL);
+		add(q, 0, PF_INO(PT_CONT, x->key), NULL);
+		add(q, 0, PF_INO(PT_CONT_BY, x->key), NULL);
+		add(q, 0, PF_OUTER(x->key, TI_ROOT), NULL);
+	}
+	return changed;
+}
+
+/* Everything the kernel keeps of this layer that the change from set o
+ * to set p moved (q NULL: nothing queued); 1 if anything did. */
+static int own_changes(const struct pset *o, const struct pset *p, struct queue *q)
+{
+	static const uint64_t fixed[] = {
+		PI_ROOT, PI_README, PI_SESSIONS_JSON, PI_ERRORS, PI_PROJECTS, PI_SESSIONS,
+		PI_LATEST, PI_USAGE_JSON, PI_USAGE_TXT,
+	};
+	uint32_t i;
+	int k, changed = session_changes(o, p, q);
+
+	changed |= o->s->nprojects != p->s->nprojects || o->mode != p->mode ||
+		   o->uid != p->uid || o->gid != p->gid ||
+		   strcmp(o->s->errors.buf ? o->s->errors.buf : "",
+			  p->s->errors.buf ? p->s->errors.buf : "");
+	for (i = 0; i < o->s->nprojects; i++) {
+		k = pj_project(p->s, o->s->projects[i].name);
+		if (k < 0 || p->pno[k] != o->pno[i]) {
+			changed = 1;
+			add(q, PI_PROJECTS, 0, o->s->projects[i].name);
+		}
+	}
+	if (!changed || !q)
+		return changed;
+	if (o->s->latest >= 0 && p->s->latest < 0)
+		add(q, PI_ROOT, 0, "latest");
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		add(q, 0, fixed[i], NULL);
+	for (i = 0; i < o->s->nprojects; i++)
+		add(q, 0, PF_INO(PT_PROJECT, o->pno[i]), NULL);
+	for (i = 0; i < p->s->nprojects; i++)
+		add(q, 0, PF_INO(PT_PROJECT, p->pno[i]), NULL);
+	return 1;
+}
+
+int pv_set_changed(const struct pset *o, const struct pset *p)
+{
+	return own_changes(o, p, NULL);
+}
+
+/* ---- the open sessions ---- */
+
+/* The keys of the open sessions, the most recently used first. */
+static uint32_t *open_keys(struct pjfs *pf, uint32_t *n)
+{
+	struct slot *sl;
+	uint32_t *v;
+
+	*n = 0;
+	pthread_mutex_lock(&pf->mu);
+	v = calloc(pf->nopen + 1, sizeof(*v));
+	for (sl = pf->lru.next; v && sl != &pf->lru && *n < pf->nopen; sl = sl->next)
+		v[(*n)++] = sl->key;
+	pthread_mutex_unlock(&pf->mu);
+	return v;
+}
+
+/* The slot of key with a reference while it is open (not to be opened
+ * again here), or NULL. */
+static struct slot *still_open(struct pjfs *pf, uint32_t key)
+{
+	struct slot *sl;
+
+	pthread_mutex_lock(&pf->mu);
+	sl = pf->slots[key];
+	if (sl && sl->t && !sl->opening)
+		sl->refs++;
+	else
+		sl = NULL;
+	pthread_mutex_unlock(&pf->mu);
+	return sl;
+}
+
+/* This look's share of signing: smaller while a walk goes through the
+ * sessions. */
+static uint64_t sign_share(struct pjfs *pf)
+{
+	struct pjlive *lv = pf->live;
+	int busy;
+
+	pthread_mutex_lock(&pf->mu);
+	busy = pf->nsteps - lv->steps > PV_BUSY_STEPS;
+	lv->steps = pf->nsteps;
+	pthread_mutex_unlock(&pf->mu);
+	return busy ? LV_SIGN_STEP / PV_BUSY_DIV : LV_SIGN_STEP;
+}
+
+/* Each open session, one at a time (the others stay free to close). */
+static void session_ticks(struct pjfs *pf, struct queue *q)
+{
+	struct vf_inval *e;
+	struct slot *sl;
+	uint32_t *keys, i, n;
+	uint64_t share = sign_share(pf);
+	size_t k, ne;
+
+	keys = open_keys(pf, &n);
+	for (i = 0; i < n; i++) {
+		if (!(sl = still_open(pf, keys[i])))
+			continue;
+		if (lv_tick(sl->t, i < PV_RECENT, &share, &e, &ne))
+			learn_title(pf, sl, sl->t);
+		for (k = 0; k < ne; k++)
+			add(q, e[k].parent ? PF_OUTER(sl->key, e[k].parent) : 0,
+			    e[k].parent ? 0 : PF_OUTER(sl->key, e[k].ino), e[k].name);
+		free(e);
+		pf_slot_put(pf, sl);
+	}
+	free(keys);
+}
+
+void pv_closed(struct pjfs *pf, uint32_t key, struct vf_inval *e, size_t n)
+{
+	struct pjlive *lv = pf->live;
+	size_t k;
+
+	if (lv && !lv->closed)
+		lv->closed = calloc(1, sizeof(*lv->closed));
+	for (k = 0; lv && lv->closed && k < n && lv->closed->n < PV_CLOSED_MAX; k++)
+		add(lv->closed, PF_OUTER(key, e[k].parent), 0, e[k].name);
+	free(e);
+}
+
+/* Hands what the sessions closed since the last look left over to q. */
+static void take_closed(struct pjfs *pf, struct queue *q)
+{
+	struct queue *c;
+	size_t k;
+
+	pthread_mutex_lock(&pf->mu);
+	c = pf->live->closed;
+	pf->live->closed = NULL;
+	pthread_mutex_unlock(&pf->mu);
+	for (k = 0; c && k < c->n; k++)
+		add(q, c->e[k].parent, 0, c->e[k].name);
+	if (c)
+		free(c->e);
+	free(c);
+}
+
+/* One look: the folder, then the open sessions. */
+static void look(struct pjfs *pf, struct queue *q)
+{
+	struct pjlive *lv = pf->live;
+	struct pset *p = pf_set_get(pf, 1);
+
+	take_closed(pf, q);
+	if (lv->last && lv->last->gen != p->gen)
+		own_changes(lv->last, p, q);
+	if (lv->last)
+		pf_set_put(pf, lv->last);
+	lv->last = p;
+	session_ticks(pf, q);
+	pthread_mutex_lock(&pf->mu);
+	if (lv->titles)
+		add(q, 0, PI_SESSIONS_JSON, NULL);
+	lv->titles = 0;
+	if (pf->root_gone && !lv->gone_told) {	/* they say so now */
+		add(q, 0, PI_README, NULL);
+		add(q, 0, PI_ERRORS, NULL);
+		lv->gone_told = 1;
+	}
+	pthread_mutex_unlock(&pf->mu);
+}
+
+void pv_look(void *fs, struct vf_inval **out, size_t *n)
+{
+	struct pjfs *pf = fs;
+	struct queue q = { NULL, 0, 0 };
+
+	look(pf, &q);
+	*out = q.e;
+	*n = q.n;
+}
+
+void pv_wait(void *fs, struct vf_inval **out, size_t *n)
+{
+	struct pjfs *pf = fs;
+	struct pjlive *lv = pf->live;
+	struct queue q = { NULL, 0, 0 };
+	struct timespec until;
+	int state;
+
+	do {
+		pthread_mutex_lock(&lv->mu);
+		if (lv->state == V_OFF)
+			lv->state = V_ON;
+		lv_next_poll(&until);	/* a second, as a single mount */
+		while (lv->state == V_ON &&
+		       pthread_cond_timedwait(&lv->cv, &lv->mu, &until) != ETIMEDOUT)
+			;
+		state = lv->state;
+		pthread_mutex_unlock(&lv->mu);
+		if (state == V_STOPPED)
+			break;
+		look(pf, &q);
+	} while (!q.n);
+	if (state == V_STOPPED) {
+		free(q.e);
+		q.e = NULL;
+		q.n = 0;
+	}
+	*out = q.e;
+	*n = q.n;
+}

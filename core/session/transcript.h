@@ -1,0 +1,38 @@
+/*
+ * transcript: one branch as one readable Markdown file
+ * (transcripts/<branch>.md).
+ *
+ * Under the title, the session's tokens and cost. The branch's rows in
+ * display order, grouped in turns: a turn starts at each prompt the user
+ * typed ("## Turn N · time · usage · cost", the usage of the turn's
+ * responses, each once, usage.h). In a turn: the prompt and the
+ * replies as written; thinking, quoted; each tool call with its input, a
+ * Bash call as its command in a shell block, another tool's input as one
+ * line per field (a long or multi-line value in a block of its own), and
+ * the call's result in a block; attachments the model gets, quoted; a
+ * compaction as a heading of its own with its summary. A row the model
+ * never gets (an attachment with no text for it, such as prompt_snapshot;
+ * a bookkeeping system row; a row the loader drops) is one line: its kind
+ * and line number.
+ *
+ * The text is the same for the same rows, so two branches' transcripts
+ * share everything up to where they part: `diff` shows a rewind as one
+ * hunk (what is particular to a branch, its name and totals, is at the
+ * end). Code blocks are fenced with more backticks than the text holds.
+ *
+ * Thread-safety: reads the session as its readers do (session.h).
+ */
+#ifndef SESSFS_TRANSCRIPT_H
+#define SESSFS_TRANSCRIPT_H
+
+#include <stdint.h>
+
+#include "session.h"
+
+/* Appends the transcript of branch b of s, with head (a line, no
+ * newline: the session's totals, the same for every branch) under its
+ * title; NULL: this log's totals. 0, -ENOENT (no such branch), -ENOMEM or
+ * a read error. */
+int tx_render(struct session *s, uint32_t b, const char *head, struct sbuf *out);
+
+#endif
