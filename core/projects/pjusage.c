@@ -456,6 +456,7 @@ void pu_errors_text(struct pu_cache *c, const struct pj_set *s, struct sbuf *out
 	const char **said = NULL, **p;
 	uint32_t i, k, j, n = 0, cap = 0;
 
+	count_all(c, s);	/* what it says must not hang on what was read */
 	pthread_mutex_lock(&c->mu);
 	for (i = 0; i < s->nsessions; i++) {
 		const struct pu_ent *e = c->by_key[s->sessions[i].key];

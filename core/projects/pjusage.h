@@ -93,8 +93,9 @@ void pu_session_json(struct pu_cache *c, const struct pj_session *x, struct sbuf
 int pu_usage_json(struct pu_cache *c, const struct pj_set *s, struct sbuf *out);
 /* The same for usage.txt. */
 int pu_usage_txt(struct pu_cache *c, const struct pj_set *s, struct sbuf *out);
-/* Appends errors.txt's lines about the counted sessions: each model the
- * price table lacks, once, at the first session that has it. */
+/* Counts every session as pu_usage_json() does, then appends errors.txt's
+ * lines about them: each model the price table lacks, once, at the first
+ * session that has it (so the file says the same whatever was read). */
 void pu_errors_text(struct pu_cache *c, const struct pj_set *s, struct sbuf *out);
 
 #endif
