@@ -12,7 +12,7 @@
 #              projects mount; a chmod of the log is followed;
 #   race       pairs of mounts started together on one mountpoint: one
 #              mounts, the other is refused, never two stacked;
-#   gone       a log the daemon can no longer read and a projects folder
+#   unreadable a log the daemon can no longer read and a projects folder
 #              deleted under a mount: said in errors.txt and README.md,
 #              what can still be shown is shown; a single log deleted is
 #              said as deleted, not as "changed in place";
@@ -45,16 +45,6 @@ expect() {
 	else
 		bad "$*: exit $rc (want $want, /$pat/), stderr: $err"
 	fi
-}
-
-# wait_until SECONDS CMD...: CMD succeeds within SECONDS (polled).
-wait_until() {
-	local end=$((SECONDS + $1))
-	shift
-	while ! "$@"; do
-		[ "$SECONDS" -ge "$end" ] && return 1
-		sleep 0.1
-	done
 }
 
 # A small session log of its own: LOG SID [PROMPT].
@@ -297,16 +287,13 @@ gone_projects() {
 	unmount_log "$m"
 }
 
-gone() {
+unreadable() {
 	nocap
 	gone_log
 	gone_projects
 }
 
 # ---- a log deleted, a directory at its path ----
-
-# same_main A B: branches/main lists the same in the mounts A and B.
-main_as() { cmp -s <(ls "$1/branches/main" 2>&1) <(ls "$2/branches/main" 2>&1); }
 
 # The log deleted (at once, before its bytes are signed): errors.txt and
 # README.md say it was deleted, not "changed in place", and it is still
@@ -333,7 +320,7 @@ dirswap() {
 	rmdir "$d/s.jsonl"
 	cp "$other" "$d/s.jsonl"
 	mount_log "$other" "$T/ds-fresh" || { bad "dirswap: fresh mount"; unmount_log "$m"; return; }
-	if wait_until 10 main_as "$m" "$T/ds-fresh" &&
+	if wait_until 10 same_main "$m" "$T/ds-fresh" &&
 	   grep -q "another file replaced the log at its path" "$m/errors.txt"; then
 		ok "then a new log at the path: the mount follows it"
 	else
@@ -434,7 +421,7 @@ options
 paths
 perms
 race
-gone
+unreadable
 dirswap
 empty
 pjsmall
