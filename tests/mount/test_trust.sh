@@ -412,11 +412,7 @@ cflags() {
 }
 
 # With arguments: only those parts.
-if [ $# -gt 0 ]; then
-	for part in "$@"; do $part; done
-	finish
-	exit
-fi
+run_parts "$@"
 options
 paths
 perms
