@@ -7,12 +7,14 @@
 #include <string.h>
 
 #include "cli.h"
+#include "pjfs.h"
 #include "projects.h"
 #include "sbuf.h"
 #include "session.h"
 
 /* A folder is a projects folder, unless its name says it was meant as a
- * log (*.jsonl: refused as a directory). */
+ * log (*.jsonl: refused as a directory); one with no session that does
+ * not look like one is refused, as the mount refuses it (pjfs.h). */
 int cli_check(const char *path)
 {
 	struct session *s;
@@ -20,10 +22,10 @@ int cli_check(const char *path)
 	struct sbuf out;
 	int rc, folder = cli_is_folder(path);
 
-	rc = folder ? pj_scan(path, NULL, &set) : ss_open(path, SS_COMPLETE, &s);
+	rc = folder ? pf_scan_first(path, &set) : ss_open(path, SS_COMPLETE, &s);
 	if (rc) {
 		fprintf(stderr, "sessfs: %s: %s\n", path,
-			folder ? strerror(-rc) : ss_open_error(rc));
+			folder ? pf_error(rc) : ss_open_error(rc));
 		return 1;
 	}
 	sb_init(&out);

@@ -16,11 +16,13 @@
 #include "tree.h"
 #include "vfs.h"
 
+static const char ex_usage[] =
+	"usage: sessfs export [options] SRC DEST\n"
+	"       sessfs export [options] SRC -\n";
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: sessfs export [options] SRC DEST\n"
-		"       sessfs export [options] SRC -\n"
+	fprintf(f, "%s"
 		"\n"
 		"Writes the tree a mount of SRC (a session log, or a projects folder)\n"
 		"shows into the folder DEST (made if missing), or as a tar stream on\n"
@@ -35,7 +37,7 @@ static void usage(FILE *f)
 		"    -o cache_size=N[K|M|G]\n"
 		"                     a folder's memory for sessions kept open, as for\n"
 		"                     the mount\n"
-		"    -h, --help       this text\n");
+		"    -h, --help       this text\n", ex_usage);
 }
 
 struct ex_args {
@@ -44,7 +46,8 @@ struct ex_args {
 	const char *src, *dest;
 };
 
-/* 0, 1 for --help, -1 for bad usage. */
+/* 0, 1 for --help, -1 for bad usage (said in one line on stderr first,
+ * naming what is wrong). */
 static int parse(int argc, char **argv, struct ex_args *a)
 {
 	int i, npos = 0;
@@ -66,13 +69,24 @@ static int parse(int argc, char **argv, struct ex_args *a)
 		else if (!strcmp(s, "-o") && i + 1 < argc &&
 			 !strncmp(argv[i + 1], "cache_size=", 11) && argv[i + 1][11])
 			a->cache_size = argv[++i] + 11;
-		else if (s[0] == '-' && s[1])	/* "-" alone is a DEST */
+		else if (!strcmp(s, "-o") && i + 1 < argc) {
+			fprintf(stderr, "sessfs export: unknown option: -o %s\n", argv[i + 1]);
 			return -1;
-		else if (npos++ == 0)
+		} else if (s[0] == '-' && s[1]) {	/* "-" alone is a DEST */
+			fprintf(stderr, "sessfs export: unknown option: %s\n", s);
+			return -1;
+		} else if (npos++ == 0) {
 			a->src = s;
-		else
+		} else if (npos == 2) {
 			a->dest = s;
+		} else {
+			fprintf(stderr, "sessfs export: %s: one argument too many\n", s);
+			return -1;
+		}
 	}
+	if (npos < 2)
+		fprintf(stderr, "sessfs export: %s\n",
+			npos ? "no DEST (a folder, or - for a tar stream)" : "no SRC and no DEST");
 	return npos == 2 ? 0 : -1;
 }
 
@@ -113,7 +127,7 @@ static int open_folder(const struct ex_args *a, struct vfs *v)
 	}
 	rc = pf_new(a->src, cache, &pf);
 	if (rc) {
-		fprintf(stderr, "sessfs: %s: %s\n", a->src, strerror(-rc));
+		fprintf(stderr, "sessfs: %s: %s\n", a->src, pf_error(rc));
 		return 1;
 	}
 	*v = (struct vfs){ &pf_vfs_ops, pf };
@@ -127,9 +141,13 @@ int cli_export(int argc, char **argv)
 	struct vfs v;
 	int rc = parse(argc, argv, &a), folder;
 
-	if (rc) {
-		usage(rc > 0 ? stdout : stderr);
-		return rc > 0 ? 0 : 2;
+	if (rc > 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (rc) {	/* what is wrong was said: the usage, short */
+		fprintf(stderr, "%s(sessfs export --help lists the options)\n", ex_usage);
+		return 2;
 	}
 	if (!strcmp(a.dest, "-") && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "sessfs: export: refusing to write a tar stream to a terminal\n");

@@ -20,6 +20,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 #include "cli.h"
 #include "session.h"
@@ -30,6 +33,8 @@
 #include "price.h"
 #include "ops.h"
 #include "vfs.h"
+#include "args.h"
+#include "mlock.h"
 
 #define SESSFS_VERSION "0.1.0"
 #define DEFAULT_OPTS "-oro,default_permissions"
@@ -83,7 +88,8 @@ static void help(void)
 	       "    -o max_idle_threads=N  at most N of them idle (default: -1)\n"
 	       "    -o clone_fd            a /dev/fuse descriptor per thread\n"
 	       "The mount is always read-only (ro) and checks permissions\n"
-	       "(default_permissions). See sessfs(1).\n");
+	       "(default_permissions): each file and folder has its log's owner,\n"
+	       "group and read bits, nothing more. See sessfs(1).\n");
 }
 
 
@@ -360,7 +366,7 @@ static int open_layer(const char *log, const struct sessfs_conf *conf, struct vf
 			return 2;
 		}
 		if ((rc = pf_new(log, cache, &pf))) {
-			fprintf(stderr, "sessfs: %s: %s\n", log, strerror(-rc));
+			fprintf(stderr, "sessfs: %s: %s\n", log, pf_error(rc));
 			return 1;
 		}
 		v->ops = &pf_vfs_ops;
@@ -399,15 +405,16 @@ static void print_cache_stats(struct pjfs *pf)
 }
 
 /* Serves v until unmounted; a thread of its own tells the kernel what v
- * changed (notify.h). */
+ * changed (notify.h). The mountpoint's lock (mlock.h) is let go once the
+ * mount is up or has failed: *lock is -1 then. */
 static int serve(struct vfs *v, struct fuse_args *args,
-		 const struct fuse_cmdline_opts *opts)
+		 const struct fuse_cmdline_opts *opts, int *lock)
 {
 	struct fuse_session *se;
 	struct fuse_loop_config *cfg;
 	struct notifier *nt = NULL;
 	char *mnt = realpath(opts->mountpoint, NULL);	/* before any chdir */
-	int rc = 1;
+	int rc = 1, mounted;
 
 	se = fuse_session_new(args, &sessfs_ops, sizeof(sessfs_ops), v);
 	if (!se) {
@@ -422,7 +429,10 @@ static int serve(struct vfs *v, struct fuse_args *args,
 	signal(SIGHUP, SIG_DFL);
 	if (fuse_set_signal_handlers(se))
 		goto out_session;
-	if (fuse_session_mount(se, opts->mountpoint))
+	mounted = !fuse_session_mount(se, opts->mountpoint);
+	ml_release(*lock);
+	*lock = -1;
+	if (!mounted)
 		goto out_signals;
 	ops_set_session(se);
 	fuse_daemonize(opts->foreground);
@@ -462,12 +472,24 @@ static int mount_log(int argc, char **argv)
 	struct pr_table *prices = NULL;
 	struct tree *t = NULL;
 	struct vfs v;
-	const char *log = take_log(&args), *mnt = find_mountpoint(&args);
-	int rc = 2;
+	const char *log, *mnt;
+	int rc = 2, lock = -1;
 
 	memset(&opts, 0, sizeof(opts));
-	/* Said before libfuse's own check, which would print usage too. */
-	if (log && mnt && (check_mountpoint(mnt) || check_not_mounted(mnt))) {
+	/* Options and arguments in sessfs's own words, not libfuse's (before
+	 * take_log(), which moves argv's entries). */
+	if (args_check(argc, argv, 2)) {
+		usage(stderr);
+		goto out_args;
+	}
+	log = take_log(&args);
+	mnt = find_mountpoint(&args);
+	/* Said before libfuse's own check, which would print usage too. The
+	 * look for a mount there is made again under the mountpoint's lock,
+	 * held until this mount is up or has failed: two sessfs started
+	 * together never both find it free. */
+	if (log && mnt && (check_mountpoint(mnt) || check_not_mounted(mnt) ||
+			   (lock = ml_take(mnt), check_not_mounted(mnt)))) {
 		rc = 1;
 		goto out_args;
 	}
@@ -512,7 +534,7 @@ static int mount_log(int argc, char **argv)
 	 * buffers, the graph's work arrays) goes back to the system: the
 	 * heap keeps what is freed (main()), which at 1 GB was 40 MB. */
 	pl_trim_heap();
-	rc = serve(&v, &args, &opts);
+	rc = serve(&v, &args, &opts, &lock);
 	if (!t)
 		print_cache_stats(v.fs);
 out_layer:
@@ -523,6 +545,7 @@ out_layer:
 out:
 	free(opts.mountpoint);
 out_args:
+	ml_release(lock);
 	pr_set_default(NULL);
 	pr_free(prices);
 	free(conf.file_history);
@@ -613,8 +636,16 @@ static void huge_heap(char **argv)
 	char mode[128] = "", *tun;
 	FILE *f;
 
-	if (getenv("SESSFS_SMALL_PAGES") || (was && strstr(was, "glibc.malloc.hugetlb")))
+	if (getenv("SESSFS_SMALL_PAGES"))
 		return;
+	if (was && strstr(was, "glibc.malloc.hugetlb")) {
+		/* Started again through /proc/self/exe, the kernel named the
+		 * process "exe": its name is argv[0]'s again (ps, pgrep -x). */
+		const char *base = strrchr(argv[0], '/');
+
+		prctl(PR_SET_NAME, base ? base + 1 : argv[0], 0, 0, 0);
+		return;
+	}
 	f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
 	if (!f)
 		return;

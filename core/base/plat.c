@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #if defined(__linux__)
 #include <sys/vfs.h>
@@ -124,6 +125,26 @@ int pl_mounted(const char *path, const char *prefix, char *type, size_t n)
 	if (n)
 		type[0] = '\0';
 	return 0;
+#endif
+}
+
+char *pl_fd_path(int fd)
+{
+#if defined(__linux__)
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n <= 0 || buf[0] != '/')
+		return NULL;
+	buf[n] = '\0';
+	if (n > 10 && !strcmp(buf + n - 10, " (deleted)"))
+		return NULL;
+	return strdup(buf);
+#else
+	(void)fd;
+	return NULL;
 #endif
 }
 

@@ -87,6 +87,12 @@ void pl_offer_cpu(void);
  * pthread_setname_np on Linux and macOS; elsewhere nothing. */
 void pl_name_thread(const char *name);
 
+/* The path of what fd has open, as it is now (Linux: /proc/self/fd/N,
+ * which follows a rename): a new string (free()), or NULL when it cannot
+ * be told or the file was deleted. Elsewhere NULL (a port would ask
+ * fcntl(F_GETPATH)). */
+char *pl_fd_path(int fd);
+
 /* 1 when a mount whose type starts with prefix ("fuse": "fuse",
  * "fuse.sessfs" ...) has exactly path as its mountpoint (an absolute path
  * without symlinks, as realpath() gives), its type then in type (size n,

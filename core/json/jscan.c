@@ -438,9 +438,14 @@ void js_time_fmt(int64_t ms, char buf[32])
 	m = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
 	y += m <= 2;
 	if (y < 0 || y > 9999) {
-		snprintf(buf, 32, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", (int)y, m, d,
-			 (int)(rem / 3600000), (int)(rem / 60000 % 60),
-			 (int)(rem / 1000 % 60), (int)(rem % 1000));
+		char wide[64];	/* room for any int: no truncation to warn of */
+		int n = snprintf(wide, sizeof(wide), "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ",
+				 (int)y, m, d, (int)(rem / 3600000), (int)(rem / 60000 % 60),
+				 (int)(rem / 1000 % 60), (int)(rem % 1000));
+
+		n = n < 0 ? 0 : n > 31 ? 31 : n;
+		memcpy(buf, wide, (size_t)n);
+		buf[n] = '\0';
 		return;
 	}
 	/* the usual years, without snprintf (a tenth of a message file's

@@ -113,7 +113,7 @@ static int sibling_cmp(const void *a, const void *b)
 static void siblings(int dfd, const char *name, int64_t start, struct sibling **out,
 		     size_t *n)
 {
-	char **names = NULL, stem[NAME_MAX + 1];
+	char **names = NULL, stem[LH_STEM_MAX + 1];
 	size_t k = 0, i;
 	struct lh_facts f;
 
@@ -127,7 +127,7 @@ static void siblings(int dfd, const char *name, int64_t start, struct sibling **
 	for (i = 0; *out && i < k; i++) {
 		if (!strcmp(names[i], name))
 			continue;
-		snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(names[i]) - 6), names[i]);
+		lh_stem(names[i], stem);
 		if (lh_read(dfd, names[i], stem, &f))
 			continue;
 		if (f.first_ms != LH_NO_TS && f.first_ms <= start) {
@@ -145,7 +145,7 @@ static void siblings(int dfd, const char *name, int64_t start, struct sibling **
 
 int ln_fork_of(int dirfd, const char *name, char **sid, char **uuid, int *settled)
 {
-	char stem[NAME_MAX + 1];
+	char stem[LH_STEM_MAX + 1];
 	struct lh_facts f;
 	struct sibling *sib;
 	const char *found = NULL;
@@ -153,8 +153,7 @@ int ln_fork_of(int dirfd, const char *name, char **sid, char **uuid, int *settle
 	int rc;
 
 	*sid = *uuid = NULL;
-	snprintf(stem, sizeof(stem), "%.*s", strlen(name) > 6 ? (int)(strlen(name) - 6) : 0,
-		 name);
+	lh_stem(name, stem);
 	rc = lh_read(dirfd, name, stem, &f);
 	if (!rc && !f.copy_uuid)
 		rc = -ENOENT;

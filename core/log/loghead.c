@@ -564,6 +564,19 @@ int lh_read_stat(int dirfd, const char *name, const char *stem, char *buf,
 	return rc;
 }
 
+size_t lh_stem(const char *name, char *out)
+{
+	size_t n = strlen(name);
+
+	if (n >= 6 && !strcmp(name + n - 6, ".jsonl"))
+		n -= 6;
+	if (n > LH_STEM_MAX)
+		n = LH_STEM_MAX;
+	memcpy(out, name, n);
+	out[n] = '\0';
+	return n;
+}
+
 int lh_read(int dirfd, const char *name, const char *stem, struct lh_facts *out)
 {
 	struct stat st;

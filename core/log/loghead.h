@@ -50,6 +50,7 @@
 #define LH_BUF (LH_HEAD + LH_TAIL)	/* a log up to this size is read whole */
 #define LH_PROMPT_MAX (1u << 20)	/* the longest first prompt line read */
 #define LH_TITLE_MAX TL_MAX	/* bytes of a title kept (title.h) */
+#define LH_STEM_MAX 255		/* a stem's bytes at most (a file name's) */
 #define LH_NO_TS INT64_MIN
 #define LH_LEAVES 8		/* summary leaves kept */
 
@@ -85,6 +86,11 @@ int lh_read(int dirfd, const char *name, const char *stem, struct lh_facts *out)
 int lh_read_stat(int dirfd, const char *name, const char *stem, char *buf,
 		 struct lh_facts *out, struct stat *st);
 void lh_free(struct lh_facts *f);
+
+/* The stem of a log's file name (name without a last ".jsonl"), cut to
+ * LH_STEM_MAX bytes, into out (LH_STEM_MAX + 1 bytes): what lh_read()
+ * takes. Returns its length. */
+size_t lh_stem(const char *name, char *out);
 
 /*
  * The title by the same rule over the whole log, for a reader that indexed

@@ -315,7 +315,7 @@ void us_num_text(uint64_t n, struct sbuf *out)
 
 void us_cost_text(double usd, struct sbuf *out)
 {
-	char d[64];
+	char d[320];	/* room for any double: "%.2f" is never cut */
 	int len, i, dot;
 
 	if (usd < 1) {

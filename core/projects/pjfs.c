@@ -37,6 +37,29 @@ static int open_ahead(void *arg, uint32_t key, uint64_t folder)
 	return pf_open_ahead(arg, key, folder);
 }
 
+/* The first scan of dir, held open in *fd; -ENOMSG when it is no
+ * projects folder (pj_is_projects()). */
+static int first_scan(const char *dir, char **root, int *fd, struct pj_set **out)
+{
+	int rc = pj_open_root(dir, root, fd);
+
+	*out = NULL;
+	if (rc)
+		return rc;
+	rc = pj_scan_at(*fd, *root, NULL, out);
+	if (!rc && !pj_is_projects(*out))
+		rc = -ENOMSG;
+	if (rc) {
+		pj_free(*out);
+		*out = NULL;
+		close(*fd);
+		*fd = -1;
+		free(*root);
+		*root = NULL;
+	}
+	return rc;
+}
+
 int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out)
 {
 	struct pjfs *pf = calloc(1, sizeof(*pf));
@@ -46,7 +69,7 @@ int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out)
 	*out = NULL;
 	if (!pf)
 		return -ENOMEM;
-	rc = pj_scan(dir, NULL, &s);
+	rc = first_scan(dir, &pf->dir, &pf->rootfd, &s);
 	if (rc) {
 		free(pf);
 		return rc;
@@ -55,10 +78,7 @@ int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out)
 	pthread_cond_init(&pf->cv, NULL);
 	pf->lru.next = pf->lru.prev = &pf->lru;
 	pf->budget = cache_bytes;
-	pf->uid = getuid();
-	pf->gid = getgid();
 	pf->scanned_ms = pf_now_ms();
-	pf->dir = strdup(dir);
 	pf->slots = calloc(PJ_KEY_MAX + 1, sizeof(*pf->slots));
 	pf->hooks = (struct pf_hooks){ pv_set_changed, drop_gone, pv_opened, pv_closed };
 	pf->cur = pf_set_new(pf, s);
@@ -69,6 +89,7 @@ int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out)
 		pf_free(pf);
 		return -ENOMEM;
 	}
+	pv_start(pf);
 	*out = pf;
 	return 0;
 }
@@ -97,9 +118,28 @@ void pf_free(struct pjfs *pf)
 	pu_free(pf->pu);
 	pc_free(pf->pc);
 	free(pf->dir);
+	if (pf->rootfd >= 0)
+		close(pf->rootfd);
 	pthread_mutex_destroy(&pf->mu);
 	pthread_cond_destroy(&pf->cv);
 	free(pf);
+}
+
+const char *pf_error(int rc)
+{
+	return rc == -ENOMSG ? PF_NOT_PROJECTS : strerror(-rc);
+}
+
+int pf_scan_first(const char *dir, struct pj_set **out)
+{
+	char *root;
+	int fd, rc = first_scan(dir, &root, &fd, out);
+
+	if (rc)
+		return rc;
+	close(fd);
+	free(root);
+	return 0;
 }
 
 /* ---- this layer's nodes ---- */
@@ -198,10 +238,11 @@ static uint32_t nrelated(struct pjfs *pf, const struct pj_set *s, unsigned type,
 
 static void fill(struct pjfs *pf, const struct pset *p, uint64_t ino, struct vf_attr *a)
 {
+	(void)pf;
 	memset(a, 0, sizeof(*a));
 	a->st.st_ino = ino;
-	a->st.st_uid = pf->uid;
-	a->st.st_gid = pf->gid;
+	a->st.st_uid = p->uid;
+	a->st.st_gid = p->gid;
 	PL_MTIM(a->st) = PL_CTIM(a->st) = PL_ATIM(a->st) = p->time;
 	a->st.st_blksize = 4096;
 }
@@ -210,9 +251,9 @@ static void fill(struct pjfs *pf, const struct pset *p, uint64_t ino, struct vf_
  * and the look tells the kernel (pjlive.h): it may keep them PF_KEEP_MS
  * (a path through sessions/ then costs no round trip per step, also for
  * a walk that comes back to a session more than a second later). */
-static void set_dir(struct vf_attr *a)
+static void set_dir(const struct pset *p, struct vf_attr *a)
 {
-	a->st.st_mode = S_IFDIR | 0555;
+	a->st.st_mode = S_IFDIR | TR_DIR_PERM(p->mode);
 	a->st.st_nlink = 2;
 	a->keep_ms = PF_KEEP_MS;
 }
@@ -248,7 +289,11 @@ static int session_dir_attr(struct pjfs *pf, const struct pset *p, uint32_t key,
 	if (!x)
 		return -ENOENT;
 	fill(pf, p, PF_OUTER(key, TI_ROOT), a);
-	set_dir(a);
+	set_dir(p, a);
+	/* as its log gives (tree.h) */
+	a->st.st_uid = x->uid;
+	a->st.st_gid = x->gid;
+	a->st.st_mode = S_IFDIR | TR_DIR_PERM(x->mode);
 	PL_MTIM(a->st) = PL_CTIM(a->st) = PL_ATIM(a->st) = x->mtime;
 	return 0;
 }
@@ -266,7 +311,7 @@ static int own_attr(struct pjfs *pf, struct pset *p, uint64_t ino, struct vf_att
 	case PT_PROJECT:
 		if (project_index(p, PF_IDX(ino)) < 0)
 			return -ENOENT;
-		set_dir(a);
+		set_dir(p, a);
 		return 0;
 	case PT_LINK:
 	case PT_FORK:
@@ -277,18 +322,18 @@ static int own_attr(struct pjfs *pf, struct pset *p, uint64_t ino, struct vf_att
 	case PT_CONT_BY:
 		if (!nrelated(pf, p->s, PF_TYPE(ino), pj_by_key(p->s, PF_IDX(ino))))
 			return -ENOENT;
-		set_dir(a);
+		set_dir(p, a);
 		return 0;
 	}
 	if (ino == PI_ROOT || ino == PI_PROJECTS || ino == PI_SESSIONS) {
-		set_dir(a);
+		set_dir(p, a);
 		return 0;
 	}
 	if (ino == PI_LATEST)
 		return set_link(pf, p->s, ino, a);
 	if (i < 0 || pf_own_file(pf, p, i, &b))
 		return -ENOENT;
-	a->st.st_mode = S_IFREG | 0444;
+	a->st.st_mode = S_IFREG | TR_FILE_PERM(p->mode);
 	a->st.st_nlink = 1;
 	a->st.st_size = (off_t)b->len;
 	a->st.st_blocks = (blkcnt_t)((b->len + 511) / 512);
@@ -364,12 +409,24 @@ struct pf_dir {
 	struct slot *sl;
 	struct tr_dir *td;
 	uint32_t key;
+	int stub;			/* a session that cannot be opened: its
+					 * stub files (names, inos) */
 	uint32_t nlinks;		/* forked-from, continued-from, continued-by/,
 					 * forks/ */
 	uint64_t link_ino[4];
 	const char *link_name[4];
 	uint64_t gen;
 };
+
+/* Stub file i (pjfs_stub.c) of session key, which could not be opened
+ * just now; -ENOENT when it is none or the session opened since. */
+static int stub_attr(struct pjfs *pf, struct pset *p, uint32_t key, int i, struct vf_attr *a)
+{
+	const struct pj_session *x = pj_by_key(p->s, key);
+	int rc = x && i >= 0 ? pf_open_error(pf, key) : 0;
+
+	return rc ? pf_stub_attr(pf, p, x, rc, i, a) : -ENOENT;
+}
 
 static int getattr_in(struct pjfs *pf, struct pset *p, uint64_t ino, struct vf_attr *a)
 {
@@ -381,7 +438,7 @@ static int getattr_in(struct pjfs *pf, struct pset *p, uint64_t ino, struct vf_a
 		return own_attr(pf, p, ino, a);
 	sl = pf_slot_get(pf, p, key, 1);
 	if (!sl)
-		return -ENOENT;
+		return stub_attr(pf, p, key, pf_stub_index(PF_INNER(ino)), a);
 	rc = tr_getattr(sl->t, PF_INNER(ino), a);
 	if (!rc)
 		a->st.st_ino = ino;
@@ -450,7 +507,7 @@ static int lookup_in(struct pjfs *pf, struct pset *p, uint64_t parent, const cha
 	}
 	sl = pf_slot_get(pf, p, key, 1);
 	if (!sl)
-		return -ENOENT;
+		return stub_attr(pf, p, key, PF_INNER(parent) == TI_ROOT ? pf_stub_lookup(name) : -1, a);
 	rc = tr_lookup(sl->t, PF_INNER(parent), name, a);
 	if (!rc) {
 		keep_current(a, a->st.st_ino);
@@ -534,6 +591,23 @@ static int own_listing(struct pjfs *pf, struct pf_dir *d)
 	return 0;
 }
 
+/* The listing of a session's folder that cannot be opened: its stub
+ * files (pjfs_stub.c); -ENOENT when it is no such session. */
+static int stub_listing(struct pjfs *pf, struct pf_dir *d)
+{
+	int i;
+
+	if (PF_INNER(d->ino) != TI_ROOT || !pf_open_error(pf, d->key))
+		return -ENOENT;
+	if (own_names(d, PF_STUB_N))
+		return -ENOMEM;
+	for (i = 0; i < PF_STUB_N; i++)
+		add_name(d, pf_stub_name(i), PF_OUTER(d->key, pf_stub_inner(i)));
+	d->stub = 1;
+	d->gen = d->p->gen | (UINT64_C(1) << 63);
+	return 0;
+}
+
 static int session_listing(struct pjfs *pf, struct pf_dir *d)
 {
 	const struct pj_session *x = pj_by_key(d->p->s, d->key);
@@ -541,7 +615,7 @@ static int session_listing(struct pjfs *pf, struct pf_dir *d)
 
 	d->sl = x ? pf_slot_get(pf, d->p, d->key, 1) : NULL;
 	if (!d->sl)
-		return -ENOENT;
+		return x ? stub_listing(pf, d) : -ENOENT;
 	rc = tr_opendir(d->sl->t, PF_INNER(d->ino), &d->td);
 	if (rc)
 		return rc;
@@ -617,14 +691,16 @@ static int own_entry(struct pjfs *pf, struct pf_dir *d, uint64_t i, char *name,
 	if (i < 2) {
 		strcpy(name, i ? ".." : ".");
 		fill(pf, d->p, i ? PI_ROOT : d->ino, a);
-		set_dir(a);
+		set_dir(d->p, a);
 		return 1;
 	}
 	snprintf(name, NM_MAX + 1, "%s", d->names[i - 2]);
+	if (d->stub)
+		return stub_attr(pf, d->p, d->key, (int)(i - 2), a) ? -ENOENT : 1;
 	if (d->inos[i - 2] == PI_USAGE_JSON || d->inos[i - 2] == PI_USAGE_TXT) {
 		/* their size would count every log */
 		fill(pf, d->p, d->inos[i - 2], a);
-		a->st.st_mode = S_IFREG | 0444;
+		a->st.st_mode = S_IFREG | TR_FILE_PERM(d->p->mode);
 		a->lazy = 1;
 		return 1;
 	}
@@ -638,7 +714,7 @@ static int pf_dir_entry(void *fs, struct vf_dir *vd, uint64_t i, char *name,
 	struct pf_dir *d = (struct pf_dir *)vd;
 	int rc;
 
-	if (!d->key)
+	if (!d->key || d->stub)
 		return own_entry(pf, d, i, name, a);
 	if (i >= 2 && i < 2 + (uint64_t)d->nlinks) {
 		strcpy(name, d->link_name[i - 2]);
@@ -657,6 +733,15 @@ static uint64_t pf_dir_gen(const struct vf_dir *vd)
 	return ((const struct pf_dir *)vd)->gen;
 }
 
+static int stub_content(struct pjfs *pf, struct pset *p, uint32_t key, int i,
+			struct blob **out)
+{
+	const struct pj_session *x = pj_by_key(p->s, key);
+	int rc = x && i >= 0 ? pf_open_error(pf, key) : 0;
+
+	return rc ? pf_stub_content(pf, p, x, rc, i, out) : -ENOENT;
+}
+
 static int pf_content(void *fs, uint64_t ino, struct blob **out)
 {
 	struct pjfs *pf = fs;
@@ -668,7 +753,7 @@ static int pf_content(void *fs, uint64_t ino, struct blob **out)
 		if (pf_file_index(ino) >= 0)
 			rc = pf_own_file(pf, p, pf_file_index(ino), out);
 	} else if (!(sl = pf_slot_get(pf, p, PF_KEY(ino), 0))) {	/* reads, pushes */
-		rc = -ENOENT;
+		rc = stub_content(pf, p, PF_KEY(ino), pf_stub_index(PF_INNER(ino)), out);
 	} else {
 		rc = tr_content(sl->t, PF_INNER(ino), out);
 		pf_slot_put(pf, sl);
@@ -679,7 +764,7 @@ static int pf_content(void *fs, uint64_t ino, struct blob **out)
 
 /* Calls fn on the open tree of a session's inode; own: rc_own. walk: the
  * call is a reader's (pjahead.h), not the pushes' that follow a listing. */
-static int in_tree(struct pjfs *pf, uint64_t ino, int rc_own, int walk,
+static int in_tree(struct pjfs *pf, uint64_t ino, int rc_own, int rc_stub, int walk,
 		   int (*fn)(struct tree *t, uint64_t ino, void *arg), void *arg)
 {
 	struct pset *p;
@@ -690,7 +775,11 @@ static int in_tree(struct pjfs *pf, uint64_t ino, int rc_own, int walk,
 		return rc_own;
 	p = pf_set_get(pf, 0);
 	sl = pf_slot_get(pf, p, PF_KEY(ino), walk);
-	rc = sl ? fn(sl->t, PF_INNER(ino), arg) : -ENOENT;
+	if (sl)
+		rc = fn(sl->t, PF_INNER(ino), arg);
+	else	/* a stub's folder or file (pjfs_stub.c), or nothing */
+		rc = pj_by_key(p->s, PF_KEY(ino)) && pf_open_error(pf, PF_KEY(ino)) &&
+		     (PF_INNER(ino) == TI_ROOT || pf_stub_index(PF_INNER(ino)) >= 0) ? rc_stub : -ENOENT;
 	if (sl)
 		pf_slot_put(pf, sl);
 	pf_set_put(pf, p);
@@ -709,7 +798,7 @@ static int pf_readlink(void *fs, uint64_t ino, char *out)
 	int rc;
 
 	if (PF_KEY(ino))
-		return in_tree(pf, ino, 0, 1, do_readlink, out);
+		return in_tree(pf, ino, 0, -EINVAL, 1, do_readlink, out);
 	p = pf_set_get(pf, 0);
 	rc = link_target(pf, p->s, ino, out);
 	pf_set_put(pf, p);
@@ -732,7 +821,7 @@ static int pf_getxattr(void *fs, uint64_t ino, const char *name, struct sbuf *ou
 {
 	struct xattr_arg x = { name, out };
 
-	return in_tree(fs, ino, -ENODATA, 1, do_getxattr, &x);
+	return in_tree(fs, ino, -ENODATA, -ENODATA, 1, do_getxattr, &x);
 }
 
 static int do_listxattr(struct tree *t, uint64_t ino, void *arg)
@@ -742,7 +831,7 @@ static int do_listxattr(struct tree *t, uint64_t ino, void *arg)
 
 static int pf_listxattr(void *fs, uint64_t ino, struct sbuf *out)
 {
-	return in_tree(fs, ino, 0, 1, do_listxattr, out);
+	return in_tree(fs, ino, 0, 0, 1, do_listxattr, out);
 }
 
 static int do_claim(struct tree *t, uint64_t ino, void *arg)
@@ -753,7 +842,7 @@ static int do_claim(struct tree *t, uint64_t ino, void *arg)
 
 static int pf_claim_push(void *fs, uint64_t ino)
 {
-	int rc = in_tree(fs, ino, 0, 0, do_claim, NULL);
+	int rc = in_tree(fs, ino, 0, 0, 0, do_claim, NULL);
 
 	return rc > 0;
 }
@@ -767,7 +856,7 @@ static int do_pushed(struct tree *t, uint64_t ino, void *arg)
 
 static void pf_pushed(void *fs, uint64_t ino)
 {
-	in_tree(fs, ino, 0, 0, do_pushed, NULL);
+	in_tree(fs, ino, 0, 0, 0, do_pushed, NULL);
 }
 
 _Static_assert(VF_ROOT == PI_ROOT, "the folder's root is the vfs root");

@@ -51,6 +51,16 @@
  * it is made again when either is found. usage.json is made once per scan
  * of the folder, outside the lock.
  *
+ * Permissions: a session folder and all below it are its log's (tree.h);
+ * this layer's own nodes have the folder's owner and group, its owner's
+ * read bit, and the group's and others' read bits only where the folder
+ * and every log have them (they list every session's title and cwd).
+ *
+ * What cannot be shown is said: a session listed that cannot be opened
+ * (its log unreadable since the scan, or gone) holds README.md and
+ * errors.txt saying why (pjfs_stub.c), not ENOENT; a folder found deleted
+ * keeps the set it had, and its README.md and errors.txt say so.
+ *
  * All calls are thread-safe.
  */
 #ifndef SESSFS_PJFS_H
@@ -69,14 +79,27 @@
 #define PF_COST_IDX 2			/* plus its index's memory times this */
 
 struct pjfs;
+struct pj_set;
 
-/* Scans dir (projects.h). 0 and a new layer in *out (free with
- * pf_free()), or -errno when dir cannot be read. */
+/* What sessfs says of a folder that is no projects folder (-ENOMSG). */
+#define PF_NOT_PROJECTS "no session log and no projects/ folder in it (looked for " \
+	"projects/ and for */*.jsonl): not a projects folder"
+
+/* Scans dir (projects.h), held by a descriptor from now on (a rename of
+ * its path does not redirect the mount). 0 and a new layer in *out (free
+ * with pf_free()), -ENOMSG when dir is no projects folder
+ * (pj_is_projects()), or -errno when dir cannot be read. */
 int pf_new(const char *dir, uint64_t cache_bytes, struct pjfs **out);
+/* Why pf_new() or pf_scan_first() refused a folder, as a phrase. */
+const char *pf_error(int rc);
 void pf_free(struct pjfs *pf);
 
-extern const struct vf_ops pf_vfs_ops;
+/* The scan of dir that pf_new() makes first, and its refusal, without
+ * the layer (sessfs --check DIR): 0 and the set in *out (pj_free()),
+ * -ENOMSG when dir is no projects folder, or -errno. */
+int pf_scan_first(const char *dir, struct pj_set **out);
 
+extern const struct vf_ops pf_vfs_ops;
 
 /* For the benchmark and tests: the sessions open now, their estimated
  * memory, and how many times a session was opened (indexed) in all. */

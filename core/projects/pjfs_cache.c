@@ -1,7 +1,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "idx.h"
 #include "pjahead.h"
@@ -73,22 +75,30 @@ static void evict(struct pjfs *pf)
 }
 
 /* Opens x's tree and estimates its memory into *cost; counts its tokens
- * (pjusage.h) and looks for the session it continues (pjcont.h). */
+ * (pjusage.h) and looks for the session it continues (pjcont.h). NULL,
+ * and why in *rc, when it cannot be opened. */
 static struct tree *open_tree(struct pjfs *pf, const struct pj_set *s,
-			      const struct pj_session *x, uint64_t *cost)
+			      const struct pj_session *x, uint64_t *cost, int *rc)
 {
 	char *path = pj_log_path(s, x);
+	const char *name = strrchr(x->path, '/') + 1;
 	struct session *ss;
 	struct tree *t = NULL;
 	struct stat st;
-	int have = path && !lstat(path, &st);
+	int dfd = pj_project_fd(s, x->project), have;
 
-	if (path && !ss_open(path, SS_LIVE, &ss) && (t = tr_new(ss))) {
+	have = dfd >= 0 && !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+	*rc = !path ? -ENOMEM : dfd < 0 ? dfd : ss_open_at(dfd, name, path, SS_LIVE, &ss);
+	if (!*rc && !(t = tr_new(ss)))
+		*rc = -ENOMEM;
+	if (t) {
 		*cost = PF_COST_FIXED + PF_COST_IDX * idx_mem(ss_idx(ss));
 		pl_offer_cpu();
 		pu_count(pf->pu, s, x, ss, have ? &st : NULL);
 		pc_look(pf->pc, s, x, ss);
 	}
+	if (dfd >= 0)
+		close(dfd);
 	free(path);
 	return t;
 }
@@ -116,15 +126,17 @@ static void slot_open(struct pjfs *pf, const struct pj_set *s, const struct pj_s
 {
 	struct tree *t;
 	uint64_t cost = 0;
+	int rc;
 
 	sl->opening = 1;
 	__atomic_store_n(&sl->wanted, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&pf->mu);
-	t = open_tree(pf, s, x, &cost);
+	t = open_tree(pf, s, x, &cost, &rc);
 	if (t)
 		pf->hooks.opened(pf, sl, t);
 	pthread_mutex_lock(&pf->mu);
 	sl->opening = 0;
+	sl->open_rc = rc;
 	pthread_cond_broadcast(&pf->cv);
 	if (!t)
 		return;
@@ -290,6 +302,16 @@ void pf_slot_put(struct pjfs *pf, struct slot *sl)
 	if (!sl->refs)
 		evict(pf);
 	pthread_mutex_unlock(&pf->mu);
+}
+
+int pf_open_error(struct pjfs *pf, uint32_t key)
+{
+	int rc;
+
+	pthread_mutex_lock(&pf->mu);
+	rc = pf->slots[key] && !pf->slots[key]->t ? pf->slots[key]->open_rc : 0;
+	pthread_mutex_unlock(&pf->mu);
+	return rc;
 }
 
 void pf_cache_stats(struct pjfs *pf, uint32_t *open, uint64_t *bytes, uint64_t *opened)

@@ -17,14 +17,27 @@
 #include "pjusage.h"
 #include "projects.h"
 
-static void readme(const struct pj_set *s, struct sbuf *out)
+/* What errors.txt says of a folder deleted under the mount. */
+static void gone_line(const struct pj_set *s, struct sbuf *out)
 {
-	uint32_t i, bad = 0;
+	sb_add_lines(out, s->root);
+	sb_adds(out, ": the projects folder was deleted; its sessions stay listed as its "
+		     "last scan found them (one open is still shown, from the log it holds "
+		     "open; another shows only README.md and errors.txt)\n");
+}
+
+static void readme(const struct pj_set *s, int gone, struct sbuf *out)
+{
+	uint32_t i, bad = gone;
 
 	for (i = 0; i < s->errors.len; i++)
 		bad += s->errors.buf[i] == '\n';
 	sb_adds(out, "# Claude Code sessions, mounted by sessfs\n\n");
 	sb_addf(out, "Folder: %s\n\n", s->root);
+	if (gone)
+		sb_adds(out, "**The folder was deleted.** Its sessions stay listed as its last scan\n"
+			     "found them: one still open is shown, from the log it holds open;\n"
+			     "another shows only README.md and errors.txt.\n\n");
 	sb_addf(out, "- projects: %u\n- sessions: %u\n- unusable files and folders: %u "
 		     "(see errors.txt)\n", s->nprojects, s->nsessions, bad);
 	if (s->latest >= 0)
@@ -188,12 +201,15 @@ int pf_own_file(struct pjfs *pf, struct pset *p, int i, struct blob **out)
 	}
 	if (!p->files[i]) {
 		sb_init(&sb);
-		if (i == 0)
-			readme(p->s, &sb);
-		else if (i == 1)
+		if (i == 0) {
+			readme(p->s, pf->root_gone, &sb);
+		} else if (i == 1) {
 			sessions_json(pf, p->s, &sb);
-		else
+		} else {
 			errors_file(pf, p->s, &sb);
+			if (pf->root_gone)
+				gone_line(p->s, &sb);
+		}
 		p->files[i] = blob_take(&sb);
 		p->json_gen = i == 1 ? gen : p->json_gen;
 		p->errors_gen = i == 2 ? ugen : p->errors_gen;

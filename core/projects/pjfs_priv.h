@@ -4,7 +4,8 @@
  * asks the higher ones through pf->hooks): pjset.c (the scan set) <
  * pjfs_cache.c (the cache of open sessions) < pjlive.c (the notifier's
  * look at the folder and the open sessions) < pjfs_files.c (the root's
- * files) < pjfs.c (the calls, and set-up).
+ * files) < pjfs_stub.c (a session that cannot be opened) < pjfs.c (the
+ * calls, and set-up).
  *
  * Locking: pf->mu guards the current set, the slots' fields and the LRU
  * list; it is never held while pjahead.h's lock is, nor the other way
@@ -62,6 +63,10 @@ struct pset {
 	uint64_t json_gen;		/* sessions.json's: pu_gen() + pc_gen() */
 	uint64_t errors_gen;		/* errors.txt's: pu_gen() */
 	struct timespec time;		/* when it was scanned */
+	uid_t uid;			/* this layer's own nodes: the folder's */
+	gid_t gid;			/* owner and group, and its read bits,
+					 * the group's and others' only where */
+	mode_t mode;			/* every log has them too */
 };
 
 /* A session that is, was or may be open. */
@@ -74,6 +79,8 @@ struct slot {
 					 * (one ahead then goes at full speed) */
 	int ahead;			/* opened ahead of a walk, not used yet */
 	int listed;			/* a folder of its tree was listed */
+	int open_rc;			/* why its last opening failed (0: it
+					 * did not) */
 	uint32_t opens;			/* times opened (listing generations) */
 	uint64_t base;			/* the index's estimate */
 	uint64_t cost;			/* base and the rendered text kept */
@@ -100,7 +107,8 @@ struct pf_hooks {
 struct pjfs {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;		/* a slot finished opening */
-	char *dir;
+	char *dir;			/* the folder's path at the mount */
+	int rootfd;			/* the folder: every scan goes through it */
 	struct pset *cur;
 	int scanning;
 	int64_t scanned_ms;
@@ -117,11 +125,12 @@ struct pjfs {
 	struct pjahead *ahead;		/* the walk's next sessions (pjahead.h) */
 	char **pfolders;		/* project numbers: folder names */
 	uint32_t npfolders;
-	uid_t uid;
-	gid_t gid;
 	struct pu_cache *pu;		/* token totals (pjusage.h) */
 	struct pc_table *pc;		/* continuations (pjcont.h) */
 	struct pjlive *live;		/* the notifier's state (pjlive.h) */
+	int root_gone;			/* under mu: the folder was deleted (the
+					 * set before stays, said in README.md
+					 * and errors.txt) */
 	struct pf_hooks hooks;
 };
 
@@ -147,6 +156,9 @@ int pf_open_ahead(struct pjfs *pf, uint32_t key, uint64_t folder);
  * not so a file's content, which the pushes that follow a listing ask
  * for after the reader may have moved on to the next session). */
 struct slot *pf_slot_get(struct pjfs *pf, const struct pset *p, uint32_t key, int walk);
+/* Why session key could not be opened the last time it was tried, while
+ * it is not open (pf_slot_get() gave NULL): -errno, or 0. */
+int pf_open_error(struct pjfs *pf, uint32_t key);
 /* Releases a reference (also one taken under pf->mu): the slot's cost
  * is brought up to what its tree keeps rendered now. */
 void pf_slot_put(struct pjfs *pf, struct slot *sl);
@@ -164,5 +176,21 @@ uint64_t pf_walk_folder(struct tree *t, uint64_t inner);
 int pf_own_file(struct pjfs *pf, struct pset *p, int i, struct blob **out);
 /* The index of inode ino among those files, or -1. */
 int pf_file_index(uint64_t ino);
+
+/* pjfs_stub.c: the folder of a session that cannot be opened now (rc:
+ * why, pf_open_error()): README.md and errors.txt (PF_STUB_N files),
+ * saying why, with what the last scan found; their inner inodes are a
+ * tree's (TI_README, TI_ERRORS). */
+#define PF_STUB_N 2
+/* The stub file of inner inode inner, or of name name: its index, or -1. */
+int pf_stub_index(uint64_t inner);
+int pf_stub_lookup(const char *name);
+const char *pf_stub_name(int i);
+uint64_t pf_stub_inner(int i);
+/* Its attributes, or its content with a reference; 0 or -errno. */
+int pf_stub_attr(struct pjfs *pf, const struct pset *p, const struct pj_session *x, int rc,
+		 int i, struct vf_attr *a);
+int pf_stub_content(struct pjfs *pf, const struct pset *p, const struct pj_session *x, int rc,
+		    int i, struct blob **out);
 
 #endif

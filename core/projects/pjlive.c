@@ -29,6 +29,7 @@ struct pjlive {
 	dev_t dev;
 	int has_dev;
 	int titles;			/* under pf->mu: sessions.json changed */
+	int gone_told;			/* the kernel was told the folder is gone */
 	uint64_t steps;			/* under pf->mu: pf->nsteps at the last look */
 	struct queue *closed;		/* under pf->mu: of sessions closed since */
 };
@@ -42,6 +43,12 @@ struct pjlive *pv_new(void)
 		pthread_cond_init(&lv->cv, NULL);
 	}
 	return lv;
+}
+
+void pv_start(struct pjfs *pf)
+{
+	pf->cur->refs++;
+	pf->live->last = pf->cur;
 }
 
 void pv_free(struct pjfs *pf)
@@ -205,7 +212,8 @@ static int same_session(const struct pset *o, const struct pj_session *x,
 	       o->pno[x->project] == p->pno[y->project] &&
 	       !strcmp(o->s->projects[x->project].name, p->s->projects[y->project].name) &&
 	       x->f.bytes == y->f.bytes && same_time(&x->mtime, &y->mtime) &&
-	       x->copy_of == y->copy_of && x->copied_by == y->copied_by;
+	       x->copy_of == y->copy_of && x->copied_by == y->copied_by &&
+	       x->uid == y->uid && x->gid == y->gid && x->mode == y->mode && x->rc == y->rc;
 }
 
 /* The names and attributes of sessions that changed from o to p; 1 if
@@ -247,7 +255,8 @@ static int own_changes(const struct pset *o, const struct pset *p, struct queue 
 	uint32_t i;
 	int k, changed = session_changes(o, p, q);
 
-	changed |= o->s->nprojects != p->s->nprojects ||
+	changed |= o->s->nprojects != p->s->nprojects || o->mode != p->mode ||
+		   o->uid != p->uid || o->gid != p->gid ||
 		   strcmp(o->s->errors.buf ? o->s->errors.buf : "",
 			  p->s->errors.buf ? p->s->errors.buf : "");
 	for (i = 0; i < o->s->nprojects; i++) {
@@ -392,6 +401,11 @@ static void look(struct pjfs *pf, struct queue *q)
 	if (lv->titles)
 		add(q, 0, PI_SESSIONS_JSON, NULL);
 	lv->titles = 0;
+	if (pf->root_gone && !lv->gone_told) {	/* they say so now */
+		add(q, 0, PI_README, NULL);
+		add(q, 0, PI_ERRORS, NULL);
+		lv->gone_told = 1;
+	}
 	pthread_mutex_unlock(&pf->mu);
 }
 

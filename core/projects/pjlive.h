@@ -54,6 +54,11 @@ struct slot;
 struct tree;
 
 struct pjlive *pv_new(void);
+/* pjfs.c, once pf->cur and pf->live are made (nothing else runs yet):
+ * the first set is what the kernel is served from the start, so the
+ * first look compares with it (a change within the first second is told
+ * too). */
+void pv_start(struct pjfs *pf);
 /* Frees pf->live (the notifier stopped), with the set it holds. */
 void pv_free(struct pjfs *pf);
 

@@ -71,6 +71,15 @@ struct pset *pf_set_new(struct pjfs *pf, struct pj_set *s)
 	p->refs = 1;
 	p->gen = ++pf->gen;
 	clock_gettime(CLOCK_REALTIME, &p->time);
+	/* What lists sessions (their titles, cwds, names) gives the group
+	 * and others no more than every log does: the folder's read bits,
+	 * its owner's (who can list the logs anyway) and the group's and
+	 * others' that every log has too. */
+	p->uid = s->root_st.st_uid;
+	p->gid = s->root_st.st_gid;
+	p->mode = s->root_st.st_mode & 0444;
+	for (i = 0; i < s->nsessions; i++)
+		p->mode &= s->sessions[i].mode | 0400;
 	for (i = 0; i < s->nprojects; i++)
 		p->pno[i] = project_no(pf, s->projects[i].folder);
 	return p;
@@ -86,11 +95,27 @@ static int rescan_due(const struct pjfs *pf)
 	return pf_now_ms() - pf->scanned_ms >= (gap > PF_RESCAN_MS ? gap : PF_RESCAN_MS);
 }
 
+/* The folder was found deleted (mu held): README.md and errors.txt are
+ * rendered again with a note, and the notifier tells the kernel
+ * (pjlive.c). */
+static void folder_gone(struct pjfs *pf)
+{
+	static const int files[] = { 0, 2 };	/* README.md, errors.txt */
+	size_t i;
+
+	pf->root_gone = 1;
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (pf->cur->files[files[i]]) {
+			blob_unref(pf->cur->files[files[i]]);
+			pf->cur->files[files[i]] = NULL;
+		}
+}
+
 /* The current set with a reference; looks at the folder again first when
  * rescan is set and it is time. */
 struct pset *pf_set_get(struct pjfs *pf, int rescan)
 {
-	struct pset *p, *old;
+	struct pset *p = NULL, *old;
 	struct pj_set *s;
 	int64_t t0;
 
@@ -102,9 +127,17 @@ struct pset *pf_set_get(struct pjfs *pf, int rescan)
 		pthread_mutex_unlock(&pf->mu);
 		s = NULL;
 		t0 = pf_now_ms();
-		pj_scan(pf->dir, old->s, &s);
+		pj_scan_at(pf->rootfd, pf->dir, old->s, &s);
 		pthread_mutex_lock(&pf->mu);
 		pf_set_unref(old);
+		/* A folder deleted: the set before stays (what can still be
+		 * shown is), and README.md and errors.txt say so. */
+		if (s && s->root_gone) {
+			pj_free(s);
+			s = NULL;
+			if (!pf->root_gone)
+				folder_gone(pf);
+		}
 		/* A folder that did not change keeps its set: the same times
 		 * and generation, so what the kernel keeps of this layer stays
 		 * valid (a link's new time would drop its cached target). */

@@ -101,8 +101,10 @@ static int keep_models(struct pu_ent *e, const struct us_tally *y)
 	return e->models && e->nmodels == n ? 0 : -ENOMEM;
 }
 
-/* A new entry: the totals of the log at path (through ss, if open). */
-static struct pu_ent *count_log(const char *path, struct session *ss, const struct stat *st)
+/* A new entry: the totals of the log x of s, at path (through ss, if
+ * open; else read below the set's root). */
+static struct pu_ent *count_log(const struct pj_set *s, const struct pj_session *x,
+				const char *path, struct session *ss, const struct stat *st)
 {
 	struct pu_ent *e = calloc(1, sizeof(*e));
 	struct us_tally *y = us_tally_new();
@@ -116,7 +118,7 @@ static struct pu_ent *count_log(const char *path, struct session *ss, const stru
 	e->ino = st->st_ino;
 	e->size = st->st_size;
 	e->mtime = PL_MTIM(*st);
-	e->rc = rp_log_tally(path, ss, y);
+	e->rc = rp_log_tally_at(s->rootfd, x->path, path, ss, y);
 	if (!e->rc)
 		e->rc = keep_models(e, y);
 	if (!e->rc)
@@ -139,7 +141,7 @@ int pu_count(struct pu_cache *c, const struct pj_set *s, const struct pj_session
 
 	if (!path)
 		return -ENOMEM;
-	if (!st && lstat(path, &now) < 0) {
+	if (!st && fstatat(s->rootfd, x->path, &now, AT_SYMLINK_NOFOLLOW) < 0) {
 		free(path);
 		return -errno;
 	}
@@ -152,7 +154,7 @@ int pu_count(struct pu_cache *c, const struct pj_set *s, const struct pj_session
 	pthread_mutex_lock(&c->mu);
 	held = same_log(c->by_key[x->key], st);
 	pthread_mutex_unlock(&c->mu);
-	e = held ? NULL : count_log(path, ss, st);
+	e = held ? NULL : count_log(s, x, path, ss, st);
 	free(path);
 	if (held)
 		return 0;

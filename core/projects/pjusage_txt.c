@@ -176,7 +176,7 @@ static char *num(uint64_t n)
 static char *money(double usd)
 {
 	struct sbuf sb;
-	char d[64];
+	char d[320];	/* room for any double: "%.2f" is never cut */
 	int len = snprintf(d, sizeof(d), "%.2f", usd < 0 ? 0 : usd), i;
 
 	sb_init(&sb);

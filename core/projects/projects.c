@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <uthash.h>
 
 #include "jscan.h"
@@ -80,15 +82,68 @@ char *pj_resolve_dir(const char *dir)
 {
 	char *sub, *r;
 	struct stat st;
+	int e;
 
-	if (asprintf(&sub, "%s/projects", dir) < 0)
+	if (asprintf(&sub, "%s/projects", dir) < 0) {
+		errno = ENOMEM;
 		return NULL;
+	}
 	if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode))
 		r = realpath(sub, NULL);
 	else
 		r = realpath(dir, NULL);
+	e = errno;
 	free(sub);
+	errno = e;
 	return r;
+}
+
+int pj_open_root(const char *dir, char **root, int *fd)
+{
+	int rc;
+
+	*fd = -1;
+	*root = pj_resolve_dir(dir);
+	if (!*root)
+		return errno ? -errno : -ENOMEM;
+	*fd = open(*root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd >= 0)
+		return 0;
+	rc = -errno;
+	free(*root);
+	*root = NULL;
+	return rc;
+}
+
+int pj_project_fd(const struct pj_set *s, uint32_t p)
+{
+	int fd = openat(s->rootfd, s->projects[p].folder,
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* A folder name as Claude Code makes one of a project's working folder:
+ * its absolute path with '/' (and other bytes) as '-', "-home-u-app";
+ * on Windows "C--Users-u-app". */
+static int project_shaped(const char *name)
+{
+	return name[0] == '-' ||
+	       (((name[0] | 0x20) >= 'a' && (name[0] | 0x20) <= 'z') && name[1] == '-' &&
+		name[2] == '-');
+}
+
+int pj_is_projects(const struct pj_set *s)
+{
+	const char *base = strrchr(s->root, '/');
+	uint32_t i;
+
+	if (s->nsessions || !strcmp(base ? base + 1 : s->root, "projects"))
+		return 1;
+	for (i = 0; i < s->nprojects; i++)
+		if (!project_shaped(s->projects[i].folder))
+			return 0;
+	return s->nprojects > 0;
 }
 
 void pj_err_line(struct pj_set *s, const char *path, const char *why)
@@ -125,6 +180,8 @@ void pj_free(struct pj_set *s)
 	free(s->by_key);
 	free(s->by_link);
 	free(s->root);
+	if (s->rootfd >= 0)
+		close(s->rootfd);
 	sb_free(&s->errors);
 	free(s);
 }

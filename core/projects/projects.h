@@ -21,12 +21,20 @@
  *     ([a-z0-9-], at most PJ_SLUG_MAX bytes, "untitled" when empty) and
  *     the first 8 bytes of its folder's name; a clash gets ".2"…
  * What cannot be used (a folder that cannot be read, a .jsonl that is not
- * a session log, a symbolic link: never followed, a duplicate id) is a
- * line of pj_errors_text(), never fatal.
+ * a session log, one named ".jsonl" alone, a symbolic link: never
+ * followed, a duplicate id) is a line of pj_errors_text(), never fatal.
  *
  * Sessions carry a key: a number >= 1 that stays the log's (by its path
  * under DIR) across pj_scan() calls given the set before, never reused.
  * A rescan reads again only the logs whose size, mtime or inode changed.
+ * A log of the set before that cannot be read now (its mode changed, its
+ * owner: the scan asks access(R_OK) of every log) stays in the set with
+ * its facts from before, rc set and a line in errors.txt.
+ *
+ * DIR is held by a descriptor (pj_open_root()): every folder and log is
+ * opened below it (openat), so a rename of DIR's path, or another folder
+ * put at it, never redirects a scan (a subagent's log and the file-history
+ * folder are still found by path, from DIR's path at the scan).
  *
  * A set is immutable once built: readers may share it from any thread.
  * The module is four files: projects.c (the set, look-ups, JSON),
@@ -64,6 +72,11 @@ struct pj_session {
 	char *name;			/* its folder under projects/<p>/ */
 	char *link;			/* its link under sessions/ (both at
 					 * most NM_MAX bytes, owned by the set) */
+	uid_t uid;			/* the log's owner, group and mode, */
+	gid_t gid;			/* as the scan found them */
+	mode_t mode;
+	int rc;				/* 0, or why the log cannot be read now
+					 * (-EACCES ...): facts from before */
 };
 
 struct pj_project {
@@ -75,7 +88,11 @@ struct pj_project {
 };
 
 struct pj_set {
-	char *root;			/* DIR, absolute */
+	char *root;			/* DIR, absolute (where it is now, when
+					 * the system tells: it follows a rename) */
+	int rootfd;			/* DIR, open (owned): scans go through it */
+	struct stat root_st;		/* DIR's own stat at the scan */
+	int root_gone;			/* DIR was deleted (no session then) */
 	struct pj_project *projects;	/* by name */
 	uint32_t nprojects;
 	struct pj_session *sessions;	/* by start time, then path */
@@ -94,11 +111,29 @@ struct pj_set {
  * pj_free()), or -errno when dir itself cannot be read.
  */
 int pj_scan(const char *dir, const struct pj_set *prev, struct pj_set **out);
+/* The same for the folder open as rootfd (pj_open_root()), whose path was
+ * root (a set's root is where it is now, if the system tells). A deleted
+ * folder gives an empty set with root_gone set. */
+int pj_scan_at(int rootfd, const char *root, const struct pj_set *prev, struct pj_set **out);
 void pj_free(struct pj_set *s);
 
 /* The projects folder a path names: itself, or its projects/ when it is a
- * folder holding one. A new string (free()), or NULL on ENOMEM. */
+ * folder holding one. A new string (free()), or NULL (errno set). */
 char *pj_resolve_dir(const char *dir);
+/* pj_resolve_dir() and that folder opened (O_DIRECTORY): 0, the absolute
+ * path in *root (free()) and the descriptor in *fd (close()), or -errno. */
+int pj_open_root(const char *dir, char **root, int *fd);
+/* Project p's folder, opened below the set's root (O_NOFOLLOW): a
+ * descriptor (close()), or -errno. */
+int pj_project_fd(const struct pj_set *s, uint32_t p);
+
+/* Whether the folder scanned has the shape of a projects folder: it holds
+ * a session log, or it is named "projects" (~/.claude/projects, empty
+ * today), or its folders are all named as Claude Code names a project's
+ * (an encoded absolute path: "-home-...", or "C--..."), at least one. A
+ * home folder, or any folder with no session that is none of these, is
+ * not: sessfs refuses it. */
+int pj_is_projects(const struct pj_set *s);
 
 /* The session with this key, or NULL. */
 const struct pj_session *pj_by_key(const struct pj_set *s, uint32_t key);

@@ -23,8 +23,7 @@
  */
 static int pj_find_fork(struct pj_set *s, struct pj_session *x)
 {
-	const struct pj_project *pr = &s->projects[x->project];
-	char *dir = NULL, *uuid = NULL;
+	char *uuid = NULL;
 	const struct pj_session *best = NULL;
 	int dfd, rc;
 	uint32_t i;
@@ -32,12 +31,8 @@ static int pj_find_fork(struct pj_set *s, struct pj_session *x)
 	x->fork_known = 1;
 	if (!x->f.copy_uuid)
 		return 0;
-	if (asprintf(&dir, "%s/%s", s->root, pr->folder) < 0)
-		return -ENOMEM;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(dir);
-	if (dfd < 0)
-		return -errno;
+	if ((dfd = pj_project_fd(s, x->project)) < 0)
+		return dfd;
 	rc = ln_fork_point(dfd, strrchr(x->path, '/') + 1, &x->f, &uuid, NULL);
 	for (i = 0; !rc && i < s->nsessions; i++) {	/* newest first */
 		const struct pj_session *y = &s->sessions[s->nsessions - 1 - i];
@@ -150,17 +145,12 @@ static int may_hold(const struct pj_session *x, const struct pj_session *y, int 
 int pj_find_continued(const struct pj_set *s, const struct pj_session *x, const char *leaf,
 		      uint32_t *key)
 {
-	char *dir;
 	int dfd, pass;
 	uint32_t i;
 
 	*key = 0;
-	if (asprintf(&dir, "%s/%s", s->root, s->projects[x->project].folder) < 0)
-		return -ENOMEM;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(dir);
-	if (dfd < 0)
-		return -errno;
+	if ((dfd = pj_project_fd(s, x->project)) < 0)
+		return dfd;
 	for (pass = 0; pass < 2 && !*key; pass++) {
 		for (i = s->nsessions; i-- > 0 && !*key;) {	/* newest first */
 			const struct pj_session *y = &s->sessions[i];

@@ -78,6 +78,7 @@ static int list_typed(int fd, struct ent **out, size_t *n)
 			close(dfd);
 		return -errno;
 	}
+	rewinddir(d);	/* a descriptor held and listed before: from the start */
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
@@ -170,7 +171,24 @@ static int file_rc(const struct stat *st)
 	return S_ISREG(st->st_mode) ? 0 : S_ISLNK(st->st_mode) ? -ELOOP : -EINVAL;
 }
 
-/* Its facts from prev when the log did not change: 1, else 0 (to be
+/* The log's owner, group and mode (the tree's permissions follow them). */
+static void take_owner(struct pj_session *x, const struct stat *st)
+{
+	x->uid = st->st_uid;
+	x->gid = st->st_gid;
+	x->mode = st->st_mode;
+}
+
+static void copy_prev(struct pj_session *x, const struct pj_session *old)
+{
+	facts_copy(&x->f, &old->f);
+	x->fork_known = old->fork_known;
+	x->fork_sid = dup_or_null(old->fork_sid);
+	x->fork_uuid = dup_or_null(old->fork_uuid);
+}
+
+/* Its facts from prev when the log did not change, or when it cannot be
+ * read now (x->rc says why: it stays listed as it was): 1, else 0 (to be
  * read), or -errno. */
 static int take_prev(struct build *b, struct pj_session *x, int dfd, const char *name)
 {
@@ -183,12 +201,19 @@ static int take_prev(struct build *b, struct pj_session *x, int dfd, const char 
 	x->key = old->key;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
-	if ((rc = file_rc(&st)) || !unchanged(old, &st))
+	if ((rc = file_rc(&st)))
 		return rc;
-	facts_copy(&x->f, &old->f);
-	x->fork_known = old->fork_known;
-	x->fork_sid = dup_or_null(old->fork_sid);
-	x->fork_uuid = dup_or_null(old->fork_uuid);
+	take_owner(x, &st);
+	if (faccessat(dfd, name, R_OK, AT_EACCESS) < 0) {
+		x->rc = -errno;
+		copy_prev(x, old);
+		x->mtime = old->mtime;
+		x->ino = old->ino;
+		return 1;
+	}
+	if (!unchanged(old, &st))
+		return 0;
+	copy_prev(x, old);
 	x->mtime = PL_MTIM(st);
 	x->ino = st.st_ino;
 	return 1;
@@ -201,19 +226,20 @@ static void read_one(struct build *b, uint32_t i, char *buf)
 	struct pj_session *x = &b->s->sessions[i];
 	struct pend *q = &b->pend[i];
 	const char *name = strrchr(x->path, '/') + 1;
-	char stem[NM_MAX + 1];
+	char stem[LH_STEM_MAX + 1];
 	struct stat st;
 	int rc;
 
 	if (q->rc || (rc = take_prev(b, x, q->dfd, name)) == 1)
 		return;
 	if (!rc) {
-		snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(name) - 6), name);
+		lh_stem(name, stem);
 		rc = lh_read_stat(q->dfd, name, stem, buf, &x->f, &st);
 	}
 	q->rc = rc == -EISDIR ? -EINVAL : rc;
 	if (rc)
 		return;
+	take_owner(x, &st);
 	x->mtime = PL_MTIM(st);
 	x->ino = st.st_ino;
 }
@@ -276,6 +302,13 @@ static void keep_logs(struct build *b)
 			free(x->fork_uuid);
 			continue;
 		}
+		if (x->rc) {
+			char why[160];
+
+			snprintf(why, sizeof(why), "cannot be read now (%s); listed as it was "
+				 "last read", strerror(-x->rc));
+			pj_err_line(s, x->path, why);
+		}
 		if (!x->key)
 			x->key = s->next_key++;
 		x->start_ms = x->f.first_ms != LH_NO_TS ? x->f.first_ms :
@@ -306,8 +339,18 @@ static size_t list_project(struct build *b, int rootfd, uint32_t p, int *dfd,
 		*dfd = -1;
 		return 0;
 	}
-	for (i = 0; i < *n; i++)
-		logs += ln_is_session_file((*ents)[i].name);
+	for (i = 0; i < *n; i++) {
+		const char *name = (*ents)[i].name;
+		char *path;
+
+		logs += ln_is_session_file(name);
+		/* a name of its suffix alone: said, not taken quietly */
+		if (!strcmp(name, ".jsonl") && asprintf(&path, "%s/%s", pr->folder, name) >= 0) {
+			pj_err_line(b->s, path, "no name before .jsonl (no session id): "
+				    "not taken as a session");
+			free(path);
+		}
+	}
 	return logs;
 }
 
@@ -407,9 +450,23 @@ static void index_prev(struct build *b)
 
 int pj_scan(const char *dir, const struct pj_set *prev, struct pj_set **out)
 {
+	char *root;
+	int fd, rc = pj_open_root(dir, &root, &fd);
+
+	*out = NULL;
+	if (rc)
+		return rc;
+	rc = pj_scan_at(fd, root, prev, out);
+	close(fd);
+	free(root);
+	return rc;
+}
+
+int pj_scan_at(int rootfd, const char *root, const struct pj_set *prev, struct pj_set **out)
+{
 	struct pj_set *s = calloc(1, sizeof(*s));
 	struct build b = { .s = s, .prev = prev };
-	int rootfd = -1, rc;
+	int rc = 0;
 
 	*out = NULL;
 	if (!s)
@@ -417,19 +474,18 @@ int pj_scan(const char *dir, const struct pj_set *prev, struct pj_set **out)
 	sb_init(&s->errors);
 	s->next_key = 1;
 	s->latest = -1;
-	s->root = pj_resolve_dir(dir);
-	if (!s->root) {
-		rc = errno ? -errno : -ENOMEM;
-		goto out;
-	}
-	rootfd = open(s->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0) {
+	s->rootfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
+	if (s->rootfd < 0 || fstat(s->rootfd, &s->root_st) < 0)
 		rc = -errno;
+	else if (!(s->root = pl_fd_path(s->rootfd)) && !(s->root = strdup(root)))
+		rc = -ENOMEM;
+	if (rc)
 		goto out;
-	}
+	/* Deleted: listed, it would be empty; the caller says so. */
+	s->root_gone = s->root_st.st_nlink == 0;
 	index_prev(&b);
-	rc = scan_root(&b, rootfd);
-	close(rootfd);
+	if (!s->root_gone)
+		rc = scan_root(&b, s->rootfd);
 	pj_seen_free(&b.prev_by_path);
 	free(b.pend);
 	if (rc)

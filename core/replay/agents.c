@@ -477,7 +477,7 @@ static int old_layout(struct ag_list *l, const char *dir, struct lazy_sid *ls)
 	struct ag_seen *seen = ls->seen;
 	char **names, *path;
 	const char *id, *sid;
-	size_t n, i, idn;
+	size_t n, i, idn = 0;
 	struct stat st;
 	int rc = dn_names(dir, is_agent_log, &names, &n);
 

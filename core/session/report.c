@@ -1,6 +1,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -314,14 +315,15 @@ void rp_window_md(struct session *s, struct sbuf *out)
 
 /* ---- totals without a mount ---- */
 
-/* Counts the usage rows of the log at path into y; main: the session's
- * own log, whose cost-state gives y its logged total. */
-static int tally_log(const char *path, int main, struct us_tally *y)
+/* Counts the usage rows of the log name in the folder dirfd into y;
+ * main: the session's own log, whose cost-state gives y its logged
+ * total. */
+static int tally_log_at(int dirfd, const char *name, int main, struct us_tally *y)
 {
 	struct logf *lf = NULL;
 	struct idx *ix = NULL;
 	struct us_set *u = NULL;
-	int rc = lf_open(path, &lf);
+	int rc = lf_openat(dirfd, name, &lf);
 
 	if (rc)
 		return rc;
@@ -344,22 +346,28 @@ static int tally_log(const char *path, int main, struct us_tally *y)
 	return rc;
 }
 
-int rp_log_tally(const char *path, struct session *s, struct us_tally *y)
+int rp_log_tally_at(int dirfd, const char *name, const char *path, struct session *s,
+		    struct us_tally *y)
 {
 	struct ag_list *l = NULL;
 	const struct us_set *u = s ? ss_usage(s) : NULL;
 	uint32_t i;
-	int rc = s ? (u ? us_tally_set(y, u) : -ENOMEM) : tally_log(path, 1, y);
+	int rc = s ? (u ? us_tally_set(y, u) : -ENOMEM) : tally_log_at(dirfd, name, 1, y);
 
 	if (!rc && s)
 		set_state(s, y);
 	if (!rc)
 		rc = ag_find(path, NULL, NULL, &l);
 	for (i = 0; !rc && i < ag_count(l); i++)
-		if (tally_log(ag_get(l, i)->log, 0, y) == -ENOMEM)
+		if (tally_log_at(AT_FDCWD, ag_get(l, i)->log, 0, y) == -ENOMEM)
 			rc = -ENOMEM;
 	ag_free(l);
 	return rc;
+}
+
+int rp_log_tally(const char *path, struct session *s, struct us_tally *y)
+{
+	return rp_log_tally_at(AT_FDCWD, path, path, s, y);
 }
 
 int rp_log_totals(const char *path, struct us_total *out, struct sbuf *json)

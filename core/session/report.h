@@ -87,5 +87,9 @@ int rp_log_totals(const char *path, struct us_total *out, struct sbuf *json);
  * reading) and its subagents' logs; the log's cost-state total is y's
  * logged cost (us_tally_set_state()) where it has one. 0 or -errno. */
 int rp_log_tally(const char *path, struct session *s, struct us_tally *y);
+/* The same with the log opened as name in the folder dirfd (its path
+ * still finds its subagents' logs). */
+int rp_log_tally_at(int dirfd, const char *name, const char *path, struct session *s,
+		    struct us_tally *y);
 
 #endif

@@ -352,18 +352,13 @@ static int open_folder(struct session *s, const char *path)
 	return 0;		/* without it, the file open is all there is */
 }
 
-/* A session not opened yet, for a log at path (a part when root is set:
- * then it reads the file lf has open). */
-int ss_new_session(const char *path, const struct logf *lf, enum ss_mode mode,
-		   const char *root, struct session **out)
+/* A session with nothing open yet (ss_close() frees it). */
+static struct session *session_new(enum ss_mode mode)
 {
 	struct session *s = calloc(1, sizeof(*s));
-	char abs[PATH_MAX];
-	int rc;
 
-	*out = NULL;
 	if (!s)
-		return -ENOMEM;
+		return NULL;
 	s->mode = mode;
 	s->current = -1;
 	s->dirfd = -1;
@@ -377,6 +372,21 @@ int ss_new_session(const char *path, const struct logf *lf, enum ss_mode mode,
 	pthread_mutex_init(&s->us_mu, NULL);
 	pthread_mutex_init(&s->sums_mu, NULL);
 	ss_sums_reset(s);
+	return s;
+}
+
+/* A session not opened yet, for a log at path (a part when root is set:
+ * then it reads the file lf has open). */
+int ss_new_session(const char *path, const struct logf *lf, enum ss_mode mode,
+		   const char *root, struct session **out)
+{
+	struct session *s = session_new(mode);
+	char abs[PATH_MAX];
+	int rc;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
 	rc = lf ? lf_dup(lf, &s->lf) : lf_open(path, &s->lf);
 	if (!rc) {
 		s->source = strdup(realpath(path, abs) ? abs : path);
@@ -392,15 +402,11 @@ int ss_new_session(const char *path, const struct logf *lf, enum ss_mode mode,
 	return 0;
 }
 
-int ss_open(const char *path, enum ss_mode mode, struct session **out)
+/* Indexes and builds the session whose log s has open. */
+static int open_indexed(struct session *s, struct session **out)
 {
-	struct session *s;
-	int rc = ss_new_session(path, NULL, mode, NULL, &s);
+	int rc = (s->ix = idx_new()) ? index_all(s) : -ENOMEM;
 
-	*out = NULL;
-	if (rc)
-		return rc;
-	rc = (s->ix = idx_new()) ? index_all(s) : -ENOMEM;
 	s->scrub_st = s->seen;
 	if (!rc && !has_session_record(s->ix) && !may_become_log(s))
 		rc = -ENOMSG;
@@ -412,6 +418,45 @@ int ss_open(const char *path, enum ss_mode mode, struct session **out)
 	}
 	*out = s;
 	return 0;
+}
+
+int ss_open(const char *path, enum ss_mode mode, struct session **out)
+{
+	struct session *s;
+	int rc = ss_new_session(path, NULL, mode, NULL, &s);
+
+	*out = NULL;
+	return rc ? rc : open_indexed(s, out);
+}
+
+int ss_open_at(int dirfd, const char *name, const char *source, enum ss_mode mode,
+	       struct session **out)
+{
+	struct session *s = session_new(mode);
+	struct stat st;
+	int rc = 0;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	/* Not followed, as the scan that found it followed none. */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		rc = -errno;
+	else if (S_ISLNK(st.st_mode))
+		rc = -ELOOP;
+	if (!rc)
+		rc = lf_openat(dirfd, name, &s->lf);
+	if (!rc && !(s->source = strdup(source)))
+		rc = -ENOMEM;
+	if (!rc && !(s->base = strdup(name)))
+		rc = -ENOMEM;
+	if (!rc && (s->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3)) < 0)
+		rc = -errno;
+	if (rc) {
+		ss_close(s);
+		return rc;
+	}
+	return open_indexed(s, out);
 }
 
 void ss_close(struct session *s)
@@ -458,6 +503,17 @@ static int scrub_bad(const struct session *s)
 	return __atomic_load_n(&s->scrub_bad, __ATOMIC_ACQUIRE);
 }
 
+/* Whether b is the file refused before (a): the same inode and kind, and
+ * for a regular file the same ctime (a chmod may make it readable). A
+ * folder deleted and its inode given to a new log is another file: the
+ * kind tells (ext4 gives a freed inode out again at once). */
+static int same_refused(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	       (a->st_mode & S_IFMT) == (b->st_mode & S_IFMT) &&
+	       (!S_ISREG(a->st_mode) || same_time(&PL_CTIM(*a), &PL_CTIM(*b)));
+}
+
 /*
  * Another file (one not refused before) is at the log's path now. The
  * path is looked up from the folder opened at ss_open(): a mount over that
@@ -471,7 +527,7 @@ static int path_moved(const struct session *s, const struct stat *fd_st,
 		return 0;	/* gone or hidden: keep following the file */
 	if (path_st->st_dev == fd_st->st_dev && path_st->st_ino == fd_st->st_ino)
 		return 0;
-	return path_st->st_dev != s->bad_dev || path_st->st_ino != s->bad_ino;
+	return !s->has_bad || !same_refused(&s->bad, path_st);
 }
 
 int ss_changed(const struct session *s)
@@ -520,8 +576,8 @@ static int follow_path(struct session *s)
 		return 0;
 	rc = lf_openat(s->dirfd, s->base, &lf);
 	if (rc) {
-		s->bad_dev = pst.st_dev;
-		s->bad_ino = pst.st_ino;
+		s->bad = pst;
+		s->has_bad = 1;
 		note(s, rc == -EISDIR ? "a directory took the log's path; the log as it was is still shown" :
 			rc == -EINVAL ? "something not a regular file took the log's path; the log as it was is still shown" :
 			"another file at the log's path cannot be read; the log as it was is still shown");
@@ -529,8 +585,52 @@ static int follow_path(struct session *s)
 	}
 	lf_close(s->lf);
 	s->lf = lf;
+	s->has_bad = 0;
+	s->unreadable = 0;
 	note(s, "another file replaced the log at its path; it was indexed again from scratch");
 	return 1;
+}
+
+/* Whether the log at its path can be read now (the file open is read
+ * anyway): said in errors.txt when that changes. 1 if a note was added. */
+static int note_access(struct session *s)
+{
+	int now;
+
+	if (s->dirfd < 0)
+		return 0;
+	now = faccessat(s->dirfd, s->base, R_OK, AT_EACCESS) < 0 && errno == EACCES;
+	if (now == s->unreadable)
+		return 0;
+	s->unreadable = now;
+	note(s, now ? "the log cannot be read at its path now (permission denied); what was "
+		      "indexed is still shown, from the file the mount holds open" :
+		      "the log can be read at its path again");
+	return 1;
+}
+
+/*
+ * The log kept its size and mtime, and its ctime moved: a change of its
+ * inode alone when its links, mode or owner changed (a delete, a chmod, a
+ * chown: its bytes are the same; a deleted log is still shown, from the
+ * file held open, and a new file at its path is followed). Else -1: only
+ * the signature can tell a touch from a rewrite in place that kept the
+ * mtime (same_size()). Otherwise 1 if errors.txt got a note, 0 if not.
+ */
+static int inode_changed(struct session *s, const struct stat *st)
+{
+	int deleted = st->st_nlink == 0 && s->seen.st_nlink != 0, noted = 0;
+
+	if (st->st_nlink == s->seen.st_nlink && st->st_mode == s->seen.st_mode &&
+	    st->st_uid == s->seen.st_uid && st->st_gid == s->seen.st_gid)
+		return -1;
+	s->seen = *st;
+	if (deleted) {
+		note(s, "the log was deleted from its path; it is still shown as it was, from "
+			"the file the mount holds open (a new file at the path is followed)");
+		noted = 1;
+	}
+	return note_access(s) || noted;
 }
 
 /* A new signature, and no scrub under way, for bytes indexed anew: a
@@ -685,6 +785,9 @@ int ss_refresh(struct session *s)
 		return rc;
 	if (st.st_size == s->seen.st_size && same_times(&st, &s->seen))
 		return moved ? SS_GREW : SS_SAME;	/* a note is new */
+	if (st.st_size == s->seen.st_size && same_time(&PL_MTIM(st), &PL_MTIM(s->seen)) &&
+	    (rc = inode_changed(s, &st)) >= 0)
+		return rc || moved ? SS_GREW : SS_SAME;
 	if (st.st_size == s->seen.st_size) {
 		rc = same_size(s, &st);
 		return rc == SS_SAME && moved ? SS_GREW : rc;
@@ -793,14 +896,10 @@ int ss_last_usage(struct session *s, const struct us_row **out)
 static char *absolute(const char *dir)
 {
 	char cwd[PATH_MAX], *real = realpath(dir, NULL), *p;
-	size_t n;
 
 	if (real || dir[0] == '/' || !getcwd(cwd, sizeof(cwd)))
 		return real ? real : strdup(dir);
-	n = strlen(cwd) + strlen(dir) + 2;
-	if ((p = malloc(n)))
-		snprintf(p, n, "%s/%s", cwd, dir);
-	return p;
+	return asprintf(&p, "%s/%s", cwd, dir) < 0 ? NULL : p;
 }
 
 int ss_set_file_history(struct session *s, const char *dir)

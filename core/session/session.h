@@ -47,6 +47,15 @@ enum ss_mode {
  * '{': it may be a log being written).
  */
 int ss_open(const char *path, enum ss_mode mode, struct session **out);
+/*
+ * The same for the log name in the folder open as dirfd (a symbolic link
+ * is refused: -ELOOP). The session keeps a descriptor of that folder of
+ * its own: what takes the log's path later is looked for there (a rename
+ * of the folder's path does not redirect it). source: the log's absolute
+ * path, as session.json and README.md show it.
+ */
+int ss_open_at(int dirfd, const char *name, const char *source, enum ss_mode mode,
+	       struct session **out);
 void ss_close(struct session *s);
 /*
  * Opens the inline sidechain conversation of whole's log whose root has
@@ -267,6 +276,10 @@ void ss_window_md(struct session *s, struct sbuf *out);
 /* Appends one line per unusable line or record (errors.txt), then the
  * state's problems (building the state if it is not built yet). */
 void ss_errors_text(const struct session *s, struct sbuf *out);
+/* Appends what happened to the log while it was followed (deleted,
+ * replaced, rewritten, unreadable at its path ...), one "- TIME: what"
+ * line each, as errors.txt says them; nothing when nothing did. */
+void ss_notes_text(const struct session *s, struct sbuf *out);
 /* How many complete lines are not records. A last line without its
  * newline is not one of them, in either mode: see ss_unfinished(). */
 uint32_t ss_bad_lines(const struct session *s);

@@ -170,11 +170,10 @@ static void add_times(const struct ss_sums *m, struct sbuf *out, int *first)
  * log cannot be read). Cheap: a head and a tail. */
 static char *fork_facts(const struct session *s)
 {
-	char stem[NAME_MAX + 1], *key = NULL;
-	size_t n = strlen(s->base);
+	char stem[LH_STEM_MAX + 1], *key = NULL;
 	struct lh_facts f;
 
-	snprintf(stem, sizeof(stem), "%.*s", n > 6 ? (int)(n - 6) : 0, s->base);
+	lh_stem(s->base, stem);
 	if (lh_read(s->dirfd, s->base, stem, &f))
 		return NULL;
 	if (asprintf(&key, "%s\n%s\n%lld", f.copy_uuid ? f.copy_uuid : "-",
@@ -509,4 +508,19 @@ void ss_errors_text(const struct session *s, struct sbuf *out)
 	st = ss_state((struct session *)s);
 	if (st)
 		st_errors_text(st, out);
+}
+
+void ss_notes_text(const struct session *s, struct sbuf *out)
+{
+	const char *p = s->notes.buf, *end = p + s->notes.len, *nl;
+
+	for (; p && p < end; p = nl + 1) {
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+			nl = end;
+		if ((size_t)(nl - p) > 6 && !memcmp(p, "note: ", 6))
+			p += 6;
+		sb_adds(out, "- ");
+		sb_add(out, p, (size_t)(nl - p));
+		sb_addc(out, '\n');
+	}
 }

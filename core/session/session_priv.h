@@ -38,8 +38,10 @@ struct session {
 	struct stat seen;	/* fstat of the log when last indexed */
 	char tail[SS_TAIL];	/* the bytes just before idx_end() then */
 	size_t ntail;
-	dev_t bad_dev;		/* a file at the path that would not open */
-	ino_t bad_ino;
+	struct stat bad;	/* a file at the path that would not open */
+	int has_bad;
+	int unreadable;		/* the log at its path cannot be read now
+				 * (noted once; the file open is still read) */
 	struct sbuf notes;	/* errors.txt notes: what made it start over */
 	struct idx *ix;
 	struct graph *g;

@@ -9,11 +9,12 @@
  * here needs libfuse or /dev/fuse. The command (sessfs export) is a front
  * end's: cli/export_cmd.c.
  *
- * Into a folder (DEST a path): folders, plain files (mode 0444, as the
- * mount shows them) and symbolic links, with the mount's mtimes and its
- * user.sessfs.* extended attributes when DEST keeps them (else one note,
- * and the export goes on without). Folders are made writable by their
- * owner (0755, not the mount's 0555), so the export can be removed.
+ * Into a folder (DEST a path): folders, plain files (with the modes the
+ * mount shows them with: the log's read bits, tree.h) and symbolic links,
+ * with the mount's mtimes and its user.sessfs.* extended attributes when
+ * DEST keeps them (else one note, and the export goes on without).
+ * Folders are made writable by their owner (0755, not the mount's
+ * read-only modes), so the export can be removed.
  * A file the mount shows under one inode in several folders (a message
  * in each branch that holds it, and in context/) is written once and
  * hard-linked from its other names (a copy where DEST cannot link); in

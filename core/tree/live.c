@@ -362,6 +362,25 @@ static int follow_part(struct tree *t, struct view *v, int epoch)
 	return settle(t, v, ss_part_follow(v->s, t->views[0]->s), &w, epoch);
 }
 
+/*
+ * v's log has another owner, group or mode now (vw_perm()), and the
+ * kernel keeps the old ones for long (folders, messages): the view takes
+ * a new epoch, as when its log is indexed again (all its inodes are new,
+ * the names of the folders under its root are dropped), and the folders
+ * that carry no epoch (its root, agents/, transcripts/) are forgotten.
+ * Write lock held.
+ */
+static void new_perm(struct tree *t, struct view *v)
+{
+	static const uint64_t fixed[] = { TI_ROOT, TI_AGENTS, TI_TRANSCRIPTS };
+	size_t i;
+
+	reset_view(t, v, new_epoch(t));
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		queue(t, 0, tr_vino(v, fixed[i]), NULL);
+	__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
+}
+
 /* Brings view v, not a part, up to its log (write lock held): 1 if it
  * changed. The session's inline sidechains read its log: when it was
  * indexed again, so are they, at once and as one (the same new epoch);
@@ -382,6 +401,15 @@ static int refresh_log(struct tree *t, struct view *v)
 	if (rc > 0 && epoch < 0 && !v->no)
 		ad_pairs_changed(t, pairs, drop_msg);
 	ad_pairs_free(pairs);
+	/* A chmod or chown of the log: the view's permissions follow, and
+	 * those of the inline sidechains, views of the same file. */
+	if (rc >= 0 && vw_perm(v)) {
+		new_perm(t, v);
+		for (k = 1; !v->no && k < t->nviews; k++)
+			if (t->views[k]->root && vw_perm(t->views[k]))
+				new_perm(t, t->views[k]);
+		rc = 1;
+	}
 	return rc;
 }
 
@@ -681,6 +709,9 @@ int lv_mark(struct tree *t, struct lv_mark *m)
 	m->next = t->epoch_spare && t->epoch_next == ((t->epoch_new + 1) & TR_EPOCH_MAX)
 			  ? t->epoch_new : t->epoch_next;
 	log_id(t, &m->dev, &m->ino, &m->bytes);
+	m->uid = t->views[0]->uid;
+	m->gid = t->views[0]->gid;
+	m->mode = t->views[0]->mode;
 	ss_signed(t->views[0]->s, &m->sig);
 	m->epochs = calloc(t->nviews, sizeof(*m->epochs));
 	m->names = calloc(t->nviews, sizeof(*m->names));
@@ -702,7 +733,9 @@ int lv_mark(struct tree *t, struct lv_mark *m)
 }
 
 /* Whether the tree is the one m describes, grown: the same log file, at
- * least the bytes indexed, and m's views first, in order (lock held). */
+ * least the bytes indexed, the same owner, group and mode (the kernel may
+ * keep the attributes it was given for long), and m's views first, in
+ * order (lock held). */
 static int same_tree(struct tree *t, const struct lv_mark *m)
 {
 	dev_t dev;
@@ -711,7 +744,9 @@ static int same_tree(struct tree *t, const struct lv_mark *m)
 	uint32_t i;
 
 	log_id(t, &dev, &ino, &bytes);
-	if (!m->n || dev != m->dev || ino != m->ino || bytes < m->bytes || t->nviews < m->n)
+	if (!m->n || dev != m->dev || ino != m->ino || bytes < m->bytes || t->nviews < m->n ||
+	    m->uid != t->views[0]->uid || m->gid != t->views[0]->gid ||
+	    m->mode != t->views[0]->mode)
 		return 0;
 	for (i = 1; i < m->n; i++)
 		if (strcmp(t->views[i]->name, m->names[i]))

@@ -30,7 +30,12 @@
  *     too), and the names of those folders are dropped from the kernel's
  *     cache. A request on an old inode that comes before the kernel took
  *     that (the very request that noticed the change, often) gets ESTALE,
- *     and the kernel walks its path again, asking for every name.
+ *     and the kernel walks its path again, asking for every name;
+ *   - a log whose owner, group or mode changed (chmod, chown: the tree's
+ *     permissions are the log's, tree.h): the same new epoch, without
+ *     indexing again, and the folders that carry no epoch (the view's
+ *     root, agents/, transcripts/) forgotten, so that no attribute the
+ *     kernel kept gives more than the log does now.
  * The session and its inline sidechains (sidechain.h) are views of one
  * log. Only the session's view looks at the log (its size, times, path,
  * signature); a sidechain's view follows the session's (ss_part_follow()):
@@ -173,9 +178,10 @@ void lv_closing(struct tree *t, struct vf_inval **out, size_t *n);
  * Inodes are computed: a tree opened again gives record n the same inode,
  * right when the log only grew since, wrong when it was rewritten. So a
  * tree about to close leaves a mark (its views' epochs and names, the
- * log's file and the bytes indexed), and the next tree of that log
- * resumes from it: the same file with at least those bytes and the same
- * views first, in order: the views keep their epochs (the kernel's inodes
+ * log's file, owner, group and mode, and the bytes indexed), and the
+ * next tree of that log resumes from it: the same file with the same
+ * owner, group and mode, at least those bytes and the same views first,
+ * in order: the views keep their epochs (the kernel's inodes
  * still name what they named); anything else: every view takes an epoch
  * no tree of the log gave yet (modulo 16), so inodes handed out before are
  * stale (ESTALE). A rewrite in place that does not shrink the log, between
@@ -192,6 +198,10 @@ struct lv_mark {
 	uint32_t n;
 	dev_t dev;			/* view 0's log */
 	ino_t ino;
+	uid_t uid;			/* ... its owner, group and mode (another
+					 * now: the kernel kept the old ones) */
+	gid_t gid;
+	mode_t mode;
 	uint64_t bytes;			/* ... and the bytes indexed of it */
 	struct ss_signed sig;		/* ... and its signature */
 };

@@ -2,8 +2,9 @@
  * statedir: the state/ folder of the mount, over core/state.h.
  *
  *   state/                      TI_STATE (node 0 of the state)
- *   state/<entry>...            TR_INO(TK_STATE, node): folders 0555,
- *                               files 0444, sizes exact
+ *   state/<entry>...            TR_INO(TK_STATE, node): folders and
+ *                               files with the log's read bits
+ *                               (tree.h), sizes exact
  *
  * State nodes are not immutable: the state is rebuilt when the log grows,
  * and a node number may then name another entry (short kernel timeouts,

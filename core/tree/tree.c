@@ -73,8 +73,6 @@ struct tree *tr_new(struct session *s)
 	t->serial = __atomic_add_fetch(&serials, 1, __ATOMIC_RELAXED);
 	lv_init(t);
 	t->epoch_next = 1;
-	t->uid = getuid();
-	t->gid = getgid();
 	ad_scan(t);
 	return t;
 }
@@ -338,16 +336,17 @@ void tr_fill_common(struct tree *t, struct view *v, uint64_t ino, struct vf_attr
 {
 	memset(a, 0, sizeof(*a));
 	a->st.st_ino = ino;
-	a->st.st_uid = t->uid;
-	a->st.st_gid = t->gid;
+	(void)t;
+	a->st.st_uid = v->uid;
+	a->st.st_gid = v->gid;
 	PL_MTIM(a->st) = PL_CTIM(a->st) = PL_ATIM(a->st) = v->mtime;
 	a->st.st_blksize = 4096;
 }
 
 /* A folder's attributes never change; what it lists is read at opendir. */
-void tr_set_dir(struct vf_attr *a)
+void tr_set_dir(const struct view *v, struct vf_attr *a)
 {
-	a->st.st_mode = S_IFDIR | 0555;
+	a->st.st_mode = S_IFDIR | TR_DIR_PERM(v->mode);
 	a->st.st_nlink = 2;
 	a->immutable = 1;
 }
@@ -359,7 +358,7 @@ static int set_file(struct tree *t, struct view *v, uint64_t ino, struct vf_attr
 
 	if (rc)
 		return rc;
-	a->st.st_mode = S_IFREG | 0444;
+	a->st.st_mode = S_IFREG | TR_FILE_PERM(v->mode);
 	a->st.st_nlink = 1;
 	a->st.st_size = (off_t)size;
 	a->st.st_blocks = (blkcnt_t)((size + 511) / 512);
@@ -371,12 +370,12 @@ static int attr_fixed(struct tree *t, struct view *v, uint64_t ino, struct vf_at
 	switch (TR_LOCAL(ino)) {
 	case TI_ROOT: case TI_BRANCHES: case TI_CONTEXT: case TI_RECORDS:
 	case TI_TRANSCRIPTS: case TI_HARNESS:
-		tr_set_dir(a);
+		tr_set_dir(v, a);
 		return 0;
 	case TI_STATE: case TI_AGENTS:
 		if (v->no)
 			return -ENOENT;
-		tr_set_dir(a);
+		tr_set_dir(v, a);
 		return 0;
 	case TI_META:
 		if (!v->no || !v->meta)
@@ -430,7 +429,7 @@ int tr_attr_locked(struct tree *t, uint64_t ino, struct vf_attr *a)
 	case TK_BRANCH:
 		if (vw_branch_of_key(v, key) < 0)
 			return -ENOENT;
-		tr_set_dir(a);
+		tr_set_dir(v, a);
 		return 0;
 	case TK_CTX:
 		return set_file(t, v, ino, a);
@@ -448,7 +447,7 @@ int tr_attr_locked(struct tree *t, uint64_t ino, struct vf_attr *a)
 		if (v->no)
 			return -ENOENT;
 		if (sd_is_dir(v->s, TR_LOCAL(ino))) {
-			tr_set_dir(a);
+			tr_set_dir(v, a);
 			return 0;
 		}
 		return sd_is_file(v->s, TR_LOCAL(ino)) ? set_file(t, v, ino, a) : -ENOENT;

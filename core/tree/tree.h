@@ -113,6 +113,17 @@ enum tr_fixed {
 	((lino) | ((uint64_t)(view) << 28) | \
 	 (TR_HAS_EPOCH(lino) ? (uint64_t)(epoch) << 40 : 0))
 
+/*
+ * Permissions: the tree gives no one more than its log gives them. Every
+ * node of a view has the owner and group of the view's log; files its
+ * read bits and nothing more, folders the same with the execute bits
+ * where read is set (0640 gives 0440 and 0550); symbolic links 0777, as
+ * always. The mount checks them in the kernel (default_permissions). A
+ * chmod or chown of the log is followed (live.h).
+ */
+#define TR_FILE_PERM(mode) ((mode_t)((mode) & 0444))
+#define TR_DIR_PERM(mode) ((mode_t)(((mode) & 0444) | (((mode) & 0444) >> 2)))
+
 /* Rendered text kept. Small on purpose: a listing hands what it renders
  * to the kernel's page cache, which keeps it for reads, and the text so
  * handed over leaves this cache (tr_claim_push()); what stays is what was

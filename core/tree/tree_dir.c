@@ -277,12 +277,12 @@ int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
 		strcpy(name, i ? ".." : ".");
 		ino = i ? d->parent : d->ino;
 		tr_fill_common(t, v, ino, attr);
-		tr_set_dir(attr);
+		tr_set_dir(v, attr);
 	} else {
 		ino = dir_item(t, v, d, (uint32_t)(i - 2), name);
 		if (ino && d->kind == DK_TX && TR_KIND(ino) == TK_TX) {
 			tr_fill_common(t, v, ino, attr);
-			attr->st.st_mode = S_IFREG | 0444;
+			attr->st.st_mode = S_IFREG | TR_FILE_PERM(v->mode);
 			attr->st.st_nlink = 1;
 			attr->lazy = 1;
 		} else if (!ino || tr_attr_locked(t, ino, attr))

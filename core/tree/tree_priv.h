@@ -51,6 +51,9 @@ struct view {
 	uint32_t nh;
 	struct timespec mtime;		/* the log's when it last changed, made
 					 * to grow at every change */
+	uid_t uid;			/* the log's owner, group and mode: */
+	gid_t gid;			/* every node's (TR_FILE_PERM(), */
+	mode_t mode;			/* TR_DIR_PERM()) */
 	/* An agent's view (agents/<name>/); all unset in view 0. */
 	char *aid;			/* the agent id as found */
 	size_t aidlen;
@@ -75,8 +78,6 @@ struct tree {
 	struct cache *cache;
 	struct view **views;		/* [0]: the mounted session; 1..: agents */
 	uint32_t nviews;
-	uid_t uid;
-	gid_t gid;
 	int64_t scanned_ms;		/* agents/ last looked at */
 	uint64_t gen;			/* atomic: bumped after each change
 					 * (tr_dir_gen()) */
@@ -94,6 +95,10 @@ struct tree {
 /* A new view of s numbered no (takes ownership of s), or NULL (s closed). */
 struct view *vw_new(struct session *s, uint32_t no);
 void vw_free(struct view *v);
+/* Takes the owner, group and mode of v's log as they are now (write lock
+ * held, or v not shared yet): 1 if they changed (live.c then has the
+ * kernel forget what it keeps of v), else 0. */
+int vw_perm(struct view *v);
 /* Appends v to the tree's views (write lock held, or not shared yet). */
 int vw_add(struct tree *t, struct view *v);
 /* Whether ino is of an earlier epoch of its view (its log was indexed
@@ -168,8 +173,8 @@ uint64_t tr_row_lino(struct tree *t, struct view *v, uint32_t key, uint32_t id);
 uint64_t tr_ctx_lino(struct tree *t, struct view *v, uint64_t lino);
 /* Fills what every entry of v shares (owner, times, inode). */
 void tr_fill_common(struct tree *t, struct view *v, uint64_t ino, struct vf_attr *a);
-/* A folder's attributes. */
-void tr_set_dir(struct vf_attr *a);
+/* A folder's attributes, in view v. */
+void tr_set_dir(const struct view *v, struct vf_attr *a);
 /* ino's attributes; 0 or -errno. */
 int tr_attr_locked(struct tree *t, uint64_t ino, struct vf_attr *a);
 /* Whether a name in parent keeps naming ino while the log grows. */

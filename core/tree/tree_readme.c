@@ -76,6 +76,7 @@ void tr_readme(struct tree *t, struct view *v, struct sbuf *out)
 	const struct br_set *bs = ss_branches(s);
 	const struct rs_chain *c = ss_chain(s);
 	int cur = ss_current_branch(s);
+	struct sbuf notes;
 	uint32_t i;
 
 	if (v->no) {
@@ -146,11 +147,18 @@ void tr_readme(struct tree *t, struct view *v, struct sbuf *out)
 		sb_addf(out, "- the model gets %u messages (about %llu tokens; see context/window.md)\n",
 			ctx_nmessages(x), (unsigned long long)ctx_tokens(x));
 	sb_addf(out, "- unusable lines: %u (see errors.txt)\n", ss_bad_lines(s));
-	if (v->no)
-		return;
-	sb_addf(out, "- subagents: %u\n", t->nviews - 1);
-	for (i = 1; i < t->nviews; i++)
-		agent_line(t, t->views[i], out);
+	if (!v->no) {
+		sb_addf(out, "- subagents: %u\n", t->nviews - 1);
+		for (i = 1; i < t->nviews; i++)
+			agent_line(t, t->views[i], out);
+	}
+	sb_init(&notes);
+	ss_notes_text(s, &notes);
+	if (notes.len) {
+		sb_adds(out, "\n## What happened to the log while mounted (also in errors.txt)\n\n");
+		sb_add(out, notes.buf, notes.len);
+	}
+	sb_free(&notes);
 }
 
 /* A message file; an Agent/Task result names the agent's folder. */

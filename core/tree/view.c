@@ -81,7 +81,21 @@ struct view *vw_new(struct session *s, uint32_t no)
 	}
 	if (!lf_stat(ss_logf(s), &st))
 		v->mtime = PL_MTIM(st);
+	vw_perm(v);
 	return v;
+}
+
+int vw_perm(struct view *v)
+{
+	struct stat st;
+
+	if (lf_stat(ss_logf(v->s), &st) ||
+	    (st.st_uid == v->uid && st.st_gid == v->gid && (st.st_mode & 0777) == v->mode))
+		return 0;
+	v->uid = st.st_uid;
+	v->gid = st.st_gid;
+	v->mode = st.st_mode & 0777;
+	return 1;
 }
 
 int vw_add(struct tree *t, struct view *v)

@@ -42,10 +42,10 @@ static char *request_for(const char *appended)
 	size_t dlen = base ? (size_t)(base - appended) + 1 : 0;
 	const char *x = appended + dlen + strlen("resume-appended");
 	size_t xlen = strlen(x) - strlen(".jsonl");
-	char *out = malloc(dlen + xlen + 64);
+	char *out;
 
-	if (out)
-		sprintf(out, "%.*sresume-request%.*s.json", (int)dlen, appended, (int)xlen, x);
+	if (asprintf(&out, "%.*sresume-request%.*s.json", (int)dlen, appended, (int)xlen, x) < 0)
+		return NULL;
 	return out;
 }
 

@@ -5,7 +5,9 @@
  * chosen, made-up and stale inodes, against a log that changes between
  * the calls: it grows, is cut short, rewritten in place (with or without
  * a new mtime), replaced by another file renamed over it, deleted, and
- * written again. Nothing of fs/ is needed: core answers, as for the mount.
+ * written again, chmod'ed (the tree's permissions follow the log's), or
+ * a directory takes its path until a later change puts a log there
+ * again. Nothing of fs/ is needed: core answers, as for the mount.
  *
  * The input: the log's bytes, then optionally "\n#ops\n" and a program
  * (one byte an operation, and its arguments); without one, the program is
@@ -26,7 +28,9 @@
  * extended attribute listed can be read; every answer is 0 or -errno; an
  * inode of an earlier epoch of its view (taken before the log was indexed
  * again) answers -ESTALE to every call, never -ENOENT or another file's
- * bytes; no file descriptor is left open. Only what the kernel keeps from
+ * bytes; no file descriptor is left open; no node has a write bit, a
+ * file no execute bit, a folder execute only where it has read (tree.h:
+ * the log's read bits, nothing more). Only what the kernel keeps from
  * a listing (immutable attributes) must still hold later: the rest it asks
  * for again. Known and let pass: in a projects folder whose cache closed
  * the session in between, a listed name may be stale (a session opened
@@ -147,6 +151,8 @@ struct fz {
 	size_t nlog, pos;	/* the next bytes the file grows by */
 	struct sbuf cur;	/* what the file holds */
 	int present;
+	int dir_at_path;	/* a directory took the log's path */
+	mode_t mode;		/* the log's mode, kept across its changes */
 	int other_present;	/* the folder's other session, o.jsonl */
 	int unnoticed;		/* a change no call can have noticed (look()):
 				 * the index may be of other bytes, so sizes,
@@ -189,14 +195,19 @@ static void check_name(const char *s)
 	CHECK(!strchr(s, '/') && strcmp(s, ".") && strcmp(s, ".."));
 }
 
-/* Attributes as ops.c sends them. */
+/* Attributes as ops.c sends them; permissions no wider than a log's
+ * read bits (tree.h). */
 static void check_attr(const struct vf_attr *a, uint64_t ino)
 {
-	mode_t m = a->st.st_mode & S_IFMT;
+	mode_t m = a->st.st_mode & S_IFMT, perm = a->st.st_mode & 07777;
 
 	CHECK(a->st.st_ino == ino && ino != 0);
 	CHECK(m == S_IFDIR || m == S_IFREG || m == S_IFLNK);
 	CHECK(a->st.st_size >= 0);
+	if (m == S_IFREG)
+		CHECK(!(perm & ~0444u));
+	if (m == S_IFDIR)
+		CHECK(!(perm & ~0555u) && !((perm & 0111u) & ~((perm & 0444u) >> 2)));
 }
 
 /* ---- the log ---- */
@@ -275,6 +286,22 @@ static int rewrite(struct fz *f, size_t off, size_t n, int keep)
 	       after.st_ctim.tv_nsec != st.st_ctim.tv_nsec;
 }
 
+/* A directory at the log's path goes (a log is put there now). */
+static void no_dir(struct fz *f)
+{
+	if (f->dir_at_path)
+		CHECK(!rmdir(log_path));
+	f->dir_at_path = 0;
+}
+
+/* The log keeps the mode the program gave it (a file made anew is 0600):
+ * a replace is one change, not a change and a chmod. */
+static void keep_mode(struct fz *f)
+{
+	if (f->present)
+		CHECK(!chmod(log_path, f->mode));
+}
+
 /* Another file takes the log's path: the first n bytes of the input's log
  * (or what the file held, cut to n), renamed over it or written after the
  * old one was deleted. */
@@ -288,6 +315,7 @@ static void replace(struct fz *f, size_t n, int from_log, int unlink_first)
 		f->cur.len = n;
 		f->cur.buf[n] = '\0';
 	}
+	no_dir(f);
 	if (unlink_first) {
 		if (f->present)
 			CHECK(!unlink(log_path));
@@ -297,6 +325,7 @@ static void replace(struct fz *f, size_t n, int from_log, int unlink_first)
 		CHECK(!rename(tmp_path, log_path));
 	}
 	f->present = 1;
+	keep_mode(f);
 }
 
 /* The log's mtime after a change: a time of its own, as if the changes
@@ -358,7 +387,8 @@ static void look(struct fz *f)
 /* One change of the log, as the program says. */
 static void change(struct fz *f)
 {
-	unsigned what = byte(&f->g) % 9, a = byte(&f->g), b = byte(&f->g);
+	static const mode_t modes[] = { 0600, 0640, 0644, 0400, 0000, 0444 };
+	unsigned what = byte(&f->g) % 11, a = byte(&f->g), b = byte(&f->g);
 	size_t len = f->cur.len;
 
 	if (f->changes >= FZ_CHANGES)
@@ -416,6 +446,20 @@ static void change(struct fz *f)
 		 * other bytes would not have the size its getattr gave) */
 		if (f->t)
 			look_view(f, 1);
+		break;
+	case 9:			/* chmod: the tree's permissions follow */
+		f->mode = modes[a % (sizeof(modes) / sizeof(modes[0]))];
+		keep_mode(f);
+		break;
+	case 10:		/* a directory takes the path (a later change
+				 * puts a log there: replace()) */
+		if (f->present)
+			CHECK(!unlink(log_path));
+		if (!f->dir_at_path)
+			CHECK(!mkdir(log_path, 0700));
+		f->present = 0;
+		f->dir_at_path = 1;
+		sb_reset(&f->cur);
 		break;
 	}
 	if (f->present)
@@ -919,6 +963,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	split_input(data, size, f);
 	sb_init(&f->cur);
 	f->present = 1;
+	f->mode = 0600;
+	rmdir(log_path);	/* a directory an input before left */
 	unlink(log_path);
 	grow(f, f->nlog * byte(&f->g) / 255);
 	if (start(f) == 0) {

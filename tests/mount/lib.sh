@@ -189,6 +189,16 @@ finish() {
 	return 0
 }
 
+# run_parts "$@": with arguments, runs only the parts they name (each a
+# function of the test; a part may hold its arguments, split at spaces),
+# then ends the test with its tally; without, returns: the test runs all.
+run_parts() {
+	[ $# -gt 0 ] || return 0
+	for part in "$@"; do $part; done
+	finish
+	exit
+}
+
 # corpus_logs: every log of the corpus (main logs and stages) that holds
 # something: the empty <id>.jsonl that 2.0.x leaves beside a log it resumes
 # is no session (corpus_check checks what --check says of them).

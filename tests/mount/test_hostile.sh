@@ -215,11 +215,7 @@ changes() {
 }
 
 # With arguments: only those parts (e.g. changes), for a quick run.
-if [ $# -gt 0 ]; then
-	for part in "$@"; do $part; done
-	finish
-	exit
-fi
+run_parts "$@"
 refusals
 tiny_lines
 long_line

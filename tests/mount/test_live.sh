@@ -433,11 +433,7 @@ own_folder() {
 }
 
 # With arguments: only those parts (e.g. stale_names), for a quick run.
-if [ $# -gt 0 ]; then
-	for part in "$@"; do $part; done	# a part may hold its arguments
-	finish
-	exit
-fi
+run_parts "$@"
 own_folder
 stale_names
 stacked

@@ -465,9 +465,10 @@ static int is_copy(const char *path)
 	struct stat st;
 	size_t n = strlen(path);
 
-	if (n < 14 || strcmp(path + n - 14, "/session.jsonl"))
+	if (n < 14 || strcmp(path + n - 14, "/session.jsonl") || n - 14 + 10 > sizeof(dir))
 		return 0;
-	snprintf(dir, sizeof(dir), "%.*s/projects", (int)(n - 14), path);
+	memcpy(dir, path, n - 14);
+	memcpy(dir + n - 14, "/projects", 10);
 	return !stat(dir, &st);
 }
 

@@ -434,7 +434,7 @@ static void test_time_fmt_all_years(void **state)
 		int64_t ms;
 		time_t t;
 		struct tm tm;
-		char got[32], want[64];
+		char got[32], want[96];
 
 		rnd = rnd * 6364136223846793005ULL + 1442695040888963407ULL;
 		ms = lo + (int64_t)((rnd >> 11) % (uint64_t)span);

@@ -114,8 +114,11 @@ struct tu_log {
 static inline void tu_uuid(int n, char out[37])
 {
 	unsigned u = (unsigned)n % 100000000u;
+	char wide[64];	/* room for any unsigned: no truncation to warn of */
 
-	snprintf(out, 37, "%08u-0000-4000-8000-%012u", u, u);
+	snprintf(wide, sizeof(wide), "%08u-0000-4000-8000-%012u", u, u);
+	memcpy(out, wide, 36);
+	out[36] = '\0';
 }
 
 static inline void tu_log_init(struct tu_log *l)
