@@ -226,3 +226,17 @@ int nm_path(const char *path, size_t n, const char *base, size_t bn,
 		sb_reset(out);
 	return w ? -EINVAL : 0;
 }
+
+int nm_join(char *out, const char *a, const char *b, const char *c)
+{
+	size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
+
+	if (na + nb + nc > NM_MAX) {
+		*out = '\0';
+		return -ENAMETOOLONG;
+	}
+	memcpy(out, a, na);
+	memcpy(out + na, b, nb);
+	memcpy(out + na + nb, c, nc + 1);
+	return 0;
+}

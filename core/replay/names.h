@@ -54,6 +54,11 @@ uint32_t nm_message_seq(const char *name);
  * "untitled" when nothing is left. out: NM_SLUG_MAX + 1 bytes. */
 void nm_slug(const char *title, char *out);
 
+/* a, b and c (any may be ""), one after the other, into out (NM_MAX + 1
+ * bytes): a relative path of names. -ENAMETOOLONG (out "") when longer
+ * than NM_MAX. */
+int nm_join(char *out, const char *a, const char *b, const char *c);
+
 /* Longest path nm_path() gives. */
 #define NM_PATH_MAX 4096
 

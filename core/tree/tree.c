@@ -317,17 +317,14 @@ static int link_target(struct tree *t, struct view *v, uint64_t ino, char *out)
 	case TK_CTXLINK:	/* from context/ */
 		if ((rc = vw_home_path(t, v, TR_KEY(ino), home)))
 			return rc;
-		rc = snprintf(out, NM_MAX + 1, "%s%s", TR_KIND(ino) == TK_LINK ? "../../" : "../",
-			      home);
-		return rc > NM_MAX ? -ENAMETOOLONG : 0;
+		return nm_join(out, TR_KIND(ino) == TK_LINK ? "../../" : "../", home, "");
 	case TK_CURRENT:
 	case TK_TXCUR:
 		if (cur < 0 || TR_LOCAL(ino) != TR_INO(TR_KIND(ino), br_get(ss_branches(v->s),
 					(uint32_t)cur)->first_own))
 			return -ENOENT;
 		bname = br_get(ss_branches(v->s), (uint32_t)cur)->name;
-		snprintf(out, NM_MAX + 1, TR_KIND(ino) == TK_TXCUR ? "%s.md" : "%s", bname);
-		return 0;
+		return nm_join(out, bname, TR_KIND(ino) == TK_TXCUR ? ".md" : "", "");
 	}
 	return -EINVAL;
 }

@@ -298,17 +298,16 @@ int vw_home_path(struct tree *t, struct view *v, uint32_t id, char *out)
 	const struct graph *g = ss_graph(v->s);
 	uint32_t h = gr_is_node(g, id) ? vw_home(t, v, id) : VW_HOME_NONE;
 	const struct br_set *bs = ss_branches(v->s);
-	char name[NM_MAX + 1];
-	int n;
+	char name[NM_MAX + 1], dir[NM_MAX + 1];
 
 	if (h == VW_HOME_NONE || (h != VW_HOME_HARNESS && h - 1 >= br_count(bs)))
 		return -ENOENT;
 	if (h == VW_HOME_HARNESS) {
 		nm_harness_file(g, id, name);
-		n = snprintf(out, NM_MAX + 1, "harness/%s", name);
-	} else {
-		nm_message_file(g, id, gr_dpos(g, id), name);
-		n = snprintf(out, NM_MAX + 1, "branches/%s/%s", br_get(bs, h - 1)->name, name);
+		return nm_join(out, "harness/", name, "");
 	}
-	return n > NM_MAX ? -ENAMETOOLONG : 0;	/* never: names are short */
+	nm_message_file(g, id, gr_dpos(g, id), name);
+	if (nm_join(dir, "branches/", br_get(bs, h - 1)->name, "/"))
+		return -ENAMETOOLONG;
+	return nm_join(out, dir, name, "");
 }
