@@ -189,7 +189,7 @@ static void label(struct tree *t, const char *id, size_t n, const char *meta,
 
 	pthread_rwlock_rdlock(&t->lock);
 	for (k = 0, *in = 0; k < t->nviews; k++) {
-		if (t->views[k]->aidlen == n && !memcmp(t->views[k]->aid, id, n))
+		if (k && t->views[k]->aidlen == n && !memcmp(t->views[k]->aid, id, n))
 			continue;	/* its own log runs no call of it */
 		s = t->views[k]->s;
 		al_label(ss_graph(s), ss_logf(s), id, n, meta, lab);
