@@ -216,6 +216,17 @@ light() { if [ "$LIGHT" = 1 ]; then echo "$2"; else echo "$1"; fi; }
 # first, the third, ...).
 light_logs() { if [ "$LIGHT" = 1 ]; then awk 'NR % 2 == 1'; else cat; fi; }
 
+# half_logs: for the heaviest walks, one half of the lines of stdin under
+# each build of make test (ASan the first, the third, ...; the plain build
+# the others), so that make test takes each log once; all of them under
+# make test-full.
+half_logs() {
+	if [ "$FULL" = 1 ]; then cat
+	elif [ "$LIGHT" = 1 ]; then awk 'NR % 2 == 1'
+	else awk 'NR % 2 == 0'
+	fi
+}
+
 # files_of DIR: the regular files under DIR, NUL-separated, sorted: all
 # of them under make test-full (FULL=1) or when there are at most
 # $SAMPLE; else every k-th, about $SAMPLE spread over the whole tree.
