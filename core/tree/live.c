@@ -299,6 +299,11 @@ static int settle(struct tree *t, struct view *v, int rc, struct was *w, int epo
 		/* A layer above may let the kernel keep it (pjfs.h). */
 		if (vw_current_lino(v) != w->current)
 			queue(t, tr_vino(v, TI_BRANCHES), 0, "current");
+		/* The window may hold other rows under its names now: the
+		 * kernel forgets every name it kept in context/ (tree.c:
+		 * tr_name_kept()), with the folder's own. */
+		if (__atomic_exchange_n(&v->ctx_named, 0, __ATOMIC_RELAXED))
+			queue(t, tr_vino(v, TI_ROOT), 0, "context");
 	}
 	vw_free_paths(w->paths, w->npaths);
 	__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
@@ -443,8 +448,9 @@ static uint64_t sign(struct tree *t, uint64_t budget)
  * The watcher's look (no lock held): each view whose indexed bytes may
  * have changed (ss_rewritten()) is brought up to its log now, so that what
  * the kernel keeps for long is invalidated even when no request comes;
- * growth waits for a request, as before. Then the signature and its
- * re-check (sign()).
+ * growth waits for a request, unless the kernel keeps names of the view's
+ * context/ (a growth may move them). Then the signature and its re-check
+ * (sign()).
  */
 static void watch(struct tree *t)
 {
@@ -455,7 +461,8 @@ static void watch(struct tree *t)
 	for (k = 0;; k++) {
 		pthread_rwlock_rdlock(&t->lock);
 		v = k < t->nviews ? t->views[k] : NULL;
-		due = v && ss_rewritten(v->s);
+		due = v && (ss_rewritten(v->s) ||
+			    (__atomic_load_n(&v->ctx_named, __ATOMIC_RELAXED) && behind(t, v)));
 		pthread_rwlock_unlock(&t->lock);
 		if (!v)
 			break;

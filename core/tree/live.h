@@ -46,8 +46,10 @@
  * view up to its log at once when its indexed bytes may have changed
  * (ss_rewritten(): it shrank, was replaced, or kept its size and not its
  * times): a reindex is told to the kernel within about a second, even
- * when nobody asks. Growth is left to the requests (nothing the kernel
- * keeps goes wrong when the log grows). Each look also extends the
+ * when nobody asks. Growth is left to the requests, except where the
+ * kernel keeps names of a view's context/ (tree.c: tr_name_kept()): a
+ * growth may give them to other rows, so it is indexed by the look and
+ * the kernel told to forget context/. Each look also extends the
  * signature of what was indexed (ss_sign(), LV_SIGN_STEP bytes at most: a
  * 1 GB log is signed 16 s after it was mounted, in steps of 10-20 ms),
  * which tells a log rewritten in place from one only touched. Once every

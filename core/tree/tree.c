@@ -532,14 +532,23 @@ static uint64_t lookup_locked(struct tree *t, uint64_t parent, const char *name)
 	return lino ? tr_vino(v, lino) : 0;
 }
 
-/* Whether a name in folder parent keeps naming inode ino while the log
- * grows: not in context/ and state/, which are rebuilt, nor current. */
-int tr_name_fixed(uint64_t parent, uint64_t ino)
+/* Whether the kernel may keep a name in folder parent that leads to
+ * inode ino: one that keeps naming it while the log grows (not in state/
+ * and transcripts/, which are rebuilt, nor current); or one of context/,
+ * whose names (200,000 of them in a long window, each of which ls -l
+ * would look up again) hold until the log changes: live.c then has the
+ * kernel forget context/ as a whole. */
+int tr_name_kept(struct view *v, uint64_t parent, uint64_t ino)
 {
 	uint64_t lp = TR_LOCAL(parent);
 
-	return TR_KIND(ino) != TK_CURRENT && lp != TI_CONTEXT && lp != TI_STATE &&
-	       lp != TI_TRANSCRIPTS && TR_KIND(parent) != TK_STATE;
+	if (lp == TI_CONTEXT) {
+		if (!__atomic_load_n(&v->ctx_named, __ATOMIC_RELAXED))
+			__atomic_store_n(&v->ctx_named, 1, __ATOMIC_RELAXED);
+		return 1;
+	}
+	return TR_KIND(ino) != TK_CURRENT && lp != TI_STATE && lp != TI_TRANSCRIPTS &&
+	       TR_KIND(parent) != TK_STATE;
 }
 
 static int lookup_once(struct tree *t, uint64_t parent, const char *name,
@@ -554,9 +563,9 @@ static int lookup_once(struct tree *t, uint64_t parent, const char *name,
 		rc = tr_attr_locked(t, ino, out);
 	else if (vw_stale(t, parent))
 		rc = -ESTALE;
-	pthread_rwlock_unlock(&t->lock);
 	if (!rc)
-		out->fixed_name = tr_name_fixed(parent, ino);
+		out->fixed_name = tr_name_kept(vw_of(t, ino), parent, ino);
+	pthread_rwlock_unlock(&t->lock);
 	return rc;
 }
 
