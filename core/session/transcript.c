@@ -371,7 +371,8 @@ static int starts_part(enum row_kind k)
 	return k == RK_PROMPT || k == RK_BOUNDARY;
 }
 
-static int add_rows(struct session *s, const uint32_t *ids, uint32_t n, struct sbuf *out)
+static int add_rows(struct session *s, const uint32_t *ids, uint32_t n, struct sbuf *out,
+		    const struct sb_sink *sink)
 {
 	uint8_t *kinds = malloc(n ? n : 1);
 	struct sbuf tmp, body;
@@ -398,6 +399,8 @@ static int add_rows(struct session *s, const uint32_t *ids, uint32_t n, struct s
 				add_quoted(body.buf, body.len, out);
 		} else if (!rc)
 			rc = add_row(s, ids[i], k, &tmp, &body, out);
+		if (!rc)
+			rc = sb_spill(out, sink);
 	}
 	sb_free(&tmp);
 	sb_free(&body);
@@ -420,6 +423,12 @@ static int log_line(struct session *s, struct sbuf *out)
 
 int tx_render(struct session *s, uint32_t b, const char *head, struct sbuf *out)
 {
+	return tx_render_to(s, b, head, out, NULL);
+}
+
+int tx_render_to(struct session *s, uint32_t b, const char *head, struct sbuf *out,
+		 const struct sb_sink *sink)
+{
 	const struct br_set *bs = ss_branches(s);
 	uint32_t *ids, n;
 	struct us_total t;
@@ -437,7 +446,7 @@ int tx_render(struct session *s, uint32_t b, const char *head, struct sbuf *out)
 		rc = log_line(s, out);
 	sb_adds(out, "\n\n");
 	if (!rc)
-		rc = add_rows(s, ids, n, out);
+		rc = add_rows(s, ids, n, out, sink);
 	if (!rc)
 		rc = range_usage(s, ids, 0, n, &t);
 	free(ids);

@@ -29,6 +29,8 @@ struct ex_item {
 	char name[VF_NAME_MAX + 1];
 	struct vf_attr a;
 	struct blob *b;		/* a file's content */
+	int stream;		/* or: it is written in pieces (vf_stream()) */
+	uint64_t bytes;		/* ... of which so many were */
 	char *same;		/* or the path of the file it is (a hard link) */
 	char link[VF_NAME_MAX + 1];	/* a symbolic link's target */
 	struct sbuf xattrs;	/* tw_xattr_add() layout */
@@ -227,7 +229,10 @@ static void read_item(struct ex_chunk *c, struct ex_item *x, uint64_t i)
 	}
 	if (S_ISREG(x->a.st.st_mode) && (x->same = seen_path(c->w, ino)))
 		return;		/* written already: nothing to read */
-	if (S_ISREG(x->a.st.st_mode))
+	/* A file the listing gives no size for (a transcript: as long as its
+	 * branch) is written in pieces, when it is written. */
+	x->stream = S_ISREG(x->a.st.st_mode) && x->a.lazy;
+	if (S_ISREG(x->a.st.st_mode) && !x->stream)
 		rc = vf_content(v, ino, &x->b);
 	else if (S_ISLNK(x->a.st.st_mode))
 		rc = vf_readlink(v, ino, x->link);
@@ -301,6 +306,31 @@ static int put_same(struct ex_walk *w, int dirfd, struct ex_item *x)
 	return rc;
 }
 
+/* A piece of a file streamed into fd (vf_sink.data). */
+struct fd_sink {
+	int fd;
+	uint64_t *bytes;
+};
+
+static int fd_piece(void *arg, const void *p, size_t n)
+{
+	struct fd_sink *s = arg;
+
+	*s->bytes += n;
+	return write_all(s->fd, p, n);
+}
+
+/* x's bytes into fd: its content, or its pieces. */
+static int put_bytes(struct ex_walk *w, int fd, struct ex_item *x)
+{
+	struct fd_sink s = { fd, &x->bytes };
+	struct vf_sink sink = { NULL, fd_piece, &s };
+
+	if (!x->stream)
+		return write_all(fd, x->b->data, x->b->len);
+	return vf_stream(w->v, x->a.st.st_ino, &sink);
+}
+
 static void put_file(struct ex_walk *w, int dirfd, struct ex_item *x)
 {
 	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
@@ -312,7 +342,8 @@ static void put_file(struct ex_walk *w, int dirfd, struct ex_item *x)
 	if (x->same) {		/* no link here (EXDEV, EMLINK...): a copy */
 		free(x->same);
 		x->same = NULL;
-		if ((rc = vf_content(w->v, ino, &x->b))) {
+		x->stream = x->a.lazy;
+		if (!x->stream && (rc = vf_content(w->v, ino, &x->b))) {
 			fail(x, "read", rc);
 			return;
 		}
@@ -325,7 +356,7 @@ static void put_file(struct ex_walk *w, int dirfd, struct ex_item *x)
 		fail(x, "create", -errno);
 		return;
 	}
-	rc = write_all(fd, x->b->data, x->b->len);
+	rc = put_bytes(w, fd, x);
 	if (rc)
 		fail(x, "write", rc);
 	else if ((rc = set_meta(w, fd, &x->xattrs, &x->a)))
@@ -409,7 +440,7 @@ static void owner_names(struct ex_walk *w, uid_t uid, gid_t gid)
 
 /* Entry name of the folder walked ("." for the root itself), as a tar path. */
 static int tar_entry(struct ex_walk *w, const char *name, const struct vf_attr *a,
-		     const struct blob *b, const char *link, const struct sbuf *xs,
+		     const void *data, uint64_t size, const char *link, const struct sbuf *xs,
 		     const char *same)
 {
 	struct tw_entry e;
@@ -434,13 +465,64 @@ static int tar_entry(struct ex_walk *w, const char *name, const struct vf_attr *
 	e.gname = w->gname;
 	e.mtime = PL_MTIM(a->st);
 	e.link = link;
-	e.data = b ? b->data : NULL;
-	e.size = b ? b->len : 0;
+	e.data = data;
+	e.size = size;
 	e.xattrs = same ? NULL : xs;
 	e.hardlink = same;
 	rc = tw_add(w->tw, &e);
 	sb_free(&p);
 	return rc;
+}
+
+/* A file streamed into the tar: its header once its size is known, then
+ * its pieces (vf_sink). */
+struct tar_sink {
+	struct ex_walk *w;
+	struct ex_item *x;
+	int head;		/* its header is written */
+	int begun;		/* ... and its bytes are awaited */
+};
+
+static int tar_size(void *arg, uint64_t size)
+{
+	struct tar_sink *s = arg;
+	int rc;
+
+	/* No data: tw_add() then waits for the bytes (tw_data()). */
+	rc = tar_entry(s->w, s->x->name, &s->x->a, NULL, size, NULL, &s->x->xattrs, NULL);
+	s->head = !rc;
+	s->begun = !rc && size;
+	return rc;
+}
+
+static int tar_piece(void *arg, const void *p, size_t n)
+{
+	struct tar_sink *s = arg;
+
+	s->x->bytes += n;
+	return tw_data(s->w->tw, p, n);
+}
+
+/* Streams file x into the tar, and remembers it once its header is
+ * written (its later names link to it). 0, or -errno when the stream
+ * broke; a file that failed otherwise is said, and skipped (no header
+ * yet) or ends with zeros where its bytes did not come (the archive
+ * stays well formed). */
+static int tar_stream_entry(struct ex_walk *w, struct ex_item *x)
+{
+	struct tar_sink s = { w, x, 0, 0 };
+	struct vf_sink sink = { tar_size, tar_piece, &s };
+	int rc = vf_stream(w->v, x->a.st.st_ino, &sink), end = 0;
+
+	if (s.begun)
+		end = tw_data_end(w->tw);
+	if (tw_error(w->tw))
+		return tw_error(w->tw);
+	if (rc || end)
+		say(w, x->name, "read", rc ? rc : -EAGAIN);	/* shorter: it changed */
+	if (s.head)
+		seen_add(w, x->a.st.st_ino, x->name);
+	return 0;
 }
 
 /* ---- the walk ---- */
@@ -449,7 +531,7 @@ static void count(struct ex_stats *st, const struct ex_item *x)
 {
 	if (S_ISREG(x->a.st.st_mode)) {
 		st->files++;
-		st->bytes += x->b ? x->b->len : 0;
+		st->bytes += x->b ? x->b->len : x->bytes;
 	} else if (S_ISDIR(x->a.st.st_mode)) {
 		st->dirs++;
 	} else {
@@ -478,11 +560,6 @@ static int add_sub(struct ex_subs *subs, struct ex_item *x)
 	return 0;
 }
 
-/* What the caller does with a chunk the threads read: in listing order,
- * say what failed, write the stream, keep the folders (a folder goes into
- * the stream with what it holds, right before it: GNU tar sets a folder's
- * mtime once an entry outside it comes). 0 at the end of
- * the listing, 1 if there is more, -errno if the stream broke. */
 /* One entry read, on the caller's thread. 0, or -errno if the stream broke. */
 static int take_item(struct ex_walk *w, struct ex_item *x, struct ex_subs *subs)
 {
@@ -493,9 +570,14 @@ static int take_item(struct ex_walk *w, struct ex_item *x, struct ex_subs *subs)
 		return 0;
 	}
 	if (w->tw && !S_ISDIR(x->a.st.st_mode)) {
-		rc = tar_entry(w, x->name, &x->a, x->b, x->link, &x->xattrs, x->same);
-		if (!rc && x->b)
-			seen_add(w, x->a.st.st_ino, x->name);
+		if (x->stream && !x->same) {
+			rc = tar_stream_entry(w, x);
+		} else {
+			rc = tar_entry(w, x->name, &x->a, x->b ? x->b->data : NULL,
+				       x->b ? x->b->len : 0, x->link, &x->xattrs, x->same);
+			if (!rc && x->b)
+				seen_add(w, x->a.st.st_ino, x->name);
+		}
 	}
 	count(w->st, x);
 	if (S_ISDIR(x->a.st.st_mode) && add_sub(subs, x))
@@ -503,6 +585,11 @@ static int take_item(struct ex_walk *w, struct ex_item *x, struct ex_subs *subs)
 	return rc;
 }
 
+/* What the caller does with a chunk the threads read: in listing order,
+ * say what failed, write the stream, keep the folders (a folder goes into
+ * the stream with what it holds, right before it: GNU tar sets a folder's
+ * mtime once an entry outside it comes). 0 at the end of
+ * the listing, 1 if there is more, -errno if the stream broke. */
 static int take_chunk(struct ex_walk *w, struct ex_chunk *c, struct ex_subs *subs)
 {
 	int more = 1, rc = 0;
@@ -541,7 +628,7 @@ static int walk_sub(struct ex_walk *w, struct ex_sub *s, int dirfd, int depth)
 			say(w, s->name, "open", -errno);
 			return 0;
 		}
-	} else if ((rc = tar_entry(w, s->name, &s->a, NULL, NULL, &s->xattrs, NULL))) {
+	} else if ((rc = tar_entry(w, s->name, &s->a, NULL, 0, NULL, &s->xattrs, NULL))) {
 		return rc;
 	}
 	sb_addc(&w->path, '/');
@@ -664,7 +751,7 @@ static int export_root(struct ex_walk *w, int dirfd)
 	sb_init(&xs);
 	read_xattrs(w->v, w->root, &xs);
 	if (w->tw)
-		rc = tar_entry(w, NULL, &a, NULL, NULL, &xs, NULL);
+		rc = tar_entry(w, NULL, &a, NULL, 0, NULL, &xs, NULL);
 	if (!rc)
 		rc = walk(w, w->root, dirfd, 0);
 	if (!rc && w->tw)

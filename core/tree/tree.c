@@ -210,7 +210,7 @@ static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *ou
 	case TK_STATE:
 		return v->no ? -ENOENT : sd_render(v->s, lino, out);
 	case TK_TX:
-		return ud_tx_render(t, v, lino, out);
+		return ud_tx_render(t, v, lino, out, NULL);
 	case TK_FIXED:
 		if (lino == TI_CTX_MESSAGES || lino == TI_CTX_WINDOW)
 			return cd_render(v->s, lino, out);
@@ -274,6 +274,68 @@ int tr_content(struct tree *t, uint64_t ino, struct blob **out)
 
 	pthread_rwlock_rdlock(&t->lock);
 	rc = content_locked(t, ino, out);
+	pthread_rwlock_unlock(&t->lock);
+	return rc;
+}
+
+/* ---- in pieces ---- */
+
+static int count_piece(void *arg, const char *p, size_t n)
+{
+	(void)p;
+	*(uint64_t *)arg += n;
+	return 0;
+}
+
+static int data_piece(void *arg, const char *p, size_t n)
+{
+	const struct vf_sink *sink = arg;
+
+	return sink->data(sink->arg, p, n);
+}
+
+/* A transcript in pieces, its size first when the sink wants it (read
+ * lock held). */
+static int stream_tx(struct tree *t, struct view *v, uint64_t lino, const struct vf_sink *sink)
+{
+	struct sb_sink pieces = { count_piece, NULL };
+	uint64_t size = 0;
+	struct sbuf sb;
+	int rc = 0;
+
+	sb_init(&sb);
+	if (sink->size) {
+		pieces.arg = &size;
+		rc = ud_tx_render(t, v, lino, &sb, &pieces);
+		if (!rc)
+			rc = sb_spill_all(&sb, &pieces);
+		if (!rc)
+			rc = sink->size(sink->arg, size);
+	}
+	pieces = (struct sb_sink){ data_piece, (void *)sink };
+	if (!rc)
+		rc = ud_tx_render(t, v, lino, &sb, &pieces);
+	if (!rc)
+		rc = sb_spill_all(&sb, &pieces);
+	sb_free(&sb);
+	return rc;
+}
+
+int tr_stream(struct tree *t, uint64_t ino, const struct vf_sink *sink)
+{
+	struct view *v;
+	struct blob *b;
+	int rc;
+
+	pthread_rwlock_rdlock(&t->lock);
+	v = vw_of(t, ino);
+	b = cache_get(t->cache, ino);	/* a transcript read whole already */
+	if (!b && v && TR_KIND(ino) == TK_TX) {
+		rc = ud_tx_exists(v, ino) ? stream_tx(t, v, TR_LOCAL(ino), sink) : -ENOENT;
+	} else if (b || !(rc = content_locked(t, ino, &b))) {
+		rc = vf_sink_blob(sink, b);
+		blob_unref(b);
+	}
 	pthread_rwlock_unlock(&t->lock);
 	return rc;
 }

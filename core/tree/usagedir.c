@@ -118,7 +118,8 @@ int ud_tx_exists(struct view *v, uint64_t lino)
 	return vw_branch_of_key(v, TR_KEY(lino)) >= 0;
 }
 
-int ud_tx_render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *out)
+int ud_tx_render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *out,
+		 const struct sb_sink *sink)
 {
 	int b = vw_branch_of_key(v, TR_KEY(lino));
 	struct sbuf head;
@@ -128,7 +129,7 @@ int ud_tx_render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *out
 		return -ENOENT;
 	sb_init(&head);
 	ud_tokens_line(t, v, &head);
-	rc = tx_render(v->s, (uint32_t)b, head.len ? head.buf : NULL, out);
+	rc = tx_render_to(v->s, (uint32_t)b, head.len ? head.buf : NULL, out, sink);
 	sb_free(&head);
 	return rc;
 }
