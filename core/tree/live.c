@@ -41,7 +41,7 @@ static void scan(struct tree *t)
 {
 	uint64_t n = t->q.scans_asked;
 
-	t->q.scans_started = n;
+	__atomic_store_n(&t->q.scans_started, n, __ATOMIC_RELAXED);	/* lv_asked() */
 	pthread_mutex_unlock(&t->q.mu);
 	if (ad_scan(t)) {
 		cache_prune(t->cache, keep_immutable);	/* README, errors.txt */
@@ -499,7 +499,7 @@ static void want_scan(struct tree *t)
 					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;
 	pthread_mutex_lock(&t->q.mu);
-	t->q.scans_asked++;
+	__atomic_add_fetch(&t->q.scans_asked, 1, __ATOMIC_RELAXED);
 	pthread_cond_signal(&t->q.cv);
 	pthread_mutex_unlock(&t->q.mu);
 }
@@ -517,7 +517,7 @@ void lv_scan_now(struct tree *t)
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += LV_SCAN_WAIT_S;
 	pthread_mutex_lock(&t->q.mu);
-	want = ++t->q.scans_asked;
+	want = __atomic_add_fetch(&t->q.scans_asked, 1, __ATOMIC_RELAXED);
 	pthread_cond_signal(&t->q.cv);
 	while (t->q.state == Q_ON && t->q.scans_done < want &&
 	       !pthread_cond_timedwait(&t->q.scan_cv, &t->q.mu, &until))
@@ -557,7 +557,7 @@ int lv_tick(struct tree *t, int agents, uint64_t *share, struct vf_inval **out,
 	if (t->q.state == Q_OFF)
 		t->q.state = Q_POLLED;
 	agents |= t->q.scans_asked != t->q.scans_started;
-	t->q.scans_started = t->q.scans_asked;
+	__atomic_store_n(&t->q.scans_started, t->q.scans_asked, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&t->q.mu);
 	if (agents && ad_scan(t)) {
 		cache_prune(t->cache, keep_immutable);	/* README, errors.txt */
@@ -585,6 +585,12 @@ int lv_tick(struct tree *t, int agents, uint64_t *share, struct vf_inval **out,
 	t->q.n = t->q.cap = 0;
 	pthread_mutex_unlock(&t->q.mu);
 	return any;
+}
+
+int lv_asked(struct tree *t)
+{
+	return __atomic_load_n(&t->q.scans_asked, __ATOMIC_RELAXED) !=
+	       __atomic_load_n(&t->q.scans_started, __ATOMIC_RELAXED);
 }
 
 void lv_closing(struct tree *t, struct vf_inval **out, size_t *n)

@@ -101,7 +101,8 @@ struct lv_queue {
 	int state;			/* 0 off, 1 queueing, 2 stopped */
 	pthread_cond_t scan_cv;		/* a look at agents/ is done */
 	uint64_t scans_asked;		/* looks at agents/ asked for, */
-	uint64_t scans_started;		/* begun by the notify thread, */
+	uint64_t scans_started;		/* begun by the notify thread (both
+					 * written atomically: lv_asked()), */
 	uint64_t scans_done;		/* and done (under mu) */
 };
 
@@ -160,6 +161,9 @@ void lv_stop(struct tree *t);
  */
 int lv_tick(struct tree *t, int agents, uint64_t *share, struct vf_inval **out,
 	    size_t *n);
+/* Whether a request asked for a look at agents/ that lv_tick() did not
+ * begin yet (no lock: the counts are written atomically under q.mu). */
+int lv_asked(struct tree *t);
 
 /*
  * For a layer above that lets the kernel keep branches/current for long
