@@ -13,7 +13,6 @@
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
-#include <uthash.h>
 
 #include "pool.h"
 #include "vfs.h"
@@ -50,12 +49,20 @@ struct ex_subs {
 	size_t n, cap;
 };
 
-/* A file written, by inode: a message shows in every branch that holds it
- * under one inode, so its later names are hard links to the first. */
+/* The files written, by inode: a message shows in every branch that
+ * holds it under one inode, so its later names are hard links to the
+ * first. An open-addressed table of (inode, offset of its path in one
+ * arena of paths "./a/b"): about 70 bytes a file, the export's only
+ * memory that grows with the log beside the layer's own. */
 struct ex_seen {
-	UT_hash_handle hh;
-	uint64_t ino;
-	char *path;		/* "./a/b", from DEST or the stream's root */
+	uint64_t ino;		/* 0: free (no inode is 0) */
+	uint64_t off;		/* its path in paths */
+};
+
+struct ex_seens {
+	struct ex_seen *v;
+	size_t n, cap;		/* cap: a power of two, or 0 */
+	struct sbuf paths;	/* NUL-terminated paths, one after another */
 };
 
 struct ex_walk {
@@ -70,7 +77,7 @@ struct ex_walk {
 	int rootfd;		/* DEST (-1: a stream) */
 	struct sbuf path;	/* the folder walked: "." or "./a/b" */
 	pthread_mutex_t seen_mu;
-	struct ex_seen *seen;
+	struct ex_seens seen;
 	struct timespec start, shown;
 	int showing;		/* a progress line is on the terminal */
 	uid_t uid;		/* whose names are in uname, gname */
@@ -161,52 +168,75 @@ static void fail(struct ex_item *x, const char *what, int err)
 	}
 }
 
+static size_t seen_slot(const struct ex_seens *t, uint64_t ino)
+{
+	size_t i = (size_t)((ino * UINT64_C(0x9E3779B97F4A7C15)) >> 17) & (t->cap - 1);
+
+	while (t->v[i].ino && t->v[i].ino != ino)
+		i = (i + 1) & (t->cap - 1);
+	return i;
+}
+
 /* The path of the file of inode ino written already (a copy), or NULL. */
 static char *seen_path(struct ex_walk *w, uint64_t ino)
 {
-	struct ex_seen *e;
+	struct ex_seens *t = &w->seen;
 	char *p = NULL;
+	size_t i;
 
 	pthread_mutex_lock(&w->seen_mu);
-	HASH_FIND(hh, w->seen, &ino, sizeof(ino), e);
-	if (e)
-		p = strdup(e->path);
+	if (t->cap && t->v[i = seen_slot(t, ino)].ino)
+		p = strdup(t->paths.buf + t->v[i].off);
 	pthread_mutex_unlock(&w->seen_mu);
 	return p;
+}
+
+/* Doubles the table (mu held). 0 or -ENOMEM. */
+static int seen_grow(struct ex_seens *t)
+{
+	struct ex_seens n = { NULL, t->n, t->cap ? t->cap * 2 : 1024, t->paths };
+	size_t i;
+
+	if (!(n.v = calloc(n.cap, sizeof(*n.v))))
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++)
+		if (t->v[i].ino)
+			n.v[seen_slot(&n, t->v[i].ino)] = t->v[i];
+	free(t->v);
+	*t = n;
+	return 0;
 }
 
 /* Remembers that the file of inode ino is name in the folder walked. */
 static void seen_add(struct ex_walk *w, uint64_t ino, const char *name)
 {
-	struct ex_seen *e = calloc(1, sizeof(*e)), *old;
-	size_t n = w->path.len + 1 + strlen(name) + 1;
+	struct ex_seens *t = &w->seen;
+	size_t i, off;
 
-	if (!e || !(e->path = malloc(n))) {
-		free(e);
-		return;		/* written again later, not linked: no harm */
-	}
-	snprintf(e->path, n, "%s/%s", w->path.buf, name);
-	e->ino = ino;
 	pthread_mutex_lock(&w->seen_mu);
-	HASH_FIND(hh, w->seen, &ino, sizeof(ino), old);
-	if (!old)
-		HASH_ADD(hh, w->seen, ino, sizeof(e->ino), e);
-	pthread_mutex_unlock(&w->seen_mu);
-	if (old) {
-		free(e->path);
-		free(e);
+	if ((t->n + 1) * 4 > t->cap * 3 && seen_grow(t))
+		goto out;	/* written again later, not linked: no harm */
+	i = seen_slot(t, ino);
+	if (t->v[i].ino)
+		goto out;
+	off = t->paths.len;
+	sb_add(&t->paths, w->path.buf, w->path.len);
+	sb_addc(&t->paths, '/');
+	sb_adds(&t->paths, name);
+	sb_addc(&t->paths, '\0');
+	if (t->paths.len > off + w->path.len + strlen(name) + 1) {
+		t->v[i].ino = ino;
+		t->v[i].off = off;
+		t->n++;
 	}
+out:
+	pthread_mutex_unlock(&w->seen_mu);
 }
 
 static void seen_free(struct ex_walk *w)
 {
-	struct ex_seen *e, *tmp;
-
-	HASH_ITER(hh, w->seen, e, tmp) {
-		HASH_DEL(w->seen, e);
-		free(e->path);
-		free(e);
-	}
+	free(w->seen.v);
+	sb_free(&w->seen.paths);
 }
 
 static void read_item(struct ex_chunk *c, struct ex_item *x, uint64_t i)
@@ -778,6 +808,7 @@ int ex_vfs(struct vfs *v, uint64_t root, const char *dest, const struct ex_opts 
 	w.dest = dest;
 	w.rootfd = -1;
 	pthread_mutex_init(&w.seen_mu, NULL);
+	sb_init(&w.seen.paths);
 	sb_init(&w.path);
 	sb_adds(&w.path, ".");
 	if (!strcmp(dest, "-")) {
