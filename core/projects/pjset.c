@@ -103,7 +103,7 @@ struct pset *pf_set_get(struct pjfs *pf, int rescan)
 		pthread_mutex_unlock(&pf->mu);
 		s = NULL;
 		t0 = pf_now_ms();
-		pj_scan(pf->dir, old->s, &s);
+		pj_scan(old->s->root, old->s, &s);	/* absolute: the daemon's cwd is / */
 		pthread_mutex_lock(&pf->mu);
 		pf_set_unref(old);
 		/* A folder that did not change keeps its set: the same times

@@ -5,7 +5,8 @@
 # session added, grown or removed shows in sessions/ and sessions.json as
 # the notices come. The fallback (SESSFS_NO_INOTIFY=1, as for a folder on
 # NFS or a watch limit reached): no watches, errors.txt says why, and the
-# look once a second shows the same changes. No corpus: mnt-examples.
+# look once a second shows the same changes. The folder is given by a
+# relative path (the daemon runs in /). No corpus: mnt-examples.
 . "$(dirname "$0")/lib.sh"
 
 SRC=mnt-examples/demo.jsonl
@@ -34,6 +35,8 @@ run() {
 	mkdir -p "$p"
 	copy "$ID1" "$p/$ID1.jsonl"
 	copy "$ID2" "$p/$ID2.jsonl"
+	# the folder given relative to the working folder (the daemon's is /)
+	dir=$(realpath --relative-to=. "$dir")
 	if [ "$mode" = fallback ]; then
 		SESSFS_NO_INOTIFY=1 mount_log "$dir" "$mnt" || { bad "$mode: mount: $(cat "$mnt.err")"; return; }
 	else
