@@ -576,6 +576,14 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 	int rc;
 
 	count(ST_XATTR);
+	/* Only user.* attributes exist here. Another namespace (ls -l asks
+	 * for security.selinux and system.posix_acl_access of every file) is
+	 * not supported: ls remembers that for the whole mount and asks no
+	 * more, where "no such attribute" cost a round trip per file. */
+	if (strncmp(name, OPS_XATTR_NS, sizeof(OPS_XATTR_NS) - 1)) {
+		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
 	sb_init(&sb);
 	rc = vf_getxattr(tree_of(req), ino, name, &sb);
 	if (rc)

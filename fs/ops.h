@@ -14,6 +14,7 @@
 
 #define OPS_PUSH_MAX (256u << 10)	/* largest file pushed to the page cache */
 #define OPS_ENTRY_GUESS 184		/* bytes of a listing entry, until known */
+#define OPS_XATTR_NS "user."		/* the only namespace of extended attributes */
 
 extern const struct fuse_lowlevel_ops sessfs_ops;
 

@@ -231,3 +231,57 @@ printf '  usage.json after a rescan %.3f s\n' "$(echo "$t1 - $t0" | bc -l)"
 fusermount3 -u "$MNT"
 wait "$PID"
 PID=
+
+# The same figures on real material, when the corpus is there: a folder of
+# N sessions made of its real Claude Code 2.1.x logs (tests/bench/realdir.py:
+# its main logs of at most 160 KB, every uuid and id made unique; built
+# under BENCH_DIR, never in the project), exec to the first ls sessions/
+# against a single mount of one of those logs; then what a mount nobody
+# reads costs: the daemon's CPU (all its threads, schedstat) over
+# BENCH_PJ_IDLE (60) s once a glob over sessions/*/branches/current/ opened
+# every session and 20 s passed (the open logs are signed and checked in
+# the background meanwhile), following the folder with inotify, and with
+# the look once a second it falls back to (SESSFS_NO_INOTIFY=1).
+CORPUS=${SESSFS_CORPUS:-../shared/corpus}
+REAL=$DIR/real-$N
+IDLE=${BENCH_PJ_IDLE:-60}
+if [ ! -d "$CORPUS" ]; then
+	echo "  real logs: skipped (no corpus at $CORPUS)"
+	exit 0
+fi
+if [ ! -f "$REAL/.done" ]; then
+	rm -rf "$REAL"
+	python3 tests/bench/realdir.py "$CORPUS" "$REAL" "$N" > "$DIR/realdir.out" || exit 1
+	touch "$REAL/.done"
+fi
+ONE=$(ls "$REAL"/-home-user-src-app0/*.jsonl | head -n 1)
+cat "$REAL"/*/*.jsonl > /dev/null
+echo
+echo "== projects folder of real logs: $N sessions in $NP projects, $(du -sm "$REAL/" | cut -f1) MB ($(sed 's/.*: //' "$DIR/realdir.out" 2>/dev/null))"
+single=$(ready branches "$ONE") || exit 1
+folder=$(ready sessions "$REAL") || exit 1
+printf '  ready (exec to first ls): folder sessions/ %.3f s, single log branches/ %.3f s: %sx; %.1f us per session\n' \
+	"$folder" "$single" "$(ratio "$folder" "$single")" "$(echo "$folder * 1000000 / $N" | bc -l)"
+# cpu_ns PID: the CPU time of all of PID's threads so far, in ns.
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'; }
+idle_cpu() {
+	local a b
+	mkdir -p "$MNT"
+	build/sessfs -f "$REAL" "$MNT" 2>"$DIR/pj.err" &
+	PID=$!
+	for _ in $(seq 1 600); do mountpoint -q "$MNT" && break; sleep 0.1; done
+	echo "$MNT"/sessions/*/branches/current/ > /dev/null
+	sleep 20
+	a=$(cpu_ns "$PID")
+	sleep "$IDLE"
+	b=$(cpu_ns "$PID")
+	fusermount3 -u "$MNT"
+	wait "$PID"
+	PID=
+	echo "$(( (b - a) / 1000000 ))"
+}
+with=$(idle_cpu)
+without=$(SESSFS_NO_INOTIFY=1 idle_cpu)
+printf '  idle, every session open: %s ms of CPU in %s s with inotify (%.3f s per 10 min), %s ms with the look once a second (%.2f s per 10 min): %sx less\n' \
+	"$with" "$IDLE" "$(echo "$with * 600 / $IDLE / 1000" | bc -l)" "$without" \
+	"$(echo "$without * 600 / $IDLE / 1000" | bc -l)" "$(ratio "$without" "$(( with > 0 ? with : 1 ))")"

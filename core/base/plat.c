@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #if defined(__linux__)
+#include <sys/inotify.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 #else
 #include <sys/mount.h>
 #include <sys/param.h>
@@ -153,4 +155,110 @@ int pl_mount_dead(const char *path)
 	struct statfs sf;
 
 	return statfs(path, &sf) < 0 && errno == ENOTCONN;
+}
+
+int pl_watch_open(void)
+{
+#if defined(__linux__)
+	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+#else
+	return -ENOSYS;
+#endif
+}
+
+int pl_watch_add(int fd, const char *path, int dir)
+{
+#if defined(__linux__)
+	const uint32_t self = IN_DELETE_SELF | IN_MOVE_SELF | IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE;
+	uint32_t mask = dir ? self | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR
+			    : self;
+	int wd = inotify_add_watch(fd, path, mask);
+
+	return wd < 0 ? -errno : wd;
+#else
+	(void)fd;
+	(void)path;
+	(void)dir;
+	return -ENOSYS;
+#endif
+}
+
+void pl_watch_rm(int fd, int wd)
+{
+#if defined(__linux__)
+	inotify_rm_watch(fd, wd);
+#else
+	(void)fd;
+	(void)wd;
+#endif
+}
+
+int pl_watch_read(int fd, void (*fn)(void *arg, int wd, const char *name, unsigned what),
+		  void *arg)
+{
+#if defined(__linux__)
+	union {
+		struct inotify_event e;
+		char b[16384];
+	} buf;
+	int count = 0;
+
+	for (;;) {
+		ssize_t n = read(fd, buf.b, sizeof(buf.b));
+		size_t off;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 && errno != EAGAIN ? -errno : count;
+		for (off = 0; off + sizeof(struct inotify_event) <= (size_t)n;) {
+			struct inotify_event e;
+			const char *name = buf.b + off + sizeof(e);
+
+			memcpy(&e, buf.b + off, sizeof(e));
+			fn(arg, e.wd, e.len ? name : "",
+			   (e.mask & IN_ISDIR ? PL_W_ISDIR : 0) |
+			   (e.mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF) ? PL_W_GONE : 0) |
+			   (e.mask & IN_Q_OVERFLOW ? PL_W_LOST : 0));
+			count++;
+			off += sizeof(e) + e.len;
+		}
+	}
+#else
+	(void)fd;
+	(void)fn;
+	(void)arg;
+	return -ENOSYS;
+#endif
+}
+
+int pl_fs_remote(const char *path)
+{
+#if defined(__linux__)
+	static const unsigned long remote[] = {
+		0x6969,		/* NFS */
+		0x517b,		/* SMB */
+		0xff534d42,	/* CIFS */
+		0xfe534d42,	/* SMB2 */
+		0x65735546,	/* FUSE */
+		0x01021997,	/* 9p */
+		0x00c36400,	/* Ceph */
+		0x5346414f,	/* AFS */
+		0x6b414653,	/* kAFS */
+	};
+	struct statfs sf;
+	size_t i;
+
+	if (statfs(path, &sf))
+		return 0;
+	for (i = 0; i < sizeof(remote) / sizeof(remote[0]); i++)
+		if ((unsigned long)sf.f_type == remote[i])
+			return 1;
+	return 0;
+#else
+	(void)path;
+	return 0;
+#endif
 }

@@ -106,4 +106,32 @@ int pl_mounted(const char *path, const char *prefix, char *type, size_t n);
  * (sys/mount.h); what a dead macFUSE mount answers is untested. */
 int pl_mount_dead(const char *path);
 
+/*
+ * Change notices (Linux: inotify; elsewhere none, and the caller looks on
+ * a timer). pl_watch_open() gives a descriptor (non-blocking,
+ * close-on-exec; close() it) to poll() for input, or -errno (-ENOSYS off
+ * Linux; -EMFILE at the user's limit of watchers).
+ */
+int pl_watch_open(void);
+/* Watches path: a folder (dir 1: names made, removed, renamed, written
+ * or touched in it) or a file (written, touched, removed or renamed). Its
+ * watch number (>= 0), or -errno (-ENOSPC: the user's limit of watches,
+ * fs.inotify.max_user_watches). */
+int pl_watch_add(int fd, const char *path, int dir);
+void pl_watch_rm(int fd, int wd);
+enum {
+	PL_W_ISDIR = 1,		/* the name is a folder's */
+	PL_W_GONE = 2,		/* the watched itself went: its watch ended */
+	PL_W_LOST = 4,		/* notices were lost (wd -1): look at all */
+};
+/* Reads the notices waiting on fd, fn(arg, wd, name, what) for each (name
+ * "" for the watched itself; what of PL_W_*). How many, 0 when none, or
+ * -errno. */
+int pl_watch_read(int fd, void (*fn)(void *arg, int wd, const char *name, unsigned what),
+		  void *arg);
+/* 1 when the filesystem of path may change with no notice to this kernel
+ * (NFS, SMB/CIFS, FUSE, 9p, Ceph, AFS: statfs f_type, Linux); 0 when it
+ * is local or cannot be told. */
+int pl_fs_remote(const char *path);
+
 #endif

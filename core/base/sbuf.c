@@ -241,6 +241,22 @@ void sb_reset(struct sbuf *sb)
 		sb->buf[0] = '\0';
 }
 
+int sb_spill_all(struct sbuf *sb, const struct sb_sink *sink)
+{
+	int rc = 0;
+
+	if (sink && sb->len)
+		rc = sink->fn(sink->arg, sb->buf, sb->len);
+	if (sink)
+		sb_reset(sb);
+	return rc;
+}
+
+int sb_spill(struct sbuf *sb, const struct sb_sink *sink)
+{
+	return sink && sb->len >= SB_PIECE ? sb_spill_all(sb, sink) : 0;
+}
+
 char *sb_detach(struct sbuf *sb, size_t *len)
 {
 	char *p;

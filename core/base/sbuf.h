@@ -47,6 +47,24 @@ void sb_reset(struct sbuf *sb);
 /* Returns the buffer and leaves sb empty; the caller frees it. */
 char *sb_detach(struct sbuf *sb, size_t *len);
 
+/*
+ * A reader of a long text in pieces: a renderer that may write more than
+ * it should hold (a transcript of a long log) hands what it appended so
+ * far to fn whenever it holds SB_PIECE bytes or more (sb_spill()), and
+ * its caller hands over the rest at the end. fn returns 0, or -errno to
+ * stop the rendering (returned by it).
+ */
+#define SB_PIECE (1u << 20)
+struct sb_sink {
+	int (*fn)(void *arg, const char *p, size_t n);
+	void *arg;
+};
+/* With a sink (NULL: none, sb keeps all), when sb holds at least SB_PIECE
+ * bytes: hands them over and empties sb. 0 or fn's error. */
+int sb_spill(struct sbuf *sb, const struct sb_sink *sink);
+/* Hands over what sb holds, whatever its length, and empties it. */
+int sb_spill_all(struct sbuf *sb, const struct sb_sink *sink);
+
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
 size_t utf8_seq_len(const unsigned char *s, size_t n);
 /* True when s[0..n) is valid UTF-8 (as utf8_seq_len() judges it). */

@@ -16,6 +16,8 @@ struct tarw {
 	size_t len;
 	char *buf;		/* TW_BUF bytes */
 	unsigned npax;		/* pax headers written, for their names */
+	int open;		/* a file's bytes are awaited (tw_data()) */
+	uint64_t size, left;	/* its size, and the bytes not come yet */
 };
 
 struct tarw *tw_new(int fd)
@@ -224,6 +226,8 @@ int tw_add(struct tarw *w, const struct tw_entry *e)
 
 	if (w->err)
 		return w->err;
+	if (w->open)
+		return -EINVAL;
 	sb_init(&pax);
 	pax_for(e, link, &pax);
 	if (pax.len) {
@@ -236,11 +240,52 @@ int tw_add(struct tarw *w, const struct tw_entry *e)
 	}
 	sb_free(&pax);
 	header(w, e->path, e->hardlink ? '1' : type_of(e->mode), e->mode, e, size, link);
-	if (size) {
+	if (size && !e->data) {
+		w->open = 1;
+		w->size = w->left = size;
+	} else if (size) {
 		put(w, e->data, size);
 		pad(w, size);
 	}
 	return w->err;
+}
+
+int tw_data(struct tarw *w, const void *p, size_t n)
+{
+	int rc = 0;
+
+	if (!w->open)
+		return -EINVAL;
+	if (n > w->left) {
+		n = (size_t)w->left;
+		rc = -EOVERFLOW;
+	}
+	put(w, p, n);
+	w->left -= n;
+	return w->err ? w->err : rc;
+}
+
+int tw_error(const struct tarw *w)
+{
+	return w->err;
+}
+
+int tw_data_end(struct tarw *w)
+{
+	static const char zero[TW_BLOCK];
+	int rc = w->left ? -ENODATA : 0;
+
+	if (!w->open)
+		return -EINVAL;
+	while (w->left && !w->err) {
+		size_t k = w->left < sizeof(zero) ? (size_t)w->left : sizeof(zero);
+
+		put(w, zero, k);
+		w->left -= k;
+	}
+	pad(w, w->size);
+	w->open = 0;
+	return w->err ? w->err : rc;
 }
 
 int tw_finish(struct tarw *w)

@@ -10,6 +10,10 @@
  * with --xattrs). A file may be a hard link to an earlier entry (type
  * '1', no data). The stream ends with two zero blocks (tw_finish()).
  *
+ * A file's bytes may also follow its header in pieces (tw_add() with
+ * data NULL and its size, then tw_data() and tw_data_end()): a file as
+ * long as a log's branch is streamed, never held whole.
+ *
  * Output is buffered; write errors are kept and returned by every later
  * call. Not thread-safe: one writer belongs to one thread.
  */
@@ -45,7 +49,8 @@ struct tw_entry {
 	const char *link;	/* a symlink's target, else NULL */
 	const char *hardlink;	/* or the path of an earlier entry this file
 				 * is (a hard link: no data), else NULL */
-	const void *data;	/* a file's bytes */
+	const void *data;	/* a file's bytes; NULL: they follow, through
+				 * tw_data() (when size is not 0) */
 	uint64_t size;
 	/* Extended attributes: NUL-terminated names, each followed by a
 	 * 4-byte length (host order) and that many value bytes; NULL or
@@ -53,8 +58,17 @@ struct tw_entry {
 	const struct sbuf *xattrs;
 };
 
-/* Writes one entry. 0, or -errno (also for any earlier write error). */
+/* Writes one entry. 0, or -errno (also for any earlier write error;
+ * -EINVAL while a file's bytes are still awaited). */
 int tw_add(struct tarw *w, const struct tw_entry *e);
+/* The next piece of the bytes of the file tw_add() began (bytes beyond
+ * its size are dropped: -EOVERFLOW), and their end: the bytes missing,
+ * if any, are written as zeros (-ENODATA) so that the stream stays well
+ * formed. 0, or -errno. */
+int tw_data(struct tarw *w, const void *p, size_t n);
+int tw_data_end(struct tarw *w);
+/* The first write error (-errno), or 0: the stream is broken. */
+int tw_error(const struct tarw *w);
 /* Writes the end of the archive and flushes. 0 or -errno. */
 int tw_finish(struct tarw *w);
 

@@ -42,6 +42,18 @@ struct vf_inval {
 
 struct vf_dir;			/* a layer's open directory */
 
+/* What a layer hands a file's bytes to, in pieces (vf_ops.stream). */
+struct vf_sink {
+	/* The file's size, before any of its bytes; NULL when the reader
+	 * does not need it first (a long file is then rendered once, not
+	 * twice). 0, or -errno to end the stream. */
+	int (*size)(void *arg, uint64_t size);
+	/* Its bytes, in order, in pieces (SB_PIECE bytes and a row at most
+	 * for a long file). 0, or -errno to end the stream. */
+	int (*data)(void *arg, const void *p, size_t n);
+	void *arg;
+};
+
 struct vf_ops {
 	int (*getattr)(void *fs, uint64_t ino, struct vf_attr *out);
 	int (*lookup)(void *fs, uint64_t parent, const char *name, struct vf_attr *out);
@@ -51,6 +63,12 @@ struct vf_ops {
 	void (*closedir)(void *fs, struct vf_dir *d);
 	uint64_t (*dir_gen)(const struct vf_dir *d);
 	int (*content)(void *fs, uint64_t ino, struct blob **out);
+	/* The same in pieces, for a reader that writes a file out (export)
+	 * and must not hold all of a long one: a file whose listing entry is
+	 * lazy (a transcript, as long as its branch) is rendered piece by
+	 * piece, in memory bounded whatever its length; any other comes
+	 * whole. 0, -errno, or the sink's error. */
+	int (*stream)(void *fs, uint64_t ino, const struct vf_sink *sink);
 	/* 1 when ino's contents never change (a message, a record): the
 	 * kernel may keep its pages across opens. */
 	int (*fixed_content)(void *fs, uint64_t ino);
@@ -109,6 +127,20 @@ static inline uint64_t vf_dir_gen(struct vfs *v, const struct vf_dir *d)
 static inline int vf_content(struct vfs *v, uint64_t ino, struct blob **out)
 {
 	return v->ops->content(v->fs, ino, out);
+}
+
+static inline int vf_stream(struct vfs *v, uint64_t ino, const struct vf_sink *sink)
+{
+	return v->ops->stream(v->fs, ino, sink);
+}
+
+/* A layer's stream of a file it holds whole (b): its size, then its bytes
+ * in one piece. 0 or the sink's error. */
+static inline int vf_sink_blob(const struct vf_sink *sink, const struct blob *b)
+{
+	int rc = sink->size ? sink->size(sink->arg, b->len) : 0;
+
+	return !rc && b->len ? sink->data(sink->arg, b->data, b->len) : rc;
 }
 
 static inline int vf_fixed_content(struct vfs *v, uint64_t ino)

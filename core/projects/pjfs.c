@@ -786,6 +786,26 @@ static int in_tree(struct pjfs *pf, uint64_t ino, int rc_own, int rc_stub, int w
 	return rc;
 }
 
+static int do_stream(struct tree *t, uint64_t ino, void *arg)
+{
+	return tr_stream(t, ino, arg);
+}
+
+static int pf_stream(void *fs, uint64_t ino, const struct vf_sink *sink)
+{
+	struct blob *b;
+	int rc;
+
+	/* a stub's file (-EAGAIN from in_tree()) is the layer's own */
+	if (PF_KEY(ino) && (rc = in_tree(fs, ino, 0, -EAGAIN, 1, do_stream, (void *)sink)) != -EAGAIN)
+		return rc;
+	if ((rc = pf_content(fs, ino, &b)))
+		return rc;
+	rc = vf_sink_blob(sink, b);
+	blob_unref(b);
+	return rc;
+}
+
 static int do_readlink(struct tree *t, uint64_t ino, void *arg)
 {
 	return tr_readlink(t, ino, arg);
@@ -870,7 +890,7 @@ static int pf_fixed_content(void *fs, uint64_t ino)
 
 const struct vf_ops pf_vfs_ops = {
 	pf_getattr, pf_lookup, pf_opendir, pf_dir_entry, pf_closedir, pf_dir_gen,
-	pf_content, pf_fixed_content, pf_readlink, pf_getxattr, pf_listxattr, pf_claim_push,
+	pf_content, pf_stream, pf_fixed_content, pf_readlink, pf_getxattr, pf_listxattr, pf_claim_push,
 	pf_pushed, pv_wait, pv_stop, pv_own_device,
 };
 

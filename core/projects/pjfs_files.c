@@ -182,6 +182,7 @@ static void errors_file(struct pjfs *pf, const struct pj_set *s, struct sbuf *ou
 {
 	pj_errors_text(s, out);
 	pu_errors_text(pf->pu, s, out);
+	pv_errors_text(pf, out);
 }
 
 /* File i of the set (rendered once per set; sessions.json and errors.txt

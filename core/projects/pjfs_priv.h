@@ -135,8 +135,8 @@ struct pjfs {
 };
 
 /* pjset.c: the scan set. The current set with a reference (looked at
- * again first when rescan is set and it is time); release with
- * pf_set_put(). */
+ * again first when rescan is set and it is time: rescan 2 when a notice
+ * said the folder changed, pjwatch.h); release with pf_set_put(). */
 struct pset *pf_set_get(struct pjfs *pf, int rescan);
 void pf_set_put(struct pjfs *pf, struct pset *p);
 /* A new set of s (taken; freed on ENOMEM: NULL), one reference (mu held). */

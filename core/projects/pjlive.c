@@ -10,6 +10,7 @@
 #include "idx.h"
 #include "loghead.h"
 #include "pjfs_priv.h"
+#include "pjwatch.h"
 #include "session.h"
 #include "tree_priv.h"
 
@@ -32,6 +33,10 @@ struct pjlive {
 	int gone_told;			/* the kernel was told the folder is gone */
 	uint64_t steps;			/* under pf->mu: pf->nsteps at the last look */
 	struct queue *closed;		/* under pf->mu: of sessions closed since */
+	struct pjwatch *w;		/* atomic: the notices, from the first wait */
+	int64_t dirty_ms;		/* the notifier's: a change not scanned yet,
+					 * noticed then (0: none) */
+	int why_told;			/* the notifier's: errors.txt says pw_why() */
 };
 
 struct pjlive *pv_new(void)
@@ -62,6 +67,7 @@ void pv_free(struct pjfs *pf)
 	if (lv->closed)
 		free(lv->closed->e);
 	free(lv->closed);
+	pw_free(lv->w);
 	pthread_cond_destroy(&lv->cv);
 	pthread_mutex_destroy(&lv->mu);
 	free(lv);
@@ -142,10 +148,17 @@ static void learn_title(struct pjfs *pf, struct slot *sl, struct tree *t)
 	pthread_mutex_unlock(&pf->mu);
 }
 
+static struct pjwatch *watcher(struct pjlive *lv)
+{
+	return __atomic_load_n(&lv->w, __ATOMIC_ACQUIRE);
+}
+
 void pv_opened(struct pjfs *pf, struct slot *sl, struct tree *t)
 {
 	struct pjlive *lv = pf->live;
 
+	if (watcher(lv))
+		pw_log_add(watcher(lv), sl->key, ss_source(t->views[0]->s));
 	lv_scanned(t);		/* tr_new() looked at agents/ */
 	lv_resume(t, &sl->mark);
 	learn_title(pf, sl, t);
@@ -172,6 +185,8 @@ void pv_stop(void *fs)
 	pthread_mutex_lock(&pf->live->mu);
 	pf->live->state = V_STOPPED;
 	pthread_cond_broadcast(&pf->live->cv);
+	if (watcher(pf->live))
+		pw_wake(watcher(pf->live));
 	pthread_mutex_unlock(&pf->live->mu);
 }
 
@@ -286,18 +301,37 @@ int pv_set_changed(const struct pset *o, const struct pset *p)
 
 /* ---- the open sessions ---- */
 
-/* The keys of the open sessions, the most recently used first. */
-static uint32_t *open_keys(struct pjfs *pf, uint32_t *n)
+/* The keys of the open sessions, the most recently used first; with
+ * notices (w), only those due a look: pw_due_keys(), and those of the
+ * PV_RECENT most recently used for which a request asked for a look at
+ * agents/ (a request uses a session, so it comes first). An idle mount
+ * looks at none. *recent: how many keys are of those PV_RECENT. */
+static uint32_t *open_keys(struct pjfs *pf, struct pjwatch *w, uint32_t *n, uint32_t *recent)
 {
 	struct slot *sl;
-	uint32_t *v;
+	uint32_t *v, *due = NULL, ndue = 0, i = 0, k;
 
-	*n = 0;
+	*n = *recent = 0;
+	if (w && !(due = pw_due_keys(w, &ndue)))
+		return NULL;
 	pthread_mutex_lock(&pf->mu);
-	v = calloc(pf->nopen + 1, sizeof(*v));
-	for (sl = pf->lru.next; v && sl != &pf->lru && *n < pf->nopen; sl = sl->next)
+	v = calloc((w ? PV_RECENT + ndue : pf->nopen) + 1, sizeof(*v));
+	for (sl = pf->lru.next; v && sl != &pf->lru && *n < pf->nopen; sl = sl->next, i++) {
+		if (w && i >= PV_RECENT)
+			break;
+		if (w && (!sl->t || sl->opening || !lv_asked(sl->t)))
+			continue;
 		v[(*n)++] = sl->key;
+	}
+	*recent = w || *n < PV_RECENT ? *n : PV_RECENT;
+	for (k = 0; v && k < ndue; k++) {
+		for (i = 0; i < *recent && v[i] != due[k]; i++)
+			;
+		if (i == *recent)
+			v[(*n)++] = due[k];
+	}
 	pthread_mutex_unlock(&pf->mu);
+	free(due);
 	return v;
 }
 
@@ -331,20 +365,30 @@ static uint64_t sign_share(struct pjfs *pf)
 	return busy ? LV_SIGN_STEP / PV_BUSY_DIV : LV_SIGN_STEP;
 }
 
-/* Each open session, one at a time (the others stay free to close). */
-static void session_ticks(struct pjfs *pf, struct queue *q)
+/* Each open session, one at a time (the others stay free to close);
+ * with notices (w), only those a notice or a request asks a look of, or
+ * that had work left at their last. 1 if one changed. */
+static int session_ticks(struct pjfs *pf, struct pjwatch *w, struct queue *q)
 {
 	struct vf_inval *e;
 	struct slot *sl;
-	uint32_t *keys, i, n;
-	uint64_t share = sign_share(pf);
+	uint32_t *keys, i, n, recent;
+	uint64_t share = sign_share(pf), before;
 	size_t k, ne;
+	int changed, any = 0;
 
-	keys = open_keys(pf, &n);
+	keys = open_keys(pf, w, &n, &recent);
 	for (i = 0; i < n; i++) {
 		if (!(sl = still_open(pf, keys[i])))
 			continue;
-		if (lv_tick(sl->t, i < PV_RECENT, &share, &e, &ne))
+		before = share;
+		/* agents/ of the most recent each time; with notices, when
+		 * its log changed (a subagent starts with a call in it) */
+		changed = lv_tick(sl->t, w ? 1 : i < recent, &share, &e, &ne);
+		if (w)
+			pw_settled(w, sl->key, !changed && !ne && share == before && share);
+		any |= changed;
+		if (changed)
 			learn_title(pf, sl, sl->t);
 		for (k = 0; k < ne; k++)
 			add(q, e[k].parent ? PF_OUTER(sl->key, e[k].parent) : 0,
@@ -353,6 +397,7 @@ static void session_ticks(struct pjfs *pf, struct queue *q)
 		pf_slot_put(pf, sl);
 	}
 	free(keys);
+	return any;
 }
 
 void pv_closed(struct pjfs *pf, uint32_t key, struct vf_inval *e, size_t n)
@@ -365,6 +410,8 @@ void pv_closed(struct pjfs *pf, uint32_t key, struct vf_inval *e, size_t n)
 	for (k = 0; lv && lv->closed && k < n && lv->closed->n < PV_CLOSED_MAX; k++)
 		add(lv->closed, PF_OUTER(key, e[k].parent), 0, e[k].name);
 	free(e);
+	if (lv && watcher(lv))
+		pw_log_rm(watcher(lv), key);
 }
 
 /* Hands what the sessions closed since the last look left over to q. */
@@ -384,19 +431,42 @@ static void take_closed(struct pjfs *pf, struct queue *q)
 	free(c);
 }
 
-/* One look: the folder, then the open sessions. */
-static void look(struct pjfs *pf, struct queue *q)
+/* Whether a scan of the folder began since dirty_ms (one that began
+ * before may have missed the change). */
+static int scanned_since(struct pjfs *pf, int64_t dirty_ms)
+{
+	int done;
+
+	pthread_mutex_lock(&pf->mu);
+	done = !pf->scanning && pf->scanned_ms - pf->scan_ms >= dirty_ms;
+	pthread_mutex_unlock(&pf->mu);
+	return done;
+}
+
+/* One look: the folder (with notices w, only when they said it changed),
+ * then the open sessions. */
+static void look(struct pjfs *pf, struct pjwatch *w, int dirty, struct queue *q)
 {
 	struct pjlive *lv = pf->live;
-	struct pset *p = pf_set_get(pf, 1);
+	struct pset *p;
 
 	take_closed(pf, q);
-	if (lv->last && lv->last->gen != p->gen)
-		own_changes(lv->last, p, q);
-	if (lv->last)
-		pf_set_put(pf, lv->last);
-	lv->last = p;
-	session_ticks(pf, q);
+	if (dirty && !lv->dirty_ms)
+		lv->dirty_ms = pf_now_ms();
+	if (!w || lv->dirty_ms || !lv->last) {
+		p = pf_set_get(pf, lv->dirty_ms ? 2 : 1);
+		if (lv->dirty_ms && scanned_since(pf, lv->dirty_ms))
+			lv->dirty_ms = 0;
+		if (lv->last && lv->last->gen != p->gen)
+			own_changes(lv->last, p, q);
+		if (lv->last)
+			pf_set_put(pf, lv->last);
+		lv->last = p;
+	}
+	/* A session that changed changes what the folder's scan shows (its
+	 * size, times, title, link): scanned again when it is due. */
+	if (session_ticks(pf, w, q) && w && !lv->dirty_ms)
+		lv->dirty_ms = pf_now_ms();
 	pthread_mutex_lock(&pf->mu);
 	if (lv->titles)
 		add(q, 0, PI_SESSIONS_JSON, NULL);
@@ -414,9 +484,52 @@ void pv_look(void *fs, struct vf_inval **out, size_t *n)
 	struct pjfs *pf = fs;
 	struct queue q = { NULL, 0, 0 };
 
-	look(pf, &q);
+	look(pf, NULL, 1, &q);
 	*out = q.e;
 	*n = q.n;
+}
+
+/* The notices, made on the notifier's first wait; the logs open already
+ * are watched (pf->mu taken). NULL on ENOMEM. */
+static struct pjwatch *start_watch(struct pjfs *pf)
+{
+	struct pset *p = pf_set_get(pf, 0);
+	struct pjwatch *w = pw_new(p->s->root);	/* absolute */
+	struct slot *sl;
+
+	pf_set_put(pf, p);
+	pthread_mutex_lock(&pf->mu);
+	for (sl = pf->lru.next; w && sl != &pf->lru; sl = sl->next)
+		pw_log_add(w, sl->key, ss_source(sl->t->views[0]->s));
+	pthread_mutex_unlock(&pf->mu);
+	return w;
+}
+
+/* When notices are not to be had (or stopped being), errors.txt says so,
+ * once. */
+static void tell_why(struct pjfs *pf, struct pjwatch *w, struct queue *q)
+{
+	struct pjlive *lv = pf->live;
+
+	if (lv->why_told || !w || !pw_why(w))
+		return;
+	lv->why_told = 1;
+	pthread_mutex_lock(&pf->mu);
+	if (pf->cur->files[2]) {	/* errors.txt */
+		blob_unref(pf->cur->files[2]);
+		pf->cur->files[2] = NULL;
+	}
+	pthread_mutex_unlock(&pf->mu);
+	add(q, 0, PI_ERRORS, NULL);
+}
+
+void pv_errors_text(struct pjfs *pf, struct sbuf *out)
+{
+	struct pjwatch *w = watcher(pf->live);
+	const char *why = w ? pw_why(w) : NULL;
+
+	if (why)
+		sb_addf(out, "%s\n", why);
 }
 
 void pv_wait(void *fs, struct vf_inval **out, size_t *n)
@@ -424,22 +537,45 @@ void pv_wait(void *fs, struct vf_inval **out, size_t *n)
 	struct pjfs *pf = fs;
 	struct pjlive *lv = pf->live;
 	struct queue q = { NULL, 0, 0 };
+	struct pjwatch *w;
 	struct timespec until;
-	int state;
+	int state, dirty, fallback;
 
+	if (!lv->w) {
+		w = start_watch(pf);
+		pthread_mutex_lock(&lv->mu);
+		__atomic_store_n(&lv->w, w, __ATOMIC_RELEASE);
+		if (w && lv->state == V_STOPPED)
+			pw_wake(w);
+		pthread_mutex_unlock(&lv->mu);
+	}
+	w = watcher(lv);
+	fallback = !w || pw_why(w);
 	do {
 		pthread_mutex_lock(&lv->mu);
 		if (lv->state == V_OFF)
 			lv->state = V_ON;
 		lv_next_poll(&until);	/* a second, as a single mount */
-		while (lv->state == V_ON &&
+		while (!w && lv->state == V_ON &&
 		       pthread_cond_timedwait(&lv->cv, &lv->mu, &until) != ETIMEDOUT)
 			;
 		state = lv->state;
 		pthread_mutex_unlock(&lv->mu);
+		/* With notices: a look when they come, LV_POLL_MS at most
+		 * apart (the sessions' work left, requests' asks), and every
+		 * PW_GAP_MS while a change waits for its scan (a scan just
+		 * made puts the next off by PF_RESCAN_MS). */
+		dirty = w && state != V_STOPPED ?
+			pw_wait(w, fallback ? 0 : PW_GAP_MS,
+				lv->dirty_ms ? PW_GAP_MS : LV_POLL_MS) : 1;
+		pthread_mutex_lock(&lv->mu);
+		state = lv->state;
+		pthread_mutex_unlock(&lv->mu);
 		if (state == V_STOPPED)
 			break;
-		look(pf, &q);
+		tell_why(pf, w, &q);
+		fallback = !w || pw_why(w);	/* a limit may be reached later */
+		look(pf, fallback ? NULL : w, dirty, &q);
 	} while (!q.n);
 	if (state == V_STOPPED) {
 		free(q.e);

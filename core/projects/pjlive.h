@@ -2,7 +2,12 @@
  * pjlive: the projects layer (pjfs.h) followed while mounted, for the
  * notifier thread (fs/notify.h), as live.h follows a single session.
  *
- * Once per LV_POLL_MS (a second), from that thread (outside every request):
+ * With inotify (pjwatch.h), that thread looks when a notice comes (a
+ * second at most apart; PW_GAP_MS at least), at the folder only after a
+ * notice about it, and at an open session only after a notice about its
+ * log, a request's ask for agents/, or while it has signing left: an idle
+ * mount does next to nothing. Without (the fallback: pjwatch.h says when),
+ * once per LV_POLL_MS (a second), from that thread (outside every request):
  *   - the folder is looked at again (the rescan pjfs.c makes, as bounded
  *     there: PF_RESCAN_SHARE); when the set changed, the kernel forgets
  *     this layer's folders and files (the root, projects/, each project,
@@ -80,6 +85,11 @@ const char *pv_title(struct pjfs *pf, const struct pj_session *x);
 /* The same for its count of user and assistant rows: 1 and *rows when an
  * open tree counted them over the whole log, else 0 (loghead's count). */
 int pv_rows(struct pjfs *pf, const struct pj_session *x, uint32_t *rows);
+
+/* pjfs_files.c: errors.txt's line about the notices (pjwatch.h: why the
+ * folder is looked at once a second), if any. */
+struct sbuf;
+void pv_errors_text(struct pjfs *pf, struct sbuf *out);
 
 /* The notifier's calls (vfs.h; fs is a struct pjfs): waits until the
  * kernel must forget something (*n is 0 once stopped), stops, and the

@@ -86,13 +86,14 @@ struct pset *pf_set_new(struct pjfs *pf, struct pj_set *s)
 }
 
 /* Whether it is time to look at the folder again (mu held): once per
- * PF_RESCAN_MS, or PF_RESCAN_SHARE times the last scan's time when that
- * is longer (a big folder is not scanned most of the time). */
-static int rescan_due(const struct pjfs *pf)
+ * PF_RESCAN_MS (rescan 2, a notice said it changed: at once), or
+ * PF_RESCAN_SHARE times the last scan's time when that is longer (a big
+ * folder is not scanned most of the time). */
+static int rescan_due(const struct pjfs *pf, int rescan)
 {
-	int64_t gap = pf->scan_ms * PF_RESCAN_SHARE;
+	int64_t gap = pf->scan_ms * PF_RESCAN_SHARE, least = rescan == 2 ? 0 : PF_RESCAN_MS;
 
-	return pf_now_ms() - pf->scanned_ms >= (gap > PF_RESCAN_MS ? gap : PF_RESCAN_MS);
+	return pf_now_ms() - pf->scanned_ms >= (gap > least ? gap : least);
 }
 
 /* The folder was found deleted (mu held): README.md and errors.txt are
@@ -120,7 +121,7 @@ struct pset *pf_set_get(struct pjfs *pf, int rescan)
 	int64_t t0;
 
 	pthread_mutex_lock(&pf->mu);
-	if (rescan && !pf->scanning && rescan_due(pf)) {
+	if (rescan && !pf->scanning && rescan_due(pf, rescan)) {
 		pf->scanning = 1;
 		old = pf->cur;
 		old->refs++;

@@ -397,7 +397,7 @@ static int starts_part(enum row_kind k)
 
 /* The rows ids[from..n), numbered in turns from the first row. */
 static int add_rows(struct session *s, const uint32_t *ids, uint32_t n, uint32_t from,
-		    struct sbuf *out)
+		    struct sbuf *out, const struct sb_sink *sink)
 {
 	uint8_t *kinds = malloc(n ? n : 1);
 	struct sbuf tmp, body;
@@ -428,6 +428,8 @@ static int add_rows(struct session *s, const uint32_t *ids, uint32_t n, uint32_t
 				add_quoted(body.buf, body.len, out);
 		} else if (!rc)
 			rc = add_row(s, ids[i], k, &tmp, &body, out);
+		if (!rc)
+			rc = sb_spill(out, sink);
 	}
 	sb_free(&tmp);
 	sb_free(&body);
@@ -450,6 +452,12 @@ static int log_line(struct session *s, struct sbuf *out)
 
 int tx_render(struct session *s, uint32_t b, const char *head, uint32_t from,
 	      const char *parent, struct sbuf *out)
+{
+	return tx_render_to(s, b, head, from, parent, out, NULL);
+}
+
+int tx_render_to(struct session *s, uint32_t b, const char *head, uint32_t from,
+		 const char *parent, struct sbuf *out, const struct sb_sink *sink)
 {
 	const struct br_set *bs = ss_branches(s);
 	uint32_t *ids, n;
@@ -483,7 +491,7 @@ int tx_render(struct session *s, uint32_t b, const char *head, uint32_t from,
 	} else
 		from = 0;
 	if (!rc)
-		rc = add_rows(s, ids, n, from, out);
+		rc = add_rows(s, ids, n, from, out, sink);
 	if (!rc)
 		rc = range_usage(s, ids, 0, n, &t);
 	free(ids);

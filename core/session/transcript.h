@@ -38,5 +38,11 @@
  * as parent's are. 0, -ENOENT (no such branch), -ENOMEM or a read error. */
 int tx_render(struct session *s, uint32_t b, const char *head, uint32_t from,
 	      const char *parent, struct sbuf *out);
+/* The same in pieces (sbuf.h: a sink; NULL: all in out): out never holds
+ * much more than SB_PIECE bytes and a row, whatever the branch's length;
+ * what is left in out at the end is the caller's to hand over. A sink's
+ * error ends the rendering and is returned. */
+int tx_render_to(struct session *s, uint32_t b, const char *head, uint32_t from,
+		 const char *parent, struct sbuf *out, const struct sb_sink *sink);
 
 #endif

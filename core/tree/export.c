@@ -13,7 +13,6 @@
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
-#include <uthash.h>
 
 #include "pool.h"
 #include "vfs.h"
@@ -29,6 +28,8 @@ struct ex_item {
 	char name[VF_NAME_MAX + 1];
 	struct vf_attr a;
 	struct blob *b;		/* a file's content */
+	int stream;		/* or: it is written in pieces (vf_stream()) */
+	uint64_t bytes;		/* ... of which so many were */
 	char *same;		/* or the path of the file it is (a hard link) */
 	char link[VF_NAME_MAX + 1];	/* a symbolic link's target */
 	struct sbuf xattrs;	/* tw_xattr_add() layout */
@@ -48,12 +49,20 @@ struct ex_subs {
 	size_t n, cap;
 };
 
-/* A file written, by inode: a message shows in every branch that holds it
- * under one inode, so its later names are hard links to the first. */
+/* The files written, by inode: a message shows in every branch that
+ * holds it under one inode, so its later names are hard links to the
+ * first. An open-addressed table of (inode, offset of its path in one
+ * arena of paths "./a/b"): about 70 bytes a file, the export's only
+ * memory that grows with the log beside the layer's own. */
 struct ex_seen {
-	UT_hash_handle hh;
-	uint64_t ino;
-	char *path;		/* "./a/b", from DEST or the stream's root */
+	uint64_t ino;		/* 0: free (no inode is 0) */
+	uint64_t off;		/* its path in paths */
+};
+
+struct ex_seens {
+	struct ex_seen *v;
+	size_t n, cap;		/* cap: a power of two, or 0 */
+	struct sbuf paths;	/* NUL-terminated paths, one after another */
 };
 
 struct ex_walk {
@@ -68,7 +77,7 @@ struct ex_walk {
 	int rootfd;		/* DEST (-1: a stream) */
 	struct sbuf path;	/* the folder walked: "." or "./a/b" */
 	pthread_mutex_t seen_mu;
-	struct ex_seen *seen;
+	struct ex_seens seen;
 	struct timespec start, shown;
 	int showing;		/* a progress line is on the terminal */
 	uid_t uid;		/* whose names are in uname, gname */
@@ -159,52 +168,75 @@ static void fail(struct ex_item *x, const char *what, int err)
 	}
 }
 
+static size_t seen_slot(const struct ex_seens *t, uint64_t ino)
+{
+	size_t i = (size_t)((ino * UINT64_C(0x9E3779B97F4A7C15)) >> 17) & (t->cap - 1);
+
+	while (t->v[i].ino && t->v[i].ino != ino)
+		i = (i + 1) & (t->cap - 1);
+	return i;
+}
+
 /* The path of the file of inode ino written already (a copy), or NULL. */
 static char *seen_path(struct ex_walk *w, uint64_t ino)
 {
-	struct ex_seen *e;
+	struct ex_seens *t = &w->seen;
 	char *p = NULL;
+	size_t i;
 
 	pthread_mutex_lock(&w->seen_mu);
-	HASH_FIND(hh, w->seen, &ino, sizeof(ino), e);
-	if (e)
-		p = strdup(e->path);
+	if (t->cap && t->v[i = seen_slot(t, ino)].ino)
+		p = strdup(t->paths.buf + t->v[i].off);
 	pthread_mutex_unlock(&w->seen_mu);
 	return p;
+}
+
+/* Doubles the table (mu held). 0 or -ENOMEM. */
+static int seen_grow(struct ex_seens *t)
+{
+	struct ex_seens n = { NULL, t->n, t->cap ? t->cap * 2 : 1024, t->paths };
+	size_t i;
+
+	if (!(n.v = calloc(n.cap, sizeof(*n.v))))
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++)
+		if (t->v[i].ino)
+			n.v[seen_slot(&n, t->v[i].ino)] = t->v[i];
+	free(t->v);
+	*t = n;
+	return 0;
 }
 
 /* Remembers that the file of inode ino is name in the folder walked. */
 static void seen_add(struct ex_walk *w, uint64_t ino, const char *name)
 {
-	struct ex_seen *e = calloc(1, sizeof(*e)), *old;
-	size_t n = w->path.len + 1 + strlen(name) + 1;
+	struct ex_seens *t = &w->seen;
+	size_t i, off;
 
-	if (!e || !(e->path = malloc(n))) {
-		free(e);
-		return;		/* written again later, not linked: no harm */
-	}
-	snprintf(e->path, n, "%s/%s", w->path.buf, name);
-	e->ino = ino;
 	pthread_mutex_lock(&w->seen_mu);
-	HASH_FIND(hh, w->seen, &ino, sizeof(ino), old);
-	if (!old)
-		HASH_ADD(hh, w->seen, ino, sizeof(e->ino), e);
-	pthread_mutex_unlock(&w->seen_mu);
-	if (old) {
-		free(e->path);
-		free(e);
+	if ((t->n + 1) * 4 > t->cap * 3 && seen_grow(t))
+		goto out;	/* written again later, not linked: no harm */
+	i = seen_slot(t, ino);
+	if (t->v[i].ino)
+		goto out;
+	off = t->paths.len;
+	sb_add(&t->paths, w->path.buf, w->path.len);
+	sb_addc(&t->paths, '/');
+	sb_adds(&t->paths, name);
+	sb_addc(&t->paths, '\0');
+	if (t->paths.len > off + w->path.len + strlen(name) + 1) {
+		t->v[i].ino = ino;
+		t->v[i].off = off;
+		t->n++;
 	}
+out:
+	pthread_mutex_unlock(&w->seen_mu);
 }
 
 static void seen_free(struct ex_walk *w)
 {
-	struct ex_seen *e, *tmp;
-
-	HASH_ITER(hh, w->seen, e, tmp) {
-		HASH_DEL(w->seen, e);
-		free(e->path);
-		free(e);
-	}
+	free(w->seen.v);
+	sb_free(&w->seen.paths);
 }
 
 static void read_item(struct ex_chunk *c, struct ex_item *x, uint64_t i)
@@ -227,7 +259,10 @@ static void read_item(struct ex_chunk *c, struct ex_item *x, uint64_t i)
 	}
 	if (S_ISREG(x->a.st.st_mode) && (x->same = seen_path(c->w, ino)))
 		return;		/* written already: nothing to read */
-	if (S_ISREG(x->a.st.st_mode))
+	/* A file the listing gives no size for (a transcript: as long as its
+	 * branch) is written in pieces, when it is written. */
+	x->stream = S_ISREG(x->a.st.st_mode) && x->a.lazy;
+	if (S_ISREG(x->a.st.st_mode) && !x->stream)
 		rc = vf_content(v, ino, &x->b);
 	else if (S_ISLNK(x->a.st.st_mode))
 		rc = vf_readlink(v, ino, x->link);
@@ -301,6 +336,31 @@ static int put_same(struct ex_walk *w, int dirfd, struct ex_item *x)
 	return rc;
 }
 
+/* A piece of a file streamed into fd (vf_sink.data). */
+struct fd_sink {
+	int fd;
+	uint64_t *bytes;
+};
+
+static int fd_piece(void *arg, const void *p, size_t n)
+{
+	struct fd_sink *s = arg;
+
+	*s->bytes += n;
+	return write_all(s->fd, p, n);
+}
+
+/* x's bytes into fd: its content, or its pieces. */
+static int put_bytes(struct ex_walk *w, int fd, struct ex_item *x)
+{
+	struct fd_sink s = { fd, &x->bytes };
+	struct vf_sink sink = { NULL, fd_piece, &s };
+
+	if (!x->stream)
+		return write_all(fd, x->b->data, x->b->len);
+	return vf_stream(w->v, x->a.st.st_ino, &sink);
+}
+
 static void put_file(struct ex_walk *w, int dirfd, struct ex_item *x)
 {
 	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
@@ -312,7 +372,8 @@ static void put_file(struct ex_walk *w, int dirfd, struct ex_item *x)
 	if (x->same) {		/* no link here (EXDEV, EMLINK...): a copy */
 		free(x->same);
 		x->same = NULL;
-		if ((rc = vf_content(w->v, ino, &x->b))) {
+		x->stream = x->a.lazy;
+		if (!x->stream && (rc = vf_content(w->v, ino, &x->b))) {
 			fail(x, "read", rc);
 			return;
 		}
@@ -325,7 +386,7 @@ static void put_file(struct ex_walk *w, int dirfd, struct ex_item *x)
 		fail(x, "create", -errno);
 		return;
 	}
-	rc = write_all(fd, x->b->data, x->b->len);
+	rc = put_bytes(w, fd, x);
 	if (rc)
 		fail(x, "write", rc);
 	else if ((rc = set_meta(w, fd, &x->xattrs, &x->a)))
@@ -409,7 +470,7 @@ static void owner_names(struct ex_walk *w, uid_t uid, gid_t gid)
 
 /* Entry name of the folder walked ("." for the root itself), as a tar path. */
 static int tar_entry(struct ex_walk *w, const char *name, const struct vf_attr *a,
-		     const struct blob *b, const char *link, const struct sbuf *xs,
+		     const void *data, uint64_t size, const char *link, const struct sbuf *xs,
 		     const char *same)
 {
 	struct tw_entry e;
@@ -434,13 +495,64 @@ static int tar_entry(struct ex_walk *w, const char *name, const struct vf_attr *
 	e.gname = w->gname;
 	e.mtime = PL_MTIM(a->st);
 	e.link = link;
-	e.data = b ? b->data : NULL;
-	e.size = b ? b->len : 0;
+	e.data = data;
+	e.size = size;
 	e.xattrs = same ? NULL : xs;
 	e.hardlink = same;
 	rc = tw_add(w->tw, &e);
 	sb_free(&p);
 	return rc;
+}
+
+/* A file streamed into the tar: its header once its size is known, then
+ * its pieces (vf_sink). */
+struct tar_sink {
+	struct ex_walk *w;
+	struct ex_item *x;
+	int head;		/* its header is written */
+	int begun;		/* ... and its bytes are awaited */
+};
+
+static int tar_size(void *arg, uint64_t size)
+{
+	struct tar_sink *s = arg;
+	int rc;
+
+	/* No data: tw_add() then waits for the bytes (tw_data()). */
+	rc = tar_entry(s->w, s->x->name, &s->x->a, NULL, size, NULL, &s->x->xattrs, NULL);
+	s->head = !rc;
+	s->begun = !rc && size;
+	return rc;
+}
+
+static int tar_piece(void *arg, const void *p, size_t n)
+{
+	struct tar_sink *s = arg;
+
+	s->x->bytes += n;
+	return tw_data(s->w->tw, p, n);
+}
+
+/* Streams file x into the tar, and remembers it once its header is
+ * written (its later names link to it). 0, or -errno when the stream
+ * broke; a file that failed otherwise is said, and skipped (no header
+ * yet) or ends with zeros where its bytes did not come (the archive
+ * stays well formed). */
+static int tar_stream_entry(struct ex_walk *w, struct ex_item *x)
+{
+	struct tar_sink s = { w, x, 0, 0 };
+	struct vf_sink sink = { tar_size, tar_piece, &s };
+	int rc = vf_stream(w->v, x->a.st.st_ino, &sink), end = 0;
+
+	if (s.begun)
+		end = tw_data_end(w->tw);
+	if (tw_error(w->tw))
+		return tw_error(w->tw);
+	if (rc || end)
+		say(w, x->name, "read", rc ? rc : -EAGAIN);	/* shorter: it changed */
+	if (s.head)
+		seen_add(w, x->a.st.st_ino, x->name);
+	return 0;
 }
 
 /* ---- the walk ---- */
@@ -449,7 +561,7 @@ static void count(struct ex_stats *st, const struct ex_item *x)
 {
 	if (S_ISREG(x->a.st.st_mode)) {
 		st->files++;
-		st->bytes += x->b ? x->b->len : 0;
+		st->bytes += x->b ? x->b->len : x->bytes;
 	} else if (S_ISDIR(x->a.st.st_mode)) {
 		st->dirs++;
 	} else {
@@ -478,11 +590,6 @@ static int add_sub(struct ex_subs *subs, struct ex_item *x)
 	return 0;
 }
 
-/* What the caller does with a chunk the threads read: in listing order,
- * say what failed, write the stream, keep the folders (a folder goes into
- * the stream with what it holds, right before it: GNU tar sets a folder's
- * mtime once an entry outside it comes). 0 at the end of
- * the listing, 1 if there is more, -errno if the stream broke. */
 /* One entry read, on the caller's thread. 0, or -errno if the stream broke. */
 static int take_item(struct ex_walk *w, struct ex_item *x, struct ex_subs *subs)
 {
@@ -493,9 +600,14 @@ static int take_item(struct ex_walk *w, struct ex_item *x, struct ex_subs *subs)
 		return 0;
 	}
 	if (w->tw && !S_ISDIR(x->a.st.st_mode)) {
-		rc = tar_entry(w, x->name, &x->a, x->b, x->link, &x->xattrs, x->same);
-		if (!rc && x->b)
-			seen_add(w, x->a.st.st_ino, x->name);
+		if (x->stream && !x->same) {
+			rc = tar_stream_entry(w, x);
+		} else {
+			rc = tar_entry(w, x->name, &x->a, x->b ? x->b->data : NULL,
+				       x->b ? x->b->len : 0, x->link, &x->xattrs, x->same);
+			if (!rc && x->b)
+				seen_add(w, x->a.st.st_ino, x->name);
+		}
 	}
 	count(w->st, x);
 	if (S_ISDIR(x->a.st.st_mode) && add_sub(subs, x))
@@ -503,6 +615,11 @@ static int take_item(struct ex_walk *w, struct ex_item *x, struct ex_subs *subs)
 	return rc;
 }
 
+/* What the caller does with a chunk the threads read: in listing order,
+ * say what failed, write the stream, keep the folders (a folder goes into
+ * the stream with what it holds, right before it: GNU tar sets a folder's
+ * mtime once an entry outside it comes). 0 at the end of
+ * the listing, 1 if there is more, -errno if the stream broke. */
 static int take_chunk(struct ex_walk *w, struct ex_chunk *c, struct ex_subs *subs)
 {
 	int more = 1, rc = 0;
@@ -541,7 +658,7 @@ static int walk_sub(struct ex_walk *w, struct ex_sub *s, int dirfd, int depth)
 			say(w, s->name, "open", -errno);
 			return 0;
 		}
-	} else if ((rc = tar_entry(w, s->name, &s->a, NULL, NULL, &s->xattrs, NULL))) {
+	} else if ((rc = tar_entry(w, s->name, &s->a, NULL, 0, NULL, &s->xattrs, NULL))) {
 		return rc;
 	}
 	sb_addc(&w->path, '/');
@@ -664,7 +781,7 @@ static int export_root(struct ex_walk *w, int dirfd)
 	sb_init(&xs);
 	read_xattrs(w->v, w->root, &xs);
 	if (w->tw)
-		rc = tar_entry(w, NULL, &a, NULL, NULL, &xs, NULL);
+		rc = tar_entry(w, NULL, &a, NULL, 0, NULL, &xs, NULL);
 	if (!rc)
 		rc = walk(w, w->root, dirfd, 0);
 	if (!rc && w->tw)
@@ -691,6 +808,7 @@ int ex_vfs(struct vfs *v, uint64_t root, const char *dest, const struct ex_opts 
 	w.dest = dest;
 	w.rootfd = -1;
 	pthread_mutex_init(&w.seen_mu, NULL);
+	sb_init(&w.seen.paths);
 	sb_init(&w.path);
 	sb_adds(&w.path, ".");
 	if (!strcmp(dest, "-")) {

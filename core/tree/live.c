@@ -41,7 +41,7 @@ static void scan(struct tree *t)
 {
 	uint64_t n = t->q.scans_asked;
 
-	t->q.scans_started = n;
+	__atomic_store_n(&t->q.scans_started, n, __ATOMIC_RELAXED);	/* lv_asked() */
 	pthread_mutex_unlock(&t->q.mu);
 	if (ad_scan(t)) {
 		cache_prune(t->cache, keep_immutable);	/* README, errors.txt */
@@ -347,6 +347,11 @@ static int settle(struct tree *t, struct view *v, int rc, struct was *w, int epo
 		/* A layer above may let the kernel keep it (pjfs.h). */
 		if (vw_current_lino(v) != w->current)
 			queue(t, tr_vino(v, TI_BRANCHES), 0, "current");
+		/* The window may hold other rows under its names now: the
+		 * kernel forgets every name it kept in context/ (tree.c:
+		 * tr_name_kept()), with the folder's own. */
+		if (__atomic_exchange_n(&v->ctx_named, 0, __ATOMIC_RELAXED))
+			queue(t, tr_vino(v, TI_ROOT), 0, "context");
 	}
 	vw_free_paths(w->paths, w->npaths);
 	__atomic_add_fetch(&t->gen, 1, __ATOMIC_RELEASE);
@@ -519,8 +524,9 @@ static uint64_t sign(struct tree *t, uint64_t budget)
  * The watcher's look (no lock held): each view whose indexed bytes may
  * have changed (ss_rewritten()) is brought up to its log now, so that what
  * the kernel keeps for long is invalidated even when no request comes;
- * growth waits for a request, as before. Then the signature and its
- * re-check (sign()).
+ * growth waits for a request, unless the kernel keeps names of the view's
+ * context/ (a growth may move them). Then the signature and its re-check
+ * (sign()).
  */
 static void watch(struct tree *t)
 {
@@ -531,7 +537,8 @@ static void watch(struct tree *t)
 	for (k = 0;; k++) {
 		pthread_rwlock_rdlock(&t->lock);
 		v = k < t->nviews ? t->views[k] : NULL;
-		due = v && ss_rewritten(v->s);
+		due = v && (ss_rewritten(v->s) ||
+			    (__atomic_load_n(&v->ctx_named, __ATOMIC_RELAXED) && behind(t, v)));
 		pthread_rwlock_unlock(&t->lock);
 		if (!v)
 			break;
@@ -568,7 +575,7 @@ static void want_scan(struct tree *t)
 					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;
 	pthread_mutex_lock(&t->q.mu);
-	t->q.scans_asked++;
+	__atomic_add_fetch(&t->q.scans_asked, 1, __ATOMIC_RELAXED);
 	pthread_cond_signal(&t->q.cv);
 	pthread_mutex_unlock(&t->q.mu);
 }
@@ -586,7 +593,7 @@ void lv_scan_now(struct tree *t)
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += LV_SCAN_WAIT_S;
 	pthread_mutex_lock(&t->q.mu);
-	want = ++t->q.scans_asked;
+	want = __atomic_add_fetch(&t->q.scans_asked, 1, __ATOMIC_RELAXED);
 	pthread_cond_signal(&t->q.cv);
 	while (t->q.state == Q_ON && t->q.scans_done < want &&
 	       !pthread_cond_timedwait(&t->q.scan_cv, &t->q.mu, &until))
@@ -626,7 +633,7 @@ int lv_tick(struct tree *t, int agents, uint64_t *share, struct vf_inval **out,
 	if (t->q.state == Q_OFF)
 		t->q.state = Q_POLLED;
 	agents |= t->q.scans_asked != t->q.scans_started;
-	t->q.scans_started = t->q.scans_asked;
+	__atomic_store_n(&t->q.scans_started, t->q.scans_asked, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&t->q.mu);
 	if (agents && ad_scan(t)) {
 		cache_prune(t->cache, keep_immutable);	/* README, errors.txt */
@@ -654,6 +661,12 @@ int lv_tick(struct tree *t, int agents, uint64_t *share, struct vf_inval **out,
 	t->q.n = t->q.cap = 0;
 	pthread_mutex_unlock(&t->q.mu);
 	return any;
+}
+
+int lv_asked(struct tree *t)
+{
+	return __atomic_load_n(&t->q.scans_asked, __ATOMIC_RELAXED) !=
+	       __atomic_load_n(&t->q.scans_started, __ATOMIC_RELAXED);
 }
 
 void lv_closing(struct tree *t, struct vf_inval **out, size_t *n)

@@ -51,8 +51,10 @@
  * view up to its log at once when its indexed bytes may have changed
  * (ss_rewritten(): it shrank, was replaced, or kept its size and not its
  * times): a reindex is told to the kernel within about a second, even
- * when nobody asks. Growth is left to the requests (nothing the kernel
- * keeps goes wrong when the log grows). Each look also extends the
+ * when nobody asks. Growth is left to the requests, except where the
+ * kernel keeps names of a view's context/ (tree.c: tr_name_kept()): a
+ * growth may give them to other rows, so it is indexed by the look and
+ * the kernel told to forget context/. Each look also extends the
  * signature of what was indexed (ss_sign(), LV_SIGN_STEP bytes at most: a
  * 1 GB log is signed 16 s after it was mounted, in steps of 10-20 ms),
  * which tells a log rewritten in place from one only touched. Once every
@@ -104,7 +106,8 @@ struct lv_queue {
 	int state;			/* 0 off, 1 queueing, 2 stopped */
 	pthread_cond_t scan_cv;		/* a look at agents/ is done */
 	uint64_t scans_asked;		/* looks at agents/ asked for, */
-	uint64_t scans_started;		/* begun by the notify thread, */
+	uint64_t scans_started;		/* begun by the notify thread (both
+					 * written atomically: lv_asked()), */
 	uint64_t scans_done;		/* and done (under mu) */
 };
 
@@ -163,6 +166,9 @@ void lv_stop(struct tree *t);
  */
 int lv_tick(struct tree *t, int agents, uint64_t *share, struct vf_inval **out,
 	    size_t *n);
+/* Whether a request asked for a look at agents/ that lv_tick() did not
+ * begin yet (no lock: the counts are written atomically under q.mu). */
+int lv_asked(struct tree *t);
 
 /*
  * For a layer above that lets the kernel keep branches/current for long

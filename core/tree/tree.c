@@ -209,7 +209,7 @@ static int render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *ou
 	case TK_STATE:
 		return v->no ? -ENOENT : sd_render(v->s, lino, out);
 	case TK_TX:
-		return ud_tx_render(t, v, lino, out);
+		return ud_tx_render(t, v, lino, out, NULL);
 	case TK_FIXED:
 		if (lino == TI_CTX_MESSAGES || lino == TI_CTX_WINDOW)
 			return cd_render(v->s, lino, out);
@@ -273,6 +273,68 @@ int tr_content(struct tree *t, uint64_t ino, struct blob **out)
 
 	pthread_rwlock_rdlock(&t->lock);
 	rc = content_locked(t, ino, out);
+	pthread_rwlock_unlock(&t->lock);
+	return rc;
+}
+
+/* ---- in pieces ---- */
+
+static int count_piece(void *arg, const char *p, size_t n)
+{
+	(void)p;
+	*(uint64_t *)arg += n;
+	return 0;
+}
+
+static int data_piece(void *arg, const char *p, size_t n)
+{
+	const struct vf_sink *sink = arg;
+
+	return sink->data(sink->arg, p, n);
+}
+
+/* A transcript in pieces, its size first when the sink wants it (read
+ * lock held). */
+static int stream_tx(struct tree *t, struct view *v, uint64_t lino, const struct vf_sink *sink)
+{
+	struct sb_sink pieces = { count_piece, NULL };
+	uint64_t size = 0;
+	struct sbuf sb;
+	int rc = 0;
+
+	sb_init(&sb);
+	if (sink->size) {
+		pieces.arg = &size;
+		rc = ud_tx_render(t, v, lino, &sb, &pieces);
+		if (!rc)
+			rc = sb_spill_all(&sb, &pieces);
+		if (!rc)
+			rc = sink->size(sink->arg, size);
+	}
+	pieces = (struct sb_sink){ data_piece, (void *)sink };
+	if (!rc)
+		rc = ud_tx_render(t, v, lino, &sb, &pieces);
+	if (!rc)
+		rc = sb_spill_all(&sb, &pieces);
+	sb_free(&sb);
+	return rc;
+}
+
+int tr_stream(struct tree *t, uint64_t ino, const struct vf_sink *sink)
+{
+	struct view *v;
+	struct blob *b;
+	int rc;
+
+	pthread_rwlock_rdlock(&t->lock);
+	v = vw_of(t, ino);
+	b = cache_get(t->cache, ino);	/* a transcript read whole already */
+	if (!b && v && TR_KIND(ino) == TK_TX) {
+		rc = ud_tx_exists(v, ino) ? stream_tx(t, v, TR_LOCAL(ino), sink) : -ENOENT;
+	} else if (b || !(rc = content_locked(t, ino, &b))) {
+		rc = vf_sink_blob(sink, b);
+		blob_unref(b);
+	}
 	pthread_rwlock_unlock(&t->lock);
 	return rc;
 }
@@ -603,14 +665,23 @@ static uint64_t lookup_locked(struct tree *t, uint64_t parent, const char *name)
 	return lino ? tr_vino(v, lino) : 0;
 }
 
-/* Whether a name in folder parent keeps naming inode ino while the log
- * grows: not in context/ and state/, which are rebuilt, nor current. */
-int tr_name_fixed(uint64_t parent, uint64_t ino)
+/* Whether the kernel may keep a name in folder parent that leads to
+ * inode ino: one that keeps naming it while the log grows (not in state/
+ * and transcripts/, which are rebuilt, nor current); or one of context/,
+ * whose names (200,000 of them in a long window, each of which ls -l
+ * would look up again) hold until the log changes: live.c then has the
+ * kernel forget context/ as a whole. */
+int tr_name_kept(struct view *v, uint64_t parent, uint64_t ino)
 {
 	uint64_t lp = TR_LOCAL(parent);
 
-	return TR_KIND(ino) != TK_CURRENT && TR_KIND(ino) != TK_TXCUR && lp != TI_CONTEXT &&
-	       lp != TI_STATE && lp != TI_TRANSCRIPTS && TR_KIND(parent) != TK_STATE;
+	if (lp == TI_CONTEXT) {
+		if (!__atomic_load_n(&v->ctx_named, __ATOMIC_RELAXED))
+			__atomic_store_n(&v->ctx_named, 1, __ATOMIC_RELAXED);
+		return 1;
+	}
+	return TR_KIND(ino) != TK_CURRENT && TR_KIND(ino) != TK_TXCUR && lp != TI_STATE &&
+	       lp != TI_TRANSCRIPTS && TR_KIND(parent) != TK_STATE;
 }
 
 static int lookup_once(struct tree *t, uint64_t parent, const char *name,
@@ -625,9 +696,9 @@ static int lookup_once(struct tree *t, uint64_t parent, const char *name,
 		rc = tr_attr_locked(t, ino, out);
 	else if (vw_stale(t, parent))
 		rc = -ESTALE;
-	pthread_rwlock_unlock(&t->lock);
 	if (!rc)
-		out->fixed_name = tr_name_fixed(parent, ino);
+		out->fixed_name = tr_name_kept(vw_of(t, ino), parent, ino);
+	pthread_rwlock_unlock(&t->lock);
 	return rc;
 }
 

@@ -182,6 +182,11 @@ uint64_t tr_dir_gen(const struct tr_dir *d);
 
 /* The content of a file, with a reference for the caller. */
 int tr_content(struct tree *t, uint64_t ino, struct blob **out);
+/* The same in pieces (vfs.h: vf_ops.stream): a transcript is rendered
+ * piece by piece (twice when the sink wants its size first), under the
+ * read lock all along, so that both passes see one state of the log;
+ * any other file is its content, whole. */
+int tr_stream(struct tree *t, uint64_t ino, const struct vf_sink *sink);
 /* The target of a symbolic link (NM_MAX + 1 bytes). */
 int tr_readlink(struct tree *t, uint64_t ino, char *out);
 /* Extended attributes: value of name into out, or the list of names. */

@@ -288,7 +288,7 @@ int tr_dir_entry(struct tree *t, struct tr_dir *d, uint64_t i, char *name,
 		} else if (!ino || tr_attr_locked(t, ino, attr))
 			rc = -ENOENT;	/* gone since the listing was taken */
 		else
-			attr->fixed_name = tr_name_fixed(d->ino, ino);
+			attr->fixed_name = tr_name_kept(v, d->ino, ino);
 	}
 	pthread_rwlock_unlock(&t->lock);
 	return rc;

@@ -70,6 +70,11 @@ struct view {
 					 * renamed once one does (scan only) */
 	uint64_t labelled;		/* tree gen when last labelled (scan only) */
 	char name[NM_MAX + 1];		/* its folder under agents/ */
+	/* atomic: a name in its context/ was handed to the kernel since the
+	 * log last changed (tr_name_kept()): the kernel keeps it until told
+	 * (live.c forgets context/ at the next change, and looks for one
+	 * every LV_POLL_MS meanwhile). */
+	int ctx_named;
 };
 
 struct tree {
@@ -177,8 +182,11 @@ void tr_fill_common(struct tree *t, struct view *v, uint64_t ino, struct vf_attr
 void tr_set_dir(const struct view *v, struct vf_attr *a);
 /* ino's attributes; 0 or -errno. */
 int tr_attr_locked(struct tree *t, uint64_t ino, struct vf_attr *a);
-/* Whether a name in parent keeps naming ino while the log grows. */
-int tr_name_fixed(uint64_t parent, uint64_t ino);
+/* Whether the kernel may keep the name in parent that leads to ino of
+ * view v: one that keeps naming it while the log grows, or one of
+ * context/, kept until the log changes (then live.c makes the kernel
+ * forget context/ as a whole); the latter is noted in v->ctx_named. */
+int tr_name_kept(struct view *v, uint64_t parent, uint64_t ino);
 
 /* For tree.c (tree's lock held), tree_line.c: record r's whole line of
  * lf into line from this thread's window of the log, when the lines

@@ -47,6 +47,11 @@ static int t_content(void *fs, uint64_t ino, struct blob **out)
 	return tr_content(fs, ino, out);
 }
 
+static int t_stream(void *fs, uint64_t ino, const struct vf_sink *sink)
+{
+	return tr_stream(fs, ino, sink);
+}
+
 static int t_fixed_content(void *fs, uint64_t ino)
 {
 	(void)fs;
@@ -95,6 +100,6 @@ static void t_own_device(void *fs, dev_t dev)
 
 const struct vf_ops tr_vfs_ops = {
 	t_getattr, t_lookup, t_opendir, t_dir_entry, t_closedir, t_dir_gen,
-	t_content, t_fixed_content, t_readlink, t_getxattr, t_listxattr, t_claim_push,
+	t_content, t_stream, t_fixed_content, t_readlink, t_getxattr, t_listxattr, t_claim_push,
 	t_pushed, t_wait, t_stop, t_own_device,
 };

@@ -143,7 +143,8 @@ static uint32_t tx_from(struct tree *t, struct view *v, int b, int *parent)
 	return s - 1;
 }
 
-int ud_tx_render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *out)
+int ud_tx_render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *out,
+		 const struct sb_sink *sink)
 {
 	int b = vw_branch_of_key(v, TR_KEY(lino)), parent;
 	struct sbuf head;
@@ -155,9 +156,9 @@ int ud_tx_render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *out
 	sb_init(&head);
 	ud_tokens_line(t, v, &head);
 	from = tx_from(t, v, b, &parent);
-	rc = tx_render(v->s, (uint32_t)b, head.len ? head.buf : NULL, from,
-		       parent < 0 ? NULL : br_get(ss_branches(v->s), (uint32_t)parent)->name,
-		       out);
+	rc = tx_render_to(v->s, (uint32_t)b, head.len ? head.buf : NULL, from,
+			  parent < 0 ? NULL : br_get(ss_branches(v->s), (uint32_t)parent)->name,
+			  out, sink);
 	sb_free(&head);
 	return rc;
 }

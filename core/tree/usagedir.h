@@ -43,7 +43,10 @@ int ud_tx_entry(struct view *v, uint32_t i, char *name, uint64_t *lino);
 uint64_t ud_tx_lookup(struct view *v, const char *name);
 /* Whether a TK_TX inode names a branch now. */
 int ud_tx_exists(struct view *v, uint64_t lino);
-int ud_tx_render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *out);
+/* A transcript's text (sink: in pieces, as tx_render_to(); NULL: all in
+ * out). */
+int ud_tx_render(struct tree *t, struct view *v, uint64_t lino, struct sbuf *out,
+		 const struct sb_sink *sink);
 
 /* Appends the "usage: ..." header line of record id, if it has usage,
  * from line when it holds the record's whole line; else line holds the

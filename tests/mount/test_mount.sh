@@ -31,6 +31,12 @@ check_xattr() {
 	got=$(getfattr --absolute-names --only-values -n user.sessfs.uuid "$f" 2>/dev/null)
 	[ -n "$want" ] && [ "$want" = "$got" ] && ok "getfattr uuid" || bad "xattr uuid '$got' != '$want'"
 	getfattr --absolute-names -d "$f" | grep -q 'user.sessfs.line=' && ok "getfattr -d lists line" || bad "getfattr -d"
+	# Only user.* exists: another namespace is not supported (ls -l then
+	# asks once per mount, not once per file).
+	case $(getfattr --absolute-names -n security.selinux "$f" 2>&1) in
+	*"Operation not supported"*) ok "getfattr security.selinux: not supported" ;;
+	*) bad "getfattr security.selinux: $(getfattr --absolute-names -n security.selinux "$f" 2>&1)" ;;
+	esac
 }
 
 check_log() {

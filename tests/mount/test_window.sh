@@ -6,6 +6,10 @@
 # and 760 MB once), and they agree with the branch's.
 # 300,000 rows in the plain build; under ASan (SESSFS_BUILD ending in
 # asan), where every allocation costs several times as much, 60,000.
+# The kernel keeps the names of context/ it was given (ls -l asks no
+# lookup per row) until the log changes: a rewind written to the log
+# while nobody reads gives a name to another row, and the kernel is told
+# within a second or two.
 . "$(dirname "$0")/lib.sh"
 
 case $BUILD in
@@ -37,5 +41,34 @@ long_window() {
 	unmount_log "$m"
 }
 
+# rewound_window: context/ listed with ls -l (its names kept by the
+# kernel), then a row appended whose parent is row 8: the current branch,
+# and the window, are rows 1-8 and the new row 9. Without a request, the
+# kernel must forget the names that led elsewhere: 000010-assistant.md is
+# gone, 000009-user.md is the new row (the inode of its file in its own
+# branch).
+rewound_window() {
+	local dir="$T/rewind" m ino
+	mkdir -p "$dir"
+	m="$dir/m"
+	awk -v n=20 -f scripts/chainlog.awk > "$dir/s.jsonl"
+	mount_log "$dir/s.jsonl" "$m" || { bad "rewind: mount: $(cat "$m.err")"; return; }
+	ls -l "$m/context" > /dev/null
+	[ -e "$m/context/000010-assistant.md" ] || bad "rewind: no row 10 before"
+	printf '{"parentUuid":"00000008-0000-4000-8000-000000000008","type":"user","message":{"role":"user","content":"rewound"},"uuid":"0000ffff-0000-4000-8000-000000099999","timestamp":"2026-01-02T00:00:00.000Z","sessionId":"5e55f500-0000-4000-8000-000000000999"}\n' \
+		>> "$dir/s.jsonl"
+	if wait_until 5 eval '[ ! -e "$m/context/000010-assistant.md" ]'; then
+		ino=$(stat -c %i "$m/context/000009-user.md")
+		[ "$ino" = "$(stat -L -c %i "$m/branches/current/000009-user.md")" ] &&
+			grep -q rewound "$m/context/000009-user.md" &&
+			ok "rewind: the kernel forgot the names of context/ that moved" ||
+			bad "rewind: context/000009-user.md is not the new row"
+	else
+		bad "rewind: context/000010-assistant.md still there 5 s after the rewind"
+	fi
+	unmount_log "$m"
+}
+
 long_window "$N"
+rewound_window
 finish

@@ -316,6 +316,47 @@ static void test_hard_link_has_no_data(void **state)
 	free(s.buf);
 }
 
+/* A file whose bytes follow its header in pieces is the same stream as
+ * one added whole; pieces short of its size end in zeros (-ENODATA), one
+ * past it is cut (-EOVERFLOW), and no entry goes in while bytes are due. */
+static void test_streamed_file_is_the_same(void **state)
+{
+	int fd1 = tmp_fd(), fd2 = tmp_fd(), fd3 = tmp_fd();
+	struct tarw *w1 = tw_new(fd1), *w2 = tw_new(fd2), *w3 = tw_new(fd3);
+	struct tw_entry e = file_entry("./t.md", "first piece, second piece\n"), lazy = e;
+	struct stream s1, s2, s3;
+
+	(void)state;
+	assert_int_equal(tw_add(w1, &e), 0);
+	lazy.data = NULL;
+	assert_int_equal(tw_add(w2, &lazy), 0);
+	assert_int_equal(tw_add(w2, &e), -EINVAL);	/* bytes due */
+	assert_int_equal(tw_data(w2, "first piece, ", 13), 0);
+	assert_int_equal(tw_data(w2, "second piece\n and more", 23), -EOVERFLOW);
+	assert_int_equal(tw_data_end(w2), 0);
+	assert_int_equal(tw_data(w2, "x", 1), -EINVAL);	/* none due */
+	assert_int_equal(tw_add(w3, &lazy), 0);
+	assert_int_equal(tw_data(w3, "first", 5), 0);
+	assert_int_equal(tw_data_end(w3), -ENODATA);
+	assert_int_equal(tw_error(w3), 0);
+	assert_int_equal(tw_finish(w1), 0);
+	assert_int_equal(tw_finish(w2), 0);
+	assert_int_equal(tw_finish(w3), 0);
+	tw_free(w1);
+	tw_free(w2);
+	tw_free(w3);
+	read_back(fd1, &s1);
+	read_back(fd2, &s2);
+	read_back(fd3, &s3);
+	assert_int_equal(s1.len, s2.len);
+	assert_memory_equal(s1.buf, s2.buf, s1.len);
+	assert_int_equal(s3.len, s1.len);	/* well formed: zeros in place */
+	assert_memory_equal(s3.buf + TW_BLOCK, "first\0\0\0", 8);
+	free(s1.buf);
+	free(s2.buf);
+	free(s3.buf);
+}
+
 static void test_xattr_list_walk(void **state)
 {
 	struct sbuf xs;
@@ -347,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_negative_time),
 		cmocka_unit_test(test_write_error_is_kept),
 		cmocka_unit_test(test_hard_link_has_no_data),
+		cmocka_unit_test(test_streamed_file_is_the_same),
 		cmocka_unit_test(test_xattr_list_walk),
 	};
 

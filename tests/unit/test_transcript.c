@@ -7,6 +7,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "testutil.h"
 #include "session.h"
 #include "transcript.h"
@@ -167,6 +172,74 @@ static void test_fence_outgrows_the_text(void **state)
 	tu_log_free(&l);
 }
 
+/* The pieces a sink takes. */
+struct pieces {
+	struct sbuf all;
+	unsigned n;
+	size_t most;
+};
+
+static int take_piece(void *arg, const char *p, size_t n)
+{
+	struct pieces *ps = arg;
+
+	sb_add(&ps->all, p, n);
+	ps->n++;
+	ps->most = n > ps->most ? n : ps->most;
+	return ps->n == 1000 ? -EINTR : 0;
+}
+
+/* A branch longer than SB_PIECE, rendered in pieces: the same text as
+ * whole, handed over in pieces of about SB_PIECE, never held whole; a
+ * sink's error ends the rendering. */
+static void test_pieces_are_the_whole(void **state)
+{
+	struct pieces ps = { .n = 0 };
+	struct sb_sink sink = { take_piece, &ps };
+	struct tu_log l;
+	struct session *s;
+	struct sbuf sb, text;
+	char *path, *md;
+	uint32_t i;
+
+	(void)state;
+	tu_log_init(&l);
+	sb_init(&text);
+	for (i = 0; i < 4096; i++)
+		sb_addc(&text, (char)('a' + i % 26));
+	tu_user(&l, 1, 0, "go");
+	for (i = 2; i < 1000; i += 2) {
+		char id[16];
+
+		snprintf(id, sizeof(id), "msg_%u", i);
+		tu_asst(&l, (int)i, (int)i - 1, id, text.buf);
+		tu_user(&l, (int)i + 1, (int)i, "more");
+	}
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	md = render(s, "main");
+	assert_true(strlen(md) > 2 * SB_PIECE);
+	sb_init(&ps.all);
+	sb_init(&sb);
+	assert_int_equal(tx_render_to(s, 0, NULL, 0, NULL, &sb, &sink), 0);
+	assert_true(sb.len < SB_PIECE);		/* the rest, the caller's */
+	sb_add(&ps.all, sb.buf, sb.len);
+	assert_true(ps.n >= 2);
+	assert_true(ps.most < SB_PIECE + 2 * text.len);
+	assert_int_equal(ps.all.len, strlen(md));
+	assert_memory_equal(ps.all.buf, md, ps.all.len);
+	ps.n = 999;		/* the next piece is refused */
+	sb_reset(&sb);
+	assert_int_equal(tx_render_to(s, 0, NULL, 0, NULL, &sb, &sink), -EINTR);
+	sb_free(&sb);
+	sb_free(&ps.all);
+	sb_free(&text);
+	free(md);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_branches_share_their_common_part),
 		cmocka_unit_test(test_a_fork_starts_where_it_leaves),
 		cmocka_unit_test(test_fence_outgrows_the_text),
+		cmocka_unit_test(test_pieces_are_the_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
