@@ -62,7 +62,7 @@ fi
 
 out=$T/out
 read -r dirkb rc _ < <(peak_kb /dev/null timeout 600 "$SESSFS" export -q "$log" "$out")
-cur=$(stat -c %s "$out/transcripts/current.md" 2>/dev/null || echo 0)
+cur=$(stat -L -c %s "$out/transcripts/current.md" 2>/dev/null || echo 0)
 if [ "$rc" = 0 ] && [ "$cur" -gt $((4 << 20)) ]; then
 	ok "export into a folder: transcripts/current.md is $((cur >> 20)) MB"
 else
