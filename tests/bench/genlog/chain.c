@@ -24,8 +24,8 @@ void rec_prompt(struct gen *g, const char *parent)
 {
 	uint64_t r = rec_begin(g);
 
-	make_uuid(g, g->prompt_uuid);
-	make_uuid(g, g->prompt_id);
+	rnd_uuid(g, g->prompt_uuid);
+	rnd_uuid(g, g->prompt_id);
 	emit(g, HEAD "\"promptId\":%q,\"type\":\"user\",\"message\":{\"role\":\"user\","
 	     "\"content\":%e},\"uuid\":%q,\"timestamp\":%t,\"permissionMode\":%q,"
 	     "\"promptSource\":\"sdk\",\"turnOrigin\":\"sdk\",\"turnPosition\":"
@@ -44,7 +44,7 @@ static void rec_attachment(struct gen *g, const struct buf *body, const struct b
 	uint64_t r = rec_begin(g);
 	char uuid[UUID_LEN + 1];
 
-	make_uuid(g, uuid);
+	rnd_uuid(g, uuid);
 	emit(g, HEAD "\"attachment\":%b,\"type\":\"attachment\",\"uuid\":%q,\"timestamp\":%t,",
 	     g->parent, body, uuid);
 	if (rendered)
@@ -107,7 +107,7 @@ void rec_user_text(struct gen *g, const struct buf *text, const char *flags)
 	uint64_t r = rec_begin(g);
 	char uuid[UUID_LEN + 1];
 
-	make_uuid(g, uuid);
+	rnd_uuid(g, uuid);
 	emit(g, HEAD "\"promptId\":%q,\"type\":\"user\",\"message\":{\"role\":\"user\","
 	     "\"content\":%E},%s\"uuid\":%q,\"timestamp\":%t,%T", g->parent, g->prompt_id,
 	     text, flags, uuid);
@@ -122,7 +122,7 @@ void resp_init(struct gen *g, struct response *rs, bool tool_use)
 {
 	unsigned api_ms = rnd_range(g, 800, 12000);
 
-	make_id(g, "msg_01", rs->msg_id);
+	rnd_id(g, "msg_01", rs->msg_id);
 	rs->stop = tool_use ? "tool_use" : "end_turn";
 	rs->block = 0;
 	rs->out_tokens = rnd_range(g, 20, 900);
@@ -147,7 +147,7 @@ void asst_close(struct gen *g, uint64_t r, struct response *rs, bool tool_use)
 	unsigned in_tok = rnd_range(g, 2, 40), created = rnd_range(g, 200, 4000);
 	char uuid[UUID_LEN + 1];
 
-	make_uuid(g, uuid);
+	rnd_uuid(g, uuid);
 	emit(g, "],\"stop_reason\":%q,\"stop_sequence\":null,\"usage\":{\"input_tokens\":%u,"
 	     "\"cache_creation_input_tokens\":%u,\"cache_read_input_tokens\":%u,"
 	     "\"output_tokens\":%u,\"output_tokens_details\":{\"thinking_tokens\":%u},"
@@ -175,7 +175,7 @@ void rec_thinking(struct gen *g, struct response *rs)
 	uint64_t r = rec_begin(g);
 
 	g->raw.len = 0;
-	text_thoughts(g, &g->raw, size_logu(g, 100, 6));
+	text_thoughts(g, &g->raw, rnd_size(g, 100, 6));
 	rs->think_tokens = (unsigned)(g->raw.len / 4);
 	g->cost.think_tok += rs->think_tokens;
 	asst_open(g, rs);
@@ -195,7 +195,7 @@ void rec_text(struct gen *g, struct response *rs, size_t size)
 
 	g->raw.len = 0;
 	text_prose(g, &g->raw, size);
-	if (size > 1000 && chance(g, 50)) {
+	if (size > 1000 && rnd_chance(g, 50)) {
 		unsigned n = f->lines < 7 ? f->lines : 7;
 
 		buf_lit(&g->raw, "\n\n```\n");

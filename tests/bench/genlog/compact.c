@@ -25,7 +25,7 @@ static void make_summary(struct gen *g, struct buf *b, bool preserved)
 		"Summary:\n");
 	for (size_t i = 0; i < ARRAY_LEN(heads); i++) {
 		buf_str(b, heads[i]);
-		text_prose(g, b, size_logu(g, 150, 4));
+		text_prose(g, b, rnd_size(g, 150, 4));
 	}
 	bemit(g, b, "\n\nIf you need specific details from before compaction (like exact code "
 	      "snippets, error messages, or content you generated), read the full transcript "
@@ -99,7 +99,7 @@ void compact(struct gen *g)
 {
 	static const char *const args[] = { "", "keep only the testing details",
 					    "focus on the parser work" };
-	bool manual = chance(g, 60), preserved = manual && chance(g, 70);
+	bool manual = rnd_chance(g, 60), preserved = manual && rnd_chance(g, 70);
 	const char *arg = PICK(g, args);
 	char boundary[UUID_LEN + 1], summary[UUID_LEN + 1], command[PROMPT_LEN];
 
@@ -118,9 +118,9 @@ void compact(struct gen *g)
 			*p = *p == '_' ? '-' : *p;
 		build_tail(g);
 	}
-	make_uuid(g, boundary);
-	make_uuid(g, summary);
-	make_uuid(g, g->prompt_id);
+	rnd_uuid(g, boundary);
+	rnd_uuid(g, summary);
+	rnd_uuid(g, g->prompt_id);
 	wait_ms(g, 20000, 90000);
 	rec_boundary(g, boundary, summary, manual, preserved);
 	rec_compact_summary(g, summary, preserved);

@@ -29,7 +29,7 @@ void gen_init(struct gen *g, uint64_t seed, uint64_t target, bool forks)
 	g->target = target;
 	g->forks = forks;
 	g->now = START_MS;
-	make_uuid(g, g->sid);
+	rnd_uuid(g, g->sid);
 	build_tail(g);
 	pool_init(g);
 	preamble_build(g);

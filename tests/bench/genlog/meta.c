@@ -164,7 +164,7 @@ void rec_shape(struct gen *g)
 {
 	uint64_t r = rec_begin(g);
 
-	make_hash(g, g->shape);
+	rnd_hash(g, g->shape);
 	emit(g, "{\"type\":\"api-request-shape\",\"sessionId\":%S,\"shapeHash\":%q,"
 	     "\"timestamp\":%t,\"version\":\"" CC_VERSION "\",\"shape\":{\"system\":"
 	     "[{\"type\":\"text\",\"text\":\"" CLI_PREFIX "\"},{\"type\":\"text\",\"text\":%Q}],"
@@ -176,14 +176,14 @@ void rec_blobs(struct gen *g)
 {
 	uint64_t r = rec_begin(g);
 
-	make_hash(g, g->blob_user);
+	rnd_hash(g, g->blob_user);
 	emit(g, "{\"type\":\"api-request-blob\",\"sessionId\":%S,\"hash\":%q,\"message\":"
 	     "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":%Q},{\"type\":\"text\","
 	     "\"text\":%Q},{\"type\":\"text\",\"text\":%e}]}}", g->blob_user,
 	     &g->att_text[A_CONTEXT], &g->att_text[A_REMOTE], g->prompt);
 	rec_end(g, K_API_BLOB, r);
 	r = rec_begin(g);
-	make_hash(g, g->blob_sys);
+	rnd_hash(g, g->blob_sys);
 	emit(g, "{\"type\":\"api-request-blob\",\"sessionId\":%S,\"hash\":%q,\"message\":"
 	     "{\"role\":\"system\",\"content\":[%b]}}", g->blob_sys, &g->sys_blob);
 	rec_end(g, K_API_BLOB, r);
@@ -201,7 +201,7 @@ static void make_request_tail(struct gen *g)
 		bemit(g, &g->tmp, "%q,%q", g->blob_user, g->blob_sys);
 	}
 	for (unsigned i = g->req[0] ? 0 : 2; i < n; i++) {
-		make_hash(g, h);
+		rnd_hash(g, h);
 		bemit(g, &g->tmp, i ? ",%q" : "%q", h);
 	}
 }
@@ -211,8 +211,8 @@ void rec_api_request(struct gen *g)
 	uint64_t r = rec_begin(g);
 	char id[UUID_LEN + 1], base[UUID_LEN + 16] = "", digest[HASH_LEN + 1];
 
-	make_uuid(g, id);
-	make_hash(g, digest);
+	rnd_uuid(g, id);
+	rnd_hash(g, digest);
 	make_request_tail(g);
 	if (g->req[0]) {
 		snprintf(base, sizeof(base), ",\"base\":\"%s\"", g->req);

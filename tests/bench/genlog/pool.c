@@ -66,25 +66,25 @@ static const struct lang_def LANGS[L_COUNT] = {
 		     { ".yaml", ".yml" }, { "config", ".github/workflows", "deploy" } },
 };
 
-void make_code_line(struct gen *g, struct buf *b, enum lang lang)
+void pool_code_line(struct gen *g, struct buf *b, enum lang lang)
 {
 	const struct lang_def *l = &LANGS[lang];
 	unsigned depth = rnd_below(g, l->max_depth + 1);
 
 	if (lang == L_JSON) {
-		make_json_item(g, b, rnd_range(g, 1, 999), true);
+		text_json_item(g, b, rnd_range(g, 1, 999), true);
 		buf_lit(b, ",\n");
 		return;
 	}
 	for (unsigned i = 0; i < depth; i++)
 		buf_str(b, l->indent);
-	expand(g, b, l->lines[rnd_below(g, l->n_lines)]);
+	text_expand(g, b, l->lines[rnd_below(g, l->n_lines)]);
 	buf_ch(b, '\n');
 }
 
 /* ----------------------------------------------------------- file pool */
 
-void line_span(const struct pool_file *f, unsigned i, const char **s, size_t *n)
+void pool_line(const struct pool_file *f, unsigned i, const char **s, size_t *n)
 {
 	size_t end = i + 1 < f->lines ? f->line_off[i + 1] - 1 : f->raw.len;
 
@@ -114,7 +114,7 @@ static void pool_make_numbered(struct gen *g, struct pool_file *f)
 		const char *s;
 		size_t n;
 
-		line_span(f, i, &s, &n);
+		pool_line(f, i, &s, &n);
 		if (i)
 			buf_ch(&g->tmp, '\n');
 		buf_num(&g->tmp, i + 1, 0);
@@ -132,7 +132,7 @@ static void pool_name_file(struct gen *g, struct pool_file *f)
 
 	for (unsigned i = 0; i < L_COUNT; i++)
 		w[i] = LANGS[i].weight;
-	f->lang = (enum lang)pick_weighted(g, w, L_COUNT);
+	f->lang = (enum lang)rnd_weighted(g, w, L_COUNT);
 	l = &LANGS[f->lang];
 	dir = PICK(g, l->dir);
 	a = text_ident(g);
@@ -144,12 +144,12 @@ static void pool_name_file(struct gen *g, struct pool_file *f)
 /* Contents (which may name other files, so all are named first). */
 static void pool_fill_file(struct gen *g, struct pool_file *f)
 {
-	size_t size = size_logu(g, SIZE_MIN, SIZE_OCTAVES);
+	size_t size = rnd_size(g, SIZE_MIN, SIZE_OCTAVES);
 
 	if (f->lang == L_JSON)
-		make_json_doc(g, &f->raw, size, true);
+		text_json_doc(g, &f->raw, size, true);
 	while (f->raw.len < size)
-		make_code_line(g, &f->raw, f->lang);
+		pool_code_line(g, &f->raw, f->lang);
 	buf_esc(&f->esc, f->raw.p, f->raw.len);
 	pool_index_lines(f);
 	pool_make_numbered(g, f);

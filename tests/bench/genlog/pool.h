@@ -18,9 +18,9 @@
 void pool_init(struct gen *g);
 
 /* Line i of f (0-based, without its '\n'): *s borrowed from f->raw, *n bytes. */
-void line_span(const struct pool_file *f, unsigned i, const char **s, size_t *n);
+void pool_line(const struct pool_file *f, unsigned i, const char **s, size_t *n);
 
 /* Append one random line of code in lang, indented, with its '\n'. */
-void make_code_line(struct gen *g, struct buf *b, enum lang lang);
+void pool_code_line(struct gen *g, struct buf *b, enum lang lang);
 
 #endif

@@ -25,7 +25,7 @@ static void result_open(struct gen *g, const struct call *c, bool is_error)
 static void result_mid(struct gen *g, const struct call *c, bool is_error, bool bash,
 		       char uuid[UUID_LEN + 1])
 {
-	make_uuid(g, uuid);
+	rnd_uuid(g, uuid);
 	if (is_error)
 		emit(g, ",\"is_error\":true,\"tool_use_id\":%q", c->id);
 	else if (bash)
@@ -106,7 +106,7 @@ static void make_patch(struct gen *g, const struct call *c)
 	      "\"lines\":[", c->first - before + 1, before + c->count + after,
 	      c->first - before + 1, before + added + after);
 	for (unsigned i = c->first - before; i < end; i++) {
-		line_span(f, i, &s, &n);
+		pool_line(f, i, &s, &n);
 		bemit(g, &g->tmp, i == c->first - before ? "\"%s%m\"" : ",\"%s%m\"",
 		      i < c->first ? " " : "-", s, n);
 	}
@@ -116,7 +116,7 @@ static void make_patch(struct gen *g, const struct call *c)
 		bemit(g, &g->tmp, ",\"+%m\"", p, (size_t)(nl - p));
 	}
 	for (unsigned i = end; i < end + after; i++) {
-		line_span(f, i, &s, &n);
+		pool_line(f, i, &s, &n);
 		bemit(g, &g->tmp, ",\" %m\"", s, n);
 	}
 	buf_lit(&g->tmp, "]}");
@@ -179,7 +179,7 @@ static unsigned search_output(struct gen *g, const struct call *c)
 		bemit(g, &g->tmp, i ? ",%q" : "%q", f->path);
 		bemit(g, &g->raw, i ? "\n%s" : "%s", f->path);
 		if (lines) {
-			line_span(f, line, &s, &len);
+			pool_line(f, line, &s, &len);
 			bemit(g, &g->raw, ":%u:", line + 1);
 			buf_mem(&g->raw, s, len);
 		}

@@ -44,19 +44,19 @@ uint32_t rnd_range(struct gen *g, uint32_t lo, uint32_t hi)
 	return lo + rnd_below(g, hi - lo + 1);
 }
 
-bool chance(struct gen *g, unsigned pct)
+bool rnd_chance(struct gen *g, unsigned pct)
 {
 	return rnd_below(g, 100) < pct;
 }
 
-size_t size_logu(struct gen *g, size_t lo, unsigned octaves)
+size_t rnd_size(struct gen *g, size_t lo, unsigned octaves)
 {
 	size_t base = lo << rnd_below(g, octaves);
 
 	return base + rnd_below(g, (uint32_t)base);
 }
 
-unsigned pick_weighted(struct gen *g, const unsigned *w, unsigned n)
+unsigned rnd_weighted(struct gen *g, const unsigned *w, unsigned n)
 {
 	unsigned total = 0, r;
 
@@ -71,7 +71,7 @@ unsigned pick_weighted(struct gen *g, const unsigned *w, unsigned n)
 	return n - 1;
 }
 
-void make_uuid(struct gen *g, char out[UUID_LEN + 1])
+void rnd_uuid(struct gen *g, char out[UUID_LEN + 1])
 {
 	static const char hex[] = "0123456789abcdef";
 	uint64_t a = rnd(g), b = rnd(g);
@@ -93,14 +93,14 @@ void make_uuid(struct gen *g, char out[UUID_LEN + 1])
 	out[j] = '\0';
 }
 
-void make_hash(struct gen *g, char out[HASH_LEN + 1])
+void rnd_hash(struct gen *g, char out[HASH_LEN + 1])
 {
 	for (int i = 0; i < HASH_LEN; i += 16)
 		hex16(rnd(g), out + i);
 }
 
 /* "msg_01..." / "toolu_01..." style ids. */
-void make_id(struct gen *g, const char *prefix, char out[ID_LEN + 1])
+void rnd_id(struct gen *g, const char *prefix, char out[ID_LEN + 1])
 {
 	static const char b62[] =
 		"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

@@ -22,20 +22,20 @@ uint64_t rnd(struct gen *g);
 uint32_t rnd_below(struct gen *g, uint32_t n);
 uint32_t rnd_range(struct gen *g, uint32_t lo, uint32_t hi);
 /* True pct times in 100. */
-bool chance(struct gen *g, unsigned pct);
+bool rnd_chance(struct gen *g, unsigned pct);
 /* An element of a static array, uniformly. */
 #define PICK(g, arr) ((arr)[rnd_below((g), (uint32_t)ARRAY_LEN(arr))])
 /* A size spread evenly over octaves: lo up to lo << octaves. */
-size_t size_logu(struct gen *g, size_t lo, unsigned octaves);
+size_t rnd_size(struct gen *g, size_t lo, unsigned octaves);
 /* An index in [0, n), each i with weight w[i]. */
-unsigned pick_weighted(struct gen *g, const unsigned *w, unsigned n);
+unsigned rnd_weighted(struct gen *g, const unsigned *w, unsigned n);
 
 /* A version 4 uuid, lowercase, into out (NUL-terminated). */
-void make_uuid(struct gen *g, char out[UUID_LEN + 1]);
+void rnd_uuid(struct gen *g, char out[UUID_LEN + 1]);
 /* 64 hex digits (a sha256's look), into out. */
-void make_hash(struct gen *g, char out[HASH_LEN + 1]);
+void rnd_hash(struct gen *g, char out[HASH_LEN + 1]);
 /* prefix ("msg_01", "toolu_01") and ID_TAIL base62 digits, into out. */
-void make_id(struct gen *g, const char *prefix, char out[ID_LEN + 1]);
+void rnd_id(struct gen *g, const char *prefix, char out[ID_LEN + 1]);
 
 /* FNV-1a of a string; draws nothing. */
 uint64_t fnv1a(const char *s);

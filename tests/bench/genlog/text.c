@@ -138,7 +138,7 @@ static void put_ident(struct gen *g, struct buf *b, char style)
 }
 
 /* See text.h for the placeholders. */
-void expand(struct gen *g, struct buf *b, const char *tpl)
+void text_expand(struct gen *g, struct buf *b, const char *tpl)
 {
 	const char *at;
 
@@ -164,14 +164,14 @@ static void make_prose(struct gen *g, struct buf *b, const char *const *bank,
 
 	while (b->len - start < size) {
 		if (b->len > start) /* a new paragraph, maybe a list item, or a space */
-			buf_str(b, chance(g, 20) ? (chance(g, 25) ? "\n\n- " : "\n\n") : " ");
-		expand(g, b, bank[rnd_below(g, n)]);
+			buf_str(b, rnd_chance(g, 20) ? (rnd_chance(g, 25) ? "\n\n- " : "\n\n") : " ");
+		text_expand(g, b, bank[rnd_below(g, n)]);
 	}
 }
 
 void text_prompt(struct gen *g, struct buf *b)
 {
-	expand(g, b, PICK(g, PROMPTS));
+	text_expand(g, b, PICK(g, PROMPTS));
 }
 
 void text_prose(struct gen *g, struct buf *b, size_t size)
@@ -184,14 +184,14 @@ void text_thoughts(struct gen *g, struct buf *b, size_t size)
 	make_prose(g, b, THOUGHTS, ARRAY_LEN(THOUGHTS), size);
 }
 
-void make_json_item(struct gen *g, struct buf *b, unsigned id, bool pretty)
+void text_json_item(struct gen *g, struct buf *b, unsigned id, bool pretty)
 {
 	buf_str(b, pretty ? "    {\"id\": " : "{\"id\":");
 	buf_num(b, id, 0);
 	buf_str(b, pretty ? ", \"title\": \"" : ",\"title\":\"");
 	buf_str(b, PICK(g, SHORTS));
 	buf_str(b, pretty ? "\", \"done\": " : "\",\"done\":");
-	buf_str(b, chance(g, 40) ? "true" : "false");
+	buf_str(b, rnd_chance(g, 40) ? "true" : "false");
 	buf_str(b, pretty ? ", \"owner\": \"" : ",\"owner\":\"");
 	buf_str(b, PICK(g, NAMES));
 	buf_str(b, pretty ? "\", \"note\": \"" : "\",\"note\":\"");
@@ -200,7 +200,7 @@ void make_json_item(struct gen *g, struct buf *b, unsigned id, bool pretty)
 			    "\",\"tags\":[\"home\",\"urgent\"]}");
 }
 
-void make_json_doc(struct gen *g, struct buf *b, size_t size, bool pretty)
+void text_json_doc(struct gen *g, struct buf *b, size_t size, bool pretty)
 {
 	size_t start = b->len;
 	unsigned id = 1;
@@ -210,7 +210,7 @@ void make_json_doc(struct gen *g, struct buf *b, size_t size, bool pretty)
 	do {
 		if (id > 1)
 			buf_str(b, pretty ? ",\n" : ",");
-		make_json_item(g, b, id++, pretty);
+		text_json_item(g, b, id++, pretty);
 	} while (b->len - start < size);
 	buf_str(b, pretty ? "\n  ]\n}\n" : "]");
 }

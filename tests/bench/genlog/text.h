@@ -21,7 +21,7 @@ const char *text_short(struct gen *g);
 const char *text_policy(unsigned i);
 
 /* Append tpl to b with its placeholders filled. */
-void expand(struct gen *g, struct buf *b, const char *tpl);
+void text_expand(struct gen *g, struct buf *b, const char *tpl);
 /* Append a user's prompt: one of the prompt templates, expanded. */
 void text_prompt(struct gen *g, struct buf *b);
 /* Append markdown-ish prose of about size bytes: the assistant's answers /
@@ -30,9 +30,9 @@ void text_prose(struct gen *g, struct buf *b, size_t size);
 void text_thoughts(struct gen *g, struct buf *b, size_t size);
 
 /* Append one item of a todo list in JSON: pretty as in a data file, or compact. */
-void make_json_item(struct gen *g, struct buf *b, unsigned id, bool pretty);
+void text_json_item(struct gen *g, struct buf *b, unsigned id, bool pretty);
 /* Append a todo list of at least size bytes: a data file (pretty) or an
  * API's answer (one line). */
-void make_json_doc(struct gen *g, struct buf *b, size_t size, bool pretty);
+void text_json_doc(struct gen *g, struct buf *b, size_t size, bool pretty);
 
 #endif

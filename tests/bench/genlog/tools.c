@@ -58,7 +58,7 @@ static void plan_edit(struct gen *g, struct call *c)
 	c->count = 1 + rnd_below(g, room < 6 ? room : 6);
 	c->repl.len = 0;
 	for (unsigned i = rnd_range(g, 1, c->count + 2); i > 0; i--)
-		make_code_line(g, &c->repl, f->lang);
+		pool_code_line(g, &c->repl, f->lang);
 	c->repl.len--; /* no newline after the last line */
 }
 
@@ -66,7 +66,7 @@ void plan_call(struct gen *g, struct call *c, enum tool t)
 {
 	c->tool = t;
 	c->fail = false;
-	make_id(g, "toolu_01", c->id);
+	rnd_id(g, "toolu_01", c->id);
 	c->file = rnd_below(g, POOL_FILES);
 	switch (t) {
 	case T_BASH:
@@ -75,7 +75,7 @@ void plan_call(struct gen *g, struct call *c, enum tool t)
 			 BASH_CMDS[c->cmd].kind == O_CAT ? g->pool[c->file].path : "");
 		break;
 	case T_READ:
-		c->fail = chance(g, 4);
+		c->fail = rnd_chance(g, 4);
 		if (c->fail)
 			snprintf(c->path, sizeof(c->path), "docs/%s.md", text_ident(g));
 		else
@@ -91,7 +91,7 @@ void plan_call(struct gen *g, struct call *c, enum tool t)
 		break;
 	case T_GREP:
 		snprintf(c->text, sizeof(c->text), "%s", text_ident(g));
-		c->files_mode = chance(g, 30);
+		c->files_mode = rnd_chance(g, 30);
 		break;
 	case T_GLOB:
 		snprintf(c->text, sizeof(c->text), "%s", PICK(g, GLOBS));
@@ -168,7 +168,7 @@ static void out_tests(struct gen *g, struct buf *b, size_t size, bool *failed)
 	unsigned n = 0, bad = 0;
 
 	while (b->len < size) {
-		bool ok = !chance(g, 2);
+		bool ok = !rnd_chance(g, 2);
 		const char *file = text_ident(g), *test = text_ident(g);
 
 		bemit(g, b, "tests/test_%s.py::test_%s %s [", file, test,
@@ -194,7 +194,7 @@ static void out_build(struct gen *g, struct buf *b, size_t size)
 
 		bemit(g, b, "cc -O2 -std=c11 -Wall -Wextra -c src/core/%s.c -o build/%s.o\n",
 		      id, id);
-		if (chance(g, 15)) {
+		if (rnd_chance(g, 15)) {
 			unsigned line = rnd_range(g, 10, 900);
 
 			bemit(g, b, "src/core/%s.c:%u:9: warning: unused variable ‘%s’ "
@@ -250,13 +250,13 @@ static void out_diff(struct gen *g, struct buf *b, size_t size)
 			const char *s;
 			size_t n;
 
-			line_span(f, i, &s, &n);
+			pool_line(f, i, &s, &n);
 			buf_ch(b, i == first + 3 ? '-' : ' ');
 			buf_mem(b, s, n);
 			buf_ch(b, '\n');
 		}
 		buf_ch(b, '+');
-		make_code_line(g, b, f->lang);
+		pool_code_line(g, b, f->lang);
 	}
 }
 
@@ -264,14 +264,14 @@ static void out_diff(struct gen *g, struct buf *b, size_t size)
 bool bash_output(struct gen *g, const struct call *c)
 {
 	enum out_kind k = BASH_CMDS[c->cmd].kind;
-	size_t size = size_logu(g, SIZE_MIN, SIZE_OCTAVES);
+	size_t size = rnd_size(g, SIZE_MIN, SIZE_OCTAVES);
 	bool failed = false;
 
 	g->raw.len = 0;
 	switch (k) {
 	case O_TESTS: out_tests(g, &g->raw, size, &failed); break;
-	case O_BUILD: out_build(g, &g->raw, size); failed = chance(g, 5); break;
-	case O_JSON: make_json_doc(g, &g->raw, size, false); break;
+	case O_BUILD: out_build(g, &g->raw, size); failed = rnd_chance(g, 5); break;
+	case O_JSON: text_json_doc(g, &g->raw, size, false); break;
 	case O_CAT: buf_mem(&g->raw, g->pool[c->file].raw.p, g->pool[c->file].raw.len); break;
 	case O_DIFF: out_diff(g, &g->raw, size); break;
 	default: out_listing(g, &g->raw, size < 4096 ? size : 4096, k); break;

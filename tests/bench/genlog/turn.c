@@ -37,23 +37,23 @@ static void make_prompt(struct gen *g)
  */
 static void tool_step(struct gen *g)
 {
-	unsigned n = chance(g, PARALLEL_PCT) ? 2 : 1;
-	bool swap = n == 2 && chance(g, 50);
+	unsigned n = rnd_chance(g, PARALLEL_PCT) ? 2 : 1;
+	bool swap = n == 2 && rnd_chance(g, 50);
 	struct response rs;
 
 	rec_api_request(g);
 	for (unsigned i = 0; i < n; i++) {
-		plan_call(g, &g->calls[i], (enum tool)pick_weighted(g, TOOL_WEIGHT, T_COUNT));
+		plan_call(g, &g->calls[i], (enum tool)rnd_weighted(g, TOOL_WEIGHT, T_COUNT));
 		note_tool(g, g->calls[i].tool);
 	}
 	resp_init(g, &rs, true);
-	if (chance(g, 40))
+	if (rnd_chance(g, 40))
 		rec_thinking(g, &rs);
-	if (n == 2 || chance(g, 35))
-		rec_text(g, &rs, size_logu(g, 40, 4));
+	if (n == 2 || rnd_chance(g, 35))
+		rec_text(g, &rs, rnd_size(g, 40, 4));
 	for (unsigned i = 0; i < n; i++)
 		rec_tool_use(g, &rs, &g->calls[i]);
-	if (chance(g, 15)) {
+	if (rnd_chance(g, 15)) {
 		rec_last_prompt(g, g->prompt, g->parent, false);
 		rec_latch(g, K_ATIS);
 	}
@@ -72,9 +72,9 @@ static void final_answer(struct gen *g)
 
 	rec_api_request(g);
 	resp_init(g, &rs, false);
-	if (chance(g, 30))
+	if (rnd_chance(g, 30))
 		rec_thinking(g, &rs);
-	rec_text(g, &rs, size_logu(g, 100, 5));
+	rec_text(g, &rs, rnd_size(g, 100, 5));
 }
 
 /* A new Claude Code process (a resume) serves the next few prompts. */
@@ -157,15 +157,15 @@ void run_turn(struct gen *g)
 		context_attachments(g);
 	else
 		rec_fh_snapshot(g);
-	steps = pick_weighted(g, step_weight, ARRAY_LEN(step_weight));
+	steps = rnd_weighted(g, step_weight, ARRAY_LEN(step_weight));
 	g->want_snapshot = g->want_snapshot && steps > 0;
 	for (unsigned i = 0; i < steps; i++)
 		tool_step(g);
 	final_answer(g);
 	rec_last_prompt(g, g->prompt, g->parent, false);
-	if (chance(g, 50))
+	if (rnd_chance(g, 50))
 		rec_latch(g, K_ATIS);
-	else if (chance(g, 30))
+	else if (rnd_chance(g, 30))
 		rec_latch(g, K_MODE);
 	rec_cost(g);
 	remember_turn_end(g);
