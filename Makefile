@@ -230,6 +230,13 @@ bench: deps sessfs bench-bins
 
 # The bench's programs on core (scripts/bench.sh builds its standalone ones).
 bench-bins: $(BUILD)/bench/idxbench $(BUILD)/bench/growbench
+
+# genlog, the bench's log generator (tests/bench/genlog/): a standalone
+# program, on no core archive; scripts/bench.sh and bench_projects.sh use it.
+GENLOG_SRC := $(sort $(wildcard tests/bench/genlog/*.c))
+$(BUILD)/bench/genlog: $(GENLOG_SRC) $(wildcard tests/bench/genlog/*.h)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=c11 -O2 -Wall -Wextra -Werror -D_FILE_OFFSET_BITS=64 -o $@ $(GENLOG_SRC)
 $(BUILD)/bench/%: tests/bench/%.c $(CORE_LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_CORE) $(INC_ALL) $(DEPFLAGS) -o $@ $< $(CORE_LIBS) $(CJSON_LIBS) -lpthread $(LDFLAGS_ALL)

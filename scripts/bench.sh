@@ -1,6 +1,6 @@
 #!/bin/bash
 # The benchmark: writes a 100 MB and a 1 GB log of realistic shape
-# (scripts/genlog.c) and prints, for each, in one run:
+# (tests/bench/genlog/) and prints, for each, in one run:
 #   - index time, MB/s, index bytes per record, peak RSS (tests/bench/idxbench.c)
 #     on one thread, and the index time on two threads as sessfs indexes
 #   - ratios against a full cJSON parse of every line and against grep -c
@@ -57,7 +57,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-$CC $CFLAGS -o $B/genlog scripts/genlog.c || exit 1
+make -s $B/genlog || exit 1	# the log generator (tests/bench/genlog/)
 $CC $CFLAGS -o $B/cjson_baseline scripts/cjson_baseline.c $CJSON || exit 1
 $CC $CFLAGS -o $B/readyprobe tests/bench/readyprobe.c || exit 1
 make -s bench-bins || exit 1	# idxbench, growbench: on core's archives

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The projects-folder part of the benchmark (run by scripts/bench.sh, or on
 # its own after a make): a generated folder of BENCH_PJ_SESSIONS sessions
-# (2,000) of about 370 KB in 20 projects (scripts/genlog.c, one log per
+# (2,000) of about 370 KB in 20 projects (tests/bench/genlog/, one log per
 # project, copied with a sessionId of its own per session),
 # kept in BENCH_DIR between runs. Prints, in one run:
 #   - from exec to the first complete listing of sessions/ (readyprobe),
@@ -41,7 +41,7 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$B" "$DIR"
-[ -x $B/genlog ] || cc $CFLAGS -o $B/genlog scripts/genlog.c || exit 1
+make -s $B/genlog || exit 1
 [ -x $B/readyprobe ] || cc $CFLAGS -o $B/readyprobe tests/bench/readyprobe.c || exit 1
 
 now() { date +%s.%N; }

@@ -143,7 +143,7 @@ two_gb() {
 		skip "the 2 GB log (less than 6 GB free under $T)"
 		return
 	fi
-	cc -O2 -std=c11 -D_FILE_OFFSET_BITS=64 -o "$gen" scripts/genlog.c || { bad "build genlog"; return; }
+	cc -O2 -std=c11 -D_FILE_OFFSET_BITS=64 -o "$gen" tests/bench/genlog/*.c || { bad "build genlog"; return; }
 	"$gen" 2G "$log" 2>/dev/null || { bad "genlog 2G"; return; }
 	[ "$(stat -c %s "$log")" -gt 2147483648 ] || bad "the 2 GB log is smaller than 2^31"
 	mount_log "$log" "$mnt" || { bad "mount 2 GB: $(cat "$mnt.err")"; rm -f "$log"; return; }
