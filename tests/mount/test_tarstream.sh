@@ -1,5 +1,5 @@
 #!/bin/bash
-# sessfs export of a large log (the bench's generator, scripts/genlog.c),
+# sessfs export of a large log (the bench's generator, tests/bench/genlog/),
 # as a tar stream and into a folder: the export's peak RSS stays within a
 # constant (BOUND_MB) over what the log's index and replay take (the peak
 # of sessfs --check of the same log), however long the transcripts of its
@@ -38,7 +38,7 @@ PY
 export T
 
 gen=$T/genlog log=$T/big.jsonl
-cc -O2 -std=c11 -D_FILE_OFFSET_BITS=64 -o "$gen" scripts/genlog.c || { bad "build genlog"; finish; exit 1; }
+cc -O2 -std=c11 -D_FILE_OFFSET_BITS=64 -o "$gen" tests/bench/genlog/*.c || { bad "build genlog"; finish; exit 1; }
 "$gen" "$SIZE" "$log" 2>/dev/null || { bad "genlog $SIZE"; finish; exit 1; }
 
 read -r base rc _ < <(peak_kb /dev/null timeout 300 "$SESSFS" --check "$log")
