@@ -148,10 +148,12 @@ static int days_and_months(struct pu_sums *m, struct day_ref *r, uint32_t n)
 			if (list_add(&mo->models, &mo->nmodels, &mo->cap, d->models[k]))
 				return -ENOMEM;
 	}
-	for (i = 0; i < m->ndays; i++)
-		qsort(m->days[i].models, m->days[i].nmodels, sizeof(uint32_t), id_cmp);
+	for (i = 0; i < m->ndays; i++)	/* qsort(NULL, 0) is undefined */
+		if (m->days[i].nmodels)
+			qsort(m->days[i].models, m->days[i].nmodels, sizeof(uint32_t), id_cmp);
 	for (i = 0; i < m->nmonths; i++)
-		qsort(m->months[i].models, m->months[i].nmodels, sizeof(uint32_t), id_cmp);
+		if (m->months[i].nmodels)
+			qsort(m->months[i].models, m->months[i].nmodels, sizeof(uint32_t), id_cmp);
 	return 0;
 }
 

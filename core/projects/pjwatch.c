@@ -290,6 +290,13 @@ int pw_wait(struct pjwatch *w, int gap_ms, int ms)
 	pthread_mutex_lock(&w->mu);
 	if (w->fd >= 0)
 		w->woken = pl_watch_read(w->fd, notice, w) > 0;
+	if (w->woken) {		/* a burst (rm -rf, cp -r): looked at once, whole */
+		pthread_mutex_unlock(&w->mu);
+		wait_for(w, -1, PW_SETTLE_MS);
+		pthread_mutex_lock(&w->mu);
+		if (w->fd >= 0)
+			pl_watch_read(w->fd, notice, w);
+	}
 	dirty = w->dirty || w->fd < 0;
 	w->dirty = 0;
 	pthread_mutex_unlock(&w->mu);

@@ -30,6 +30,8 @@
 #include <stdint.h>
 
 #define PW_ENV_OFF "SESSFS_NO_INOTIFY"	/* set: no notices, the fallback */
+#define PW_SETTLE_MS 20	/* after a notice, before the look: the rest of
+			 * a burst of changes comes in the same look */
 #define PW_GAP_MS 100	/* between two looks, at least (a log written in
 			 * many small appends is looked at ten times a second
 			 * at most) */

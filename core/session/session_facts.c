@@ -125,14 +125,13 @@ static int sums_stale(const struct session *s)
 }
 
 /*
- * Extends the sums over the records appended since (from the first when
- * sums_stale()): each node is counted at the record that holds its value
- * (gr_rec()), so a copy further on moves it, not doubles it. A part sums
- * afresh each time (its graph keeps only some records).
+ * Extends the sums (the first and last times) over the records appended
+ * since (from the first when sums_stale()). A part sums afresh each time
+ * (its graph keeps only some records).
  */
 static void sums_extend(struct session *s, struct ss_sums *out)
 {
-	uint32_t i, id, n = idx_nrecs(s->ix);
+	uint32_t i, n = idx_nrecs(s->ix);
 	struct ss_sums *m = &s->sums;
 
 	pthread_mutex_lock(&s->sums_mu);
@@ -145,9 +144,6 @@ static void sums_extend(struct session *s, struct ss_sums *out)
 			m->lo = r->ts;
 		if (r->ts != IDX_NO_TS && (m->hi == IDX_NO_TS || r->ts > m->hi))
 			m->hi = r->ts;
-		id = r->uuid;
-		if (id && gr_is_node(s->g, id) && gr_rec(s->g, id) == i && gr_is_compaction(s->g, id))
-			m->bounds[!!(r->flags & IDX_F_SIDECHAIN)]++;
 	}
 	m->nrecs = n;
 	m->nids = idx_nids(s->ix);
@@ -233,10 +229,16 @@ static void add_fork(struct session *s, struct sbuf *out, int *first)
 }
 
 /* Compactions (boundaries, and 1.0.x's summary roots) on the log's own
- * thread (gr_main_side()). */
-static uint32_t count_compactions(const struct session *s, const struct ss_sums *m)
+ * thread (gr_main_side()), over the graph as it is: whether a row is a
+ * summary root can change as the log grows, so no sum over the rows
+ * appended would do (one pass over the nodes). */
+static uint32_t count_compactions(const struct session *s)
 {
-	return m->bounds[gr_side_sidechain(s->g)];
+	uint32_t id, n = 0, nids = idx_nids(s->ix);
+
+	for (id = 1; id <= nids; id++)
+		n += gr_is_node(s->g, id) && gr_main_side(s->g, id) && gr_is_compaction(s->g, id);
+	return n;
 }
 
 /* sessionTitle: the session's title by the rule of a projects folder
@@ -404,7 +406,7 @@ void ss_facts_json(struct session *s, struct sbuf *out)
 		s->current >= 0 ? br_get(s->br, (uint32_t)s->current)->name : NULL, &first);
 	add_uuid(out, s->ix, "currentLeaf", x ? ctx_attach(x) : c->attach, &first);
 	add_uuid(out, s->ix, "leafMessage", c->leaf, &first);
-	add_num(out, "compactions", count_compactions(s, &sums), &first);
+	add_num(out, "compactions", count_compactions(s), &first);
 	add_titles(s, out, &first);
 	add_context(s, out, &first);
 	add_state(s, out, &first);

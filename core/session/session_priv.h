@@ -25,7 +25,6 @@ struct ss_sums {
 	uint32_t nrecs;		/* records summed: 0 .. nrecs - 1 */
 	uint32_t nids;		/* idx_nids() then */
 	int64_t lo, hi;		/* first and last timestamp (IDX_NO_TS: none) */
-	uint32_t bounds[2];	/* boundary nodes off / on a sidechain */
 };
 
 struct session {
@@ -88,7 +87,7 @@ struct session {
 /* Forgets the sums (the records are indexed anew). */
 static inline void ss_sums_reset(struct session *s)
 {
-	s->sums = (struct ss_sums){ 0, 0, IDX_NO_TS, IDX_NO_TS, { 0, 0 } };
+	s->sums = (struct ss_sums){ 0, 0, IDX_NO_TS, IDX_NO_TS };
 }
 
 /* A session not opened yet, for a log at path (a part when root is set:

@@ -64,7 +64,7 @@ out=$T/out
 read -r dirkb rc _ < <(peak_kb /dev/null timeout 600 "$SESSFS" export -q "$log" "$out")
 # the longest transcript (a fork's starts where it leaves main)
 cur=$( (stat -c %s "$out"/transcripts/*.md 2>/dev/null || echo 0) | sort -n | tail -1)
-if [ "$rc" = 0 ] && [ "$cur" -gt $((2 << 20)) ]; then
+if [ "$rc" = 0 ] && [ "$cur" -gt $((1 << 20)) ]; then
 	ok "export into a folder: its longest transcript is $((cur >> 20)) MB"
 else
 	bad "export into a folder: exit $rc, the longest transcript $cur bytes"

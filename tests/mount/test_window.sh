@@ -58,7 +58,7 @@ rewound_window() {
 	printf '{"parentUuid":"00000008-0000-4000-8000-000000000008","type":"user","message":{"role":"user","content":"rewound"},"uuid":"0000ffff-0000-4000-8000-000000099999","timestamp":"2026-01-02T00:00:00.000Z","sessionId":"5e55f500-0000-4000-8000-000000000999"}\n' \
 		>> "$dir/s.jsonl"
 	if wait_until 5 eval '[ ! -e "$m/context/000010-assistant.md" ]'; then
-		ino=$(stat -c %i "$m/context/000009-user.md")
+		ino=$(stat -L -c %i "$m/context/000009-user.md")
 		[ "$ino" = "$(stat -L -c %i "$m/branches/current/000009-user.md")" ] &&
 			grep -q rewound "$m/context/000009-user.md" &&
 			ok "rewind: the kernel forgot the names of context/ that moved" ||
