@@ -117,7 +117,7 @@ if [ -d "$CORPUS" ]; then
 			touch "$R/.done"; } || exit 1
 		bench "$REAL sessions of real logs" "$R"
 	else
-		echo "(no $REALDIR: the folder of real logs is skipped)"
+		echo "(the folder of real logs is skipped: BENCH_FIND_REAL=$REAL, $REALDIR)"
 	fi
 else
 	echo "(no corpus at $CORPUS: its folders are skipped)"
