@@ -148,51 +148,9 @@ static void all_stale(const struct layer *L, uint64_t root, const struct held *h
 
 /* ---- a session's tree ---- */
 
-static int t_getattr(void *fs, uint64_t ino, struct vf_attr *out)
-{
-	return tr_getattr(fs, ino, out);
-}
-
-static int t_lookup(void *fs, uint64_t parent, const char *name, struct vf_attr *out)
-{
-	return tr_lookup(fs, parent, name, out);
-}
-
-static int t_opendir(void *fs, uint64_t ino, struct vf_dir **out)
-{
-	return tr_opendir(fs, ino, (struct tr_dir **)out);
-}
-
-static void t_closedir(void *fs, struct vf_dir *d)
-{
-	(void)fs;
-	tr_closedir((struct tr_dir *)d);
-}
-
-static int t_content(void *fs, uint64_t ino, struct blob **out)
-{
-	return tr_content(fs, ino, out);
-}
-
-static int t_readlink(void *fs, uint64_t ino, char *out)
-{
-	return tr_readlink(fs, ino, out);
-}
-
-static int t_getxattr(void *fs, uint64_t ino, const char *name, struct sbuf *out)
-{
-	return tr_getxattr(fs, ino, name, out);
-}
-
-static int t_listxattr(void *fs, uint64_t ino, struct sbuf *out)
-{
-	return tr_listxattr(fs, ino, out);
-}
-
 static struct layer of_tree(struct tree *t)
 {
-	return (struct layer){ t_getattr, t_lookup, t, t_opendir, t_closedir, t_content,
-			       t_readlink, t_getxattr, t_listxattr };
+	return of_vfs(&tr_vfs_ops, t);	/* the tree's calls as the vfs contract */
 }
 
 /* The log rewritten (other records, shorter: a shrink), replaced (another
