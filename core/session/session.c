@@ -769,7 +769,7 @@ static int same_size(struct session *s, const struct stat *st)
 int ss_refresh(struct session *s)
 {
 	uint32_t lines = idx_lines(s->ix), errs = idx_nerrs(s->ix);
-	uint64_t pending = idx_pending(s->ix), had = idx_end(s->ix) + pending;
+	uint64_t had = idx_end(s->ix) + idx_pending(s->ix);
 	struct stat st;
 	int rc, moved;
 
@@ -804,8 +804,10 @@ int ss_refresh(struct session *s)
 	}
 	if ((rc = index_all(s)))
 		return rc;
+	/* No line more (what waits grew, or only the newline of a last
+	 * line already read came): the size session.json says changed. */
 	if (idx_lines(s->ix) == lines && idx_nerrs(s->ix) == errs)
-		return idx_pending(s->ix) == pending ? SS_SAME : SS_GREW;
+		return SS_GREW;
 	rc = build_grown(s);
 	return rc ? rc : SS_GREW;
 }

@@ -72,7 +72,8 @@ int ss_part_behind(const struct session *s, const struct session *whole)
 			   s->whole_recs != idx_nrecs(whole->ix) ||
 			   idx_end(s->ix) != idx_end(whole->ix) ||
 			   idx_pending(s->ix) != idx_pending(whole->ix) ||
-			   idx_lines(s->ix) != idx_lines(whole->ix));
+			   idx_lines(s->ix) != idx_lines(whole->ix) ||
+			   s->bytes != whole->bytes);
 }
 
 /* The whole was indexed anew: so is the part, from its rows and file. */
@@ -117,7 +118,7 @@ static int follow_reset(struct session *s, const struct session *whole)
 static int follow_grow(struct session *s, const struct session *whole)
 {
 	uint32_t had = idx_nrecs(s->ix), from = s->whole_recs;
-	uint64_t pending = idx_pending(s->ix);
+	uint64_t pending = idx_pending(s->ix), bytes = s->bytes;
 	uint8_t *keep = NULL;
 	int rc = 0;
 
@@ -129,8 +130,8 @@ static int follow_grow(struct session *s, const struct session *whole)
 	if (rc)
 		return rc;
 	took(s, whole);
-	if (idx_nrecs(s->ix) == had)	/* none of its own: what waits? */
-		return idx_pending(s->ix) == pending ? SS_SAME : SS_GREW;
+	if (idx_nrecs(s->ix) == had)	/* none of its own: what waits, the size? */
+		return idx_pending(s->ix) == pending && s->bytes == bytes ? SS_SAME : SS_GREW;
 	rc = ss_build_grown(s);
 	return rc ? rc : SS_GREW;
 }

@@ -49,7 +49,8 @@ poke() {
 }
 
 # grow SRC DST MNT CHUNKS: appends SRC to DST in about CHUNKS writes of
-# random size (at least one byte), poking MNT after each.
+# random size (at least one byte), poking MNT after each; the last byte
+# (a last line's newline) comes alone, after its line was read.
 grow() {
 	local src=$1 dst=$2 mnt=$3 size off=0 n max
 	size=$(stat -c %s "$src")
@@ -57,6 +58,7 @@ grow() {
 	while [ "$off" -lt "$size" ]; do
 		n=$((RANDOM * 32768 + RANDOM))
 		n=$((n % max + 1))
+		[ $((off + n)) -ge "$size" ] && [ $((size - off)) -gt 1 ] && n=$((size - off - 1))
 		dd if="$src" of="$dst" bs=1M skip="$off" count="$n" iflag=skip_bytes,count_bytes \
 			oflag=append conv=notrunc status=none
 		off=$((off + n))

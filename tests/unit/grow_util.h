@@ -199,8 +199,21 @@ static inline void gu_check_same(struct session *s, const char *path, const char
 {
 	struct session *fresh;
 	struct sbuf a, b;
+	int rc;
 
-	assert_true(ss_refresh(s) >= 0);
+	/* SS_SAME promises a reader nothing changed: what a cache kept of
+	 * session.json and errors.txt must still be true. */
+	sb_init(&a);
+	sb_init(&b);
+	ss_facts_json(s, &a);
+	ss_errors_text(s, &a);
+	assert_true((rc = ss_refresh(s)) >= 0);
+	ss_facts_json(s, &b);
+	ss_errors_text(s, &b);
+	if (rc == SS_SAME && (a.len != b.len || memcmp(a.buf, b.buf, a.len)))
+		fail_msg("%s: ss_refresh() said SS_SAME, and session.json or errors.txt changed", what);
+	sb_free(&a);
+	sb_free(&b);
 	assert_int_equal(ss_open(path, SS_LIVE, &fresh), 0);
 	sb_init(&a);
 	sb_init(&b);

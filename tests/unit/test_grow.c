@@ -63,6 +63,12 @@ static void grow_everywhere(const char *data, size_t n, size_t stride, size_t nt
 		steps[ns++] = n;
 		gu_grow(path, data, 0, steps, ns, name, NULL);
 	}
+	if (n > 1 && data[n - 1] == '\n') {
+		/* The last line whole but for its newline, which comes alone. */
+		size_t steps[2] = { n - 1, n };
+
+		gu_grow(path, data, 0, steps, 2, name, NULL);
+	}
 	free(ends);
 	tu_remove(path);
 }
