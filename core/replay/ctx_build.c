@@ -592,8 +592,11 @@ int ctx_build(const struct graph *g, const struct rs_chain *c,
 	if (!rc)
 		rc = ctx_publish(&w, 0, NULL, NULL);
 	x->rendered = w.nrows;
-	if (!rc)
-		ctx_base_make(&w, NULL);	/* without one, a growth builds anew */
+	/* Without a base, a growth builds anew: so for an older release's
+	 * window (rule 32 looks at the whole window), also when a later
+	 * record says a newer release wrote the log. */
+	if (!rc && !w.older)
+		ctx_base_make(&w, NULL);
 	ctx_work_free(&w);
 	pl_trim_heap();		/* what the rows and the tree held */
 	if (rc) {

@@ -450,7 +450,8 @@ int ctx_grow(struct ctx *old, const struct graph *g, const struct rs_chain *c,
 	int rc = -EAGAIN;
 
 	*out = NULL;
-	/* rule 32: an older release's repair looks at the whole window */
+	/* rule 32: an older release's repair looks at the whole window (a
+	 * window built under it has no base) */
 	if (old && !rl_older(rl_of_log(gr_idx(g))) && may_grow(old->base, g, c)) {
 		rc = try_grow(old, &old->base->cut, g, c, lf, out);
 		if (rc == -EAGAIN && old->base->cut.row)

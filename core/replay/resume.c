@@ -937,7 +937,8 @@ static int build_chain(struct work *w)
 		if (gr_is_boundary(w->g, c->ids[i]))
 			c->window = i;
 	c->attach = attach_point(w);
-	if (c->more->attach_call && rl_older(rl_of_log(w->ix))) {
+	c->more->older = (uint8_t)rl_older(rl_of_log(w->ix));
+	if (c->more->attach_call && c->more->older) {
 		c->more->attach_call = 0;
 		return older_attach(w, &c->attach);
 	}

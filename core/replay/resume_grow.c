@@ -951,8 +951,10 @@ int rs_grow(struct rs_chain *c, const struct graph *g)
 	uint32_t i;
 	int rc;
 
-	if (!m || !c->leaf || c->cleared || !m->bits || rl_older(rl_of_log(gr_idx(g))))
-		return RS_GROW_NO;	/* rule 32 reads the chain's rows back */
+	/* Rule 32 reads the chain's rows back: not for a chain built for an
+	 * older release, nor when the log's last release is one now. */
+	if (!m || !c->leaf || c->cleared || !m->bits || m->older || rl_older(rl_of_log(gr_idx(g))))
+		return RS_GROW_NO;
 	for (i = 0; i < c->nnotes; i++)
 		if (c->notes[i].code == RS_N_TERMINAL_SCAN ||
 		    c->notes[i].code == RS_N_PRESERVED_MISSING)

@@ -60,6 +60,7 @@ struct rs_more {
 	uint32_t tb, ntrail;
 	uint64_t tail;
 	uint8_t attach_call;	/* attach is an unanswered call */
+	uint8_t older;		/* built for a release before 2.1 (rule 32) */
 	/* Rule 5: the anchor and the preserved list relinked (0, NULL). */
 	uint32_t anchor, *list, nlist;
 	/*

@@ -269,6 +269,28 @@ static void asst_blocks(struct tu_log *l, int uuid, int parent, const char *msgi
 	tu_row(l, "assistant", uuid, parent, x);
 }
 
+/* The release that wrote the log last changes as it grows (rule 32): a
+ * call of 2.0.28 left without its result, which that release drops, and
+ * then rows of 2.1.332, which repairs it. What was built for the one
+ * release is not grown for the other. */
+static void test_release_changes(void **state)
+{
+	struct tu_log l;
+
+	(void)state;
+	tu_log_init(&l);
+	l.version = "2.0.28";
+	tu_user(&l, 1, 0, "check it");
+	tu_asst(&l, 2, 1, "msg_2", "Checking.");
+	tu_tool_use(&l, 3, 2, "msg_2", "toolu_3");
+	l.version = "2.1.332";
+	tu_attach(&l, 4, 3, "date_change");
+	tu_user(&l, 5, 4, "go on");
+	l.version = "2.0.28";
+	tu_attach(&l, 6, 5, "date_change");
+	grow_log(&l, "release changes");
+}
+
 /* Turns left unfinished at the end of the log, which growth completes: a
  * call waiting for its result (rule 12), parallel calls answered one by
  * one, a response whose rows come apart (thinking first, rule 11), a
@@ -530,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_boundary_copies),
 		cmocka_unit_test(test_state_records),
 		cmocka_unit_test(test_tail_repairs),
+		cmocka_unit_test(test_release_changes),
 		cmocka_unit_test(test_effort),
 		cmocka_unit_test(test_cut_hazards),
 		cmocka_unit_test(test_cut_renders),
