@@ -507,7 +507,7 @@ int idx_copy_more(struct idx *dst, const struct idx *src, uint32_t from,
 	for (i = from; i < src->nrecs; i++) {
 		struct idx_rec r = src->recs[i];
 
-		if (!keep[i])
+		if (!keep || !keep[i])
 			continue;
 		if (grow((void **)&dst->recs, &dst->caprecs, dst->nrecs + 1, sizeof(*dst->recs)) ||
 		    rec_into(dst, src, &r)) {
@@ -519,7 +519,9 @@ int idx_copy_more(struct idx *dst, const struct idx *src, uint32_t from,
 	dst->end = src->end;
 	dst->pending = src->pending;
 	dst->open = src->open;
-	dst->open_rec = src->open_rec && keep[src->nrecs - 1] && dst->nrecs;
+	/* Without keep, no record came: the open one is the one it was. */
+	dst->open_rec = src->open_rec && dst->nrecs &&
+			(keep ? keep[src->nrecs - 1] : dst->open_rec);
 	dst->lines = src->lines;
 	return 0;
 }

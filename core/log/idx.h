@@ -187,8 +187,9 @@ int idx_copy_some(const struct idx *src, const uint8_t *keep, struct idx **out);
  * The same, appended to dst: the records i >= from of src with keep[i]
  * set (the records an index of src's lines holds past from, for a copy
  * made of src before it grew), and src's end, pending bytes and line
- * count. dst's records keep their ids. 0 or -ENOMEM (dst then holds no
- * record more).
+ * count. keep NULL takes no record (src grew by no record past from).
+ * dst's records keep their ids. 0 or -ENOMEM (dst then holds no record
+ * more).
  */
 int idx_copy_more(struct idx *dst, const struct idx *src, uint32_t from,
 		  const uint8_t *keep);

@@ -28,7 +28,8 @@ failed=0
 skipped=0
 SKIP_EXIT=77
 MOUNTS=""
-DAEMONS=""
+DAEMONS=""		# daemons started and not waited for yet
+declare -A MNT_PID	# the daemon of each mount mount_log made
 
 ok() { passed=$((passed + 1)); echo "ok   $*"; }
 bad() { failed=$((failed + 1)); echo "FAIL $*"; }
@@ -40,6 +41,8 @@ cleanup() {
 		# also when the daemon died: mountpoint fails on a dead mount
 		fusermount3 -u -z "$m" 2>/dev/null
 	done
+	# Only daemons not waited for: a pid reaped may be another's now
+	# (a test beside this one), and is never killed.
 	for p in $DAEMONS; do
 		kill "$p" 2>/dev/null
 	done
@@ -149,6 +152,7 @@ mount_log() {
 	"$SESSFS" -f "$@" "$log" "$mnt" 2>"$mnt.err" &
 	PID=$!
 	DAEMONS="$DAEMONS $PID"
+	MNT_PID[$mnt]=$PID
 	MOUNTS="$MOUNTS $mnt"
 	wait_until "$MOUNT_WAIT" mounted_or_dead "$mnt" "$PID" && mountpoint -q "$mnt"
 }
@@ -165,14 +169,31 @@ mount_or_end() {
 	exit 1
 }
 
-# unmount_log MNT: unmounts, waits for the daemon (bounded), checks it
-# exited 0 and printed nothing on stderr.
+# reaped MNT PID: daemon PID of MNT was waited for: never to be killed.
+reaped() {
+	local p rest=""
+	for p in $DAEMONS; do [ "$p" = "$2" ] || rest="$rest $p"; done
+	DAEMONS=$rest
+	unset "MNT_PID[$1]"
+}
+
+# unmount_log MNT: unmounts, waits for MNT's daemon (bounded; the one
+# mount_log started for MNT, else $PID), checks it exited 0 and printed
+# nothing on stderr; a daemon found dead is reported with its status.
 unmount_log() {
-	local mnt=$1 rc
-	fusermount3 -u "$mnt" || { bad "unmount $mnt"; return 1; }
-	wait_until 10 gone "$PID"
-	wait "$PID"
+	local mnt=$1 rc pid=${MNT_PID[$1]:-$PID}
+	if ! fusermount3 -u "$mnt"; then
+		bad "unmount $mnt"
+		kill -0 "$pid" 2>/dev/null && return 1
+		wait "$pid"
+		bad "... its daemon had ended: status $?, stderr: $(head -c 2000 "$mnt.err")"
+		reaped "$mnt" "$pid"
+		return 1
+	fi
+	wait_until 10 gone "$pid"
+	wait "$pid"
 	rc=$?
+	reaped "$mnt" "$pid"
 	if [ "$rc" -eq 0 ] && [ ! -s "$mnt.err" ]; then
 		ok "daemon exited 0, quietly ($(basename "$mnt"))"
 	else
@@ -384,6 +405,7 @@ no_stacking() {
 		bad "$what: a second mount over a live one: exit $rc, $err; $(findmnt -n "$mnt" | wc -l) mounts"
 	kill -KILL "$PID"
 	wait "$PID" 2>/dev/null
+	reaped "$mnt" "$PID"
 	err=$(timeout 20 "$SESSFS" "$log" "$mnt" 2>&1 >/dev/null)
 	rc=$?
 	[ "$rc" -eq 1 ] && echo "$err" | grep -q "dead mount.*fusermount3 -u" &&

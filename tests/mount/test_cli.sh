@@ -113,6 +113,7 @@ for sig in TERM INT; do
 		kill -"$sig" "$PID"
 		wait "$PID"
 		rc=$?
+		reaped "$T/sig$sig" "$PID"
 		if [ "$rc" -eq 0 ] && ! mountpoint -q "$T/sig$sig"; then
 			ok "SIG$sig: unmounted, exit 0"
 		else

@@ -102,6 +102,7 @@ while IFS=$'\t' read -r log in out cc cr total models; do
 	fi
 	fusermount3 -u "$mnt"
 	wait "$PID"
+	reaped "$mnt" "$PID"
 done < "$TABLE"
 [ "$i" -ge 20 ] && ok "$i logs checked" || bad "only $i logs in $TABLE"
 finish

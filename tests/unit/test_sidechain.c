@@ -368,6 +368,25 @@ static void test_a_part_grows_with_the_log(void **state)
 	assert_int_equal(gr_node_rec(ss_graph(part), ss_chain(part)->leaf)->type,
 			 IDX_T_ASSISTANT);
 	assert_int_equal(br_count(ss_branches(part)), 1);
+	/* A row of its own whole but for its newline, which comes alone: the
+	 * row is read at once, and the newline is growth too (the log's size
+	 * in session.json), with no record more. */
+	sb_reset(&more.sb);
+	tu_v1_text(&more, 44, 43, 1, "last");
+	fd = open(path, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, more.sb.buf, more.sb.len - 1), (ssize_t)more.sb.len - 1);
+	assert_int_equal(ss_refresh(whole), SS_GREW);
+	assert_int_equal(ss_part_follow(part, whole), SS_GREW);
+	assert_int_equal(ss_chain(part)->n, 5);
+	assert_int_equal(write(fd, "\n", 1), 1);
+	close(fd);
+	assert_int_equal(ss_refresh(whole), SS_GREW);
+	assert_true(ss_part_behind(part, whole));
+	assert_int_equal(ss_part_follow(part, whole), SS_GREW);
+	assert_false(ss_part_behind(part, whole));
+	assert_int_equal(ss_chain(part)->n, 5);
+	assert_int_equal(idx_end(ss_idx(part)), idx_end(ss_idx(whole)));
 	ss_close(part);
 	ss_close(whole);
 	tu_remove(path);
