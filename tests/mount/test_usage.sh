@@ -1,7 +1,8 @@
 #!/bin/bash
 # usage.json, the usage of message files and transcripts/ on every corpus
-# log: the session's totals equal what ccusage 20.0.24 reported (recorded
-# in tests/ccusage-20.0.24.tsv), transcripts exist with exact sizes,
+# log and a log of the bench's generator: the session's totals equal what
+# ccusage 20.0.24 reported (recorded in tests/ccusage-20.0.24.tsv and
+# tests/ccusage-20.0.24-genlog.tsv), transcripts exist with exact sizes,
 # current.md is the current branch's, and a rewind diffs as one hunk.
 # full: every corpus log under ASan too; make test takes every other one
 # there (lib.sh's LIGHT), and all of them in the plain build.
@@ -75,7 +76,25 @@ check_recipes() {
 	unmount_log "$mnt"
 }
 
+# A log of the bench's generator: its usage as ccusage counted it
+# (tests/ccusage-20.0.24-genlog.tsv), each response once, its cache writes.
+check_genlog() {
+	local gen="$T/genlog" args sum in out cc cr total mnt="$T/gen"
+	cc -O2 -std=c11 -D_FILE_OFFSET_BITS=64 -o "$gen" tests/bench/genlog/*.c || { bad "build genlog"; return; }
+	while IFS=$'\t' read -r args sum in out cc cr total; do
+		case $args in '#'*|'') continue ;; esac
+		# shellcheck disable=SC2086	# the arguments, split at spaces
+		"$gen" $args "$T/gen.jsonl" 2>/dev/null || { bad "genlog $args"; return; }
+		[ "$(sha256sum < "$T/gen.jsonl" | cut -d' ' -f1)" = "$sum" ] ||
+			{ bad "genlog $args writes another log than ccusage was measured on: measure again"; return; }
+		mount_log "$T/gen.jsonl" "$mnt" || { bad "mount genlog $args"; return; }
+		check_totals "$mnt" "genlog $args" "$in" "$out" "$cc" "$cr" "$total"
+		unmount_log "$mnt"
+	done < "$(dirname "$0")/../ccusage-20.0.24-genlog.tsv"
+}
+
 check_recipes
+check_genlog
 need_corpus
 i=0
 while IFS=$'\t' read -r log in out cc cr total models; do

@@ -127,11 +127,14 @@ void resp_init(struct gen *g, struct response *rs, bool tool_use)
 	rs->block = 0;
 	rs->out_tokens = rnd_range(g, 20, 900);
 	rs->think_tokens = 0;
+	rs->in_tokens = rnd_range(g, 2, 40);
+	rs->created = rnd_range(g, 200, 4000);
+	rs->cache_read = 20000 + g->ctx_msgs * 900;
 	g->now += api_ms;
 	g->cost.api_ms += api_ms;
 	g->cost.usd5 += rnd_range(g, 100, 900);
-	g->cost.in_tok += rnd_range(g, 2, 40);
-	g->cost.cache_tok += 20000 + g->ctx_msgs * 900;
+	g->cost.in_tok += rs->in_tokens;
+	g->cost.cache_tok += rs->cache_read;
 	g->cost.out_tok += rs->out_tokens;
 	g->ctx_msgs++;
 }
@@ -144,19 +147,18 @@ void asst_open(struct gen *g, const struct response *rs)
 
 void asst_close(struct gen *g, uint64_t r, struct response *rs, bool tool_use)
 {
-	unsigned in_tok = rnd_range(g, 2, 40), created = rnd_range(g, 200, 4000);
 	char uuid[UUID_LEN + 1];
 
 	rnd_uuid(g, uuid);
 	emit(g, "],\"stop_reason\":%q,\"stop_sequence\":null,\"usage\":{\"input_tokens\":%u,"
 	     "\"cache_creation_input_tokens\":%u,\"cache_read_input_tokens\":%u,"
-	     "\"output_tokens\":%u,\"output_tokens_details\":{\"thinking_tokens\":%u},"
+	     "\"output_tokens\":%u,\"output_tokens_details\":{\"thinking_tokens\":0},"
 	     "\"server_tool_use\":{\"web_search_requests\":0,\"web_fetch_requests\":0},"
 	     "\"service_tier\":\"standard\",\"cache_creation\":{\"ephemeral_1h_input_tokens\":0,"
-	     "\"ephemeral_5m_input_tokens\":0},\"inference_geo\":\"\",\"iterations\":[],"
+	     "\"ephemeral_5m_input_tokens\":%u},\"inference_geo\":\"\",\"iterations\":[],"
 	     "\"speed\":\"standard\",\"fallback_credit\":null},\"stop_details\":null},",
-	     rs->stop, in_tok, created, 20000 + g->ctx_msgs * 900,
-	     rs->out_tokens, rs->think_tokens);
+	     rs->stop, rs->in_tokens, rs->created, rs->cache_read,
+	     rs->out_tokens, rs->created);
 	if (tool_use)
 		emit(g, "\"toolInputStreamMs\":%u,", rnd_range(g, 1, 60));
 	emit(g, "\"apiBlockIndex\":%u,\"requestRef\":%q,\"requestedModel\":\"" MODEL_ID "\","

@@ -134,6 +134,9 @@ struct response {
 	unsigned block;
 	unsigned out_tokens;
 	unsigned think_tokens;
+	/* Its usage, the same on each of its rows, as Claude Code writes it:
+	 * the cache writes all 5-minute ones (cache_creation sums to them). */
+	unsigned in_tokens, created, cache_read;
 };
 
 struct cost {
