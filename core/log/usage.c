@@ -111,24 +111,35 @@ struct split {
 	int has, fast;
 };
 
-/* message.usage.cache_creation: the writes by how long they last (a
- * count that is not one reads as 0, as for the counts above). Returns
- * the end of the object, or NULL when it is none. */
-static const char *read_split(const char *v, const char *e, struct split *sp)
+/* message.usage.cache_creation: the writes by how long they last, which
+ * are then the row's cache writes (ccusage counts these). null is as if
+ * missing, [] as an object without counts; another value, or a count that
+ * is no non-negative integer, makes the row unusable (*bad). Returns the
+ * end of the value, or NULL (the caller skips it). */
+static const char *read_split(const char *v, const char *e, struct split *sp, int *bad)
 {
 	struct js_iter it;
 	struct js_str k;
-	const char *val;
+	const char *val, *p = v + 1;
 	int r;
 
-	if (js_obj_begin(&it, v, e))
+	if (e - v >= 4 && !memcmp(v, "null", 4))
 		return NULL;
+	while (*v == '[' && p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	if (*v == '[' && p < e && *p == ']') {
+		sp->has = 1;
+		return p + 1;
+	}
+	if (js_obj_begin(&it, v, e)) {
+		*bad = 1;
+		return NULL;
+	}
 	sp->has = 1;
 	while ((r = js_obj_next(&it, &k, &val)) == 1) {
-		if (js_eq(&k, "ephemeral_5m_input_tokens") && read_count(val, e, 1, &sp->w5m))
-			sp->w5m = 0;
-		else if (js_eq(&k, "ephemeral_1h_input_tokens") && read_count(val, e, 1, &sp->w1h))
-			sp->w1h = 0;
+		if ((js_eq(&k, "ephemeral_5m_input_tokens") && read_count(val, e, 0, &sp->w5m)) ||
+		    (js_eq(&k, "ephemeral_1h_input_tokens") && read_count(val, e, 0, &sp->w1h)))
+			*bad = 1;
 		if (!(it.p = js_value(val, e)))
 			return NULL;
 	}
@@ -141,7 +152,7 @@ static int read_usage(const char *v, const char *e, struct us_tokens *t, struct 
 	struct js_iter it;
 	struct js_str k, str;
 	const char *val, *end;
-	int r, have = 0;
+	int r, have = 0, bad = 0;
 
 	if (js_obj_begin(&it, v, e))
 		return 0;
@@ -156,13 +167,15 @@ static int read_usage(const char *v, const char *e, struct us_tokens *t, struct 
 		else if (js_eq(&k, "cache_read_input_tokens"))
 			have |= read_count(val, e, 1, &t->cache_read) ? 4 : 0;
 		else if (js_eq(&k, "cache_creation"))
-			end = read_split(val, e, sp);
+			end = read_split(val, e, sp, &bad);
 		else if (js_eq(&k, "speed") && *val == '"' && (end = js_string(val, e, &str)))
 			sp->fast = js_eq(&str, "fast");
 		if (!(it.p = end ? end : js_value(val, e)))
 			return 0;
 	}
-	return r == 0 && have == 3;
+	if (sp->has)		/* the writes are those the split says */
+		t->cache_create = sp->w5m + sp->w1h;
+	return r == 0 && have == 3 && !bad;
 }
 
 /* What one line yields. */

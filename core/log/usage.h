@@ -12,6 +12,12 @@
  *     input_tokens and output_tokens are non-negative integers (cache
  *     fields: integers, missing or null = 0) and it has a timestamp; its
  *     type does not matter, nor isSidechain;
+ *   - its cache writes are message.usage.cache_creation's 5-minute and
+ *     1-hour ones summed when it has that object (every 2.1.x row has,
+ *     and they sum to cache_creation_input_tokens there), else
+ *     cache_creation_input_tokens; a cache_creation that is no object
+ *     (null is as missing), or a count in it that is no non-negative
+ *     integer, and the row does not count;
  *   - rows with a message.id are one response per (message.id, requestId)
  *     pair (a missing requestId is a value of its own); of the rows of one
  *     response the one with the largest total (the four figures summed)

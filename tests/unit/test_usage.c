@@ -179,6 +179,53 @@ static void test_unusable_usage_is_skipped(void **state)
 	sb_free(&sb);
 }
 
+/* A row whose usage holds cache_creation (split) with 1000 written in
+ * cache_creation_input_tokens. */
+static void split_row(struct sbuf *sb, int uuid, const char *split)
+{
+	sb_addf(sb, "{\"type\":\"assistant\",\"uuid\":\"%08d-0000-4000-8000-%012d\","
+		"\"timestamp\":\"2026-01-01T10:00:%02d.000Z\",\"requestId\":\"r%d\",\"message\":"
+		"{\"id\":\"m%d\",\"model\":\"m\",\"content\":[],\"usage\":{\"input_tokens\":5,"
+		"\"cache_creation_input_tokens\":1000,\"cache_read_input_tokens\":0,"
+		"\"output_tokens\":10,\"cache_creation\":%s}}}\n", uuid, uuid, uuid, uuid, uuid, split);
+}
+
+/* message.usage.cache_creation, as ccusage 20.0.24 read each of these
+ * rows (measured on 2026-12-07, one log per row): the writes it splits
+ * are the row's cache writes; a split that is no object, or a count in
+ * it that is no non-negative integer, and the row does not count. */
+static void test_cache_split_is_the_writes(void **state)
+{
+	static const char *const counted[] = {
+		"{\"ephemeral_5m_input_tokens\":300,\"ephemeral_1h_input_tokens\":0}",	/* 300 */
+		"{\"ephemeral_5m_input_tokens\":0,\"ephemeral_1h_input_tokens\":400}",	/* 400 */
+		"{}",									/* 0 */
+		"{\"ephemeral_5m_input_tokens\":2000}",					/* 2000 */
+		"null",									/* 1000 */
+		"{\"ephemeral_1h_input_tokens\":7,\"other\":1}",				/* 7 */
+		"[]",									/* 0 */
+	}, *const dropped[] = {
+		"{\"ephemeral_5m_input_tokens\":null}", "{\"ephemeral_5m_input_tokens\":\"300\"}",
+		"{\"ephemeral_5m_input_tokens\":300.5}", "{\"ephemeral_5m_input_tokens\":-3}",
+		"{\"ephemeral_5m_input_tokens\":1e3}", "{\"ephemeral_5m_input_tokens\":{\"a\":1}}",
+		"{\"ephemeral_5m_input_tokens\":300,\"ephemeral_1h_input_tokens\":null}",
+		"\"x\"", "5", "true",
+	};
+	struct sbuf sb;
+	struct us_total t;
+	size_t i;
+
+	(void)state;
+	sb_init(&sb);
+	for (i = 0; i < sizeof(counted) / sizeof(*counted); i++)
+		split_row(&sb, (int)i + 1, counted[i]);
+	for (i = 0; i < sizeof(dropped) / sizeof(*dropped); i++)
+		split_row(&sb, (int)i + 20, dropped[i]);
+	totals_of(sb.buf, &t, NULL);
+	expect(&t, 35, 70, 300 + 400 + 2000 + 1000 + 7, 0, 7);
+	sb_free(&sb);
+}
+
 static void test_models_used_and_recorded_cost(void **state)
 {
 	struct sbuf sb, json;
@@ -737,6 +784,7 @@ int main(void)
 		cmocka_unit_test(test_response_repeated_after_a_resume),
 		cmocka_unit_test(test_rows_without_an_id_all_count),
 		cmocka_unit_test(test_unusable_usage_is_skipped),
+		cmocka_unit_test(test_cache_split_is_the_writes),
 		cmocka_unit_test(test_models_used_and_recorded_cost),
 		cmocka_unit_test(test_log_without_usage),
 		cmocka_unit_test(test_sidechains_and_agents),
