@@ -153,6 +153,16 @@ static struct pjwatch *watcher(struct pjlive *lv)
 	return __atomic_load_n(&lv->w, __ATOMIC_ACQUIRE);
 }
 
+/* Wakes the notifier: something is to be looked at or told. */
+static void poke(void *arg)
+{
+	struct pjfs *pf = arg;
+	struct pjwatch *w = watcher(pf->live);
+
+	if (w)
+		pw_poke(w);
+}
+
 void pv_opened(struct pjfs *pf, struct slot *sl, struct tree *t)
 {
 	struct pjlive *lv = pf->live;
@@ -161,11 +171,13 @@ void pv_opened(struct pjfs *pf, struct slot *sl, struct tree *t)
 		pw_log_add(watcher(lv), sl->key, ss_source(t->views[0]->s));
 	lv_scanned(t);		/* tr_new() looked at agents/ */
 	lv_resume(t, &sl->mark);
+	lv_on_ask(t, poke, pf);	/* a request's ask wakes the notifier */
 	learn_title(pf, sl, t);
 	pthread_mutex_lock(&lv->mu);
 	if (lv->has_dev)
 		tr_own_device(t, lv->dev);
 	pthread_mutex_unlock(&lv->mu);
+	poke(pf);		/* sessions.json may show another title */
 }
 
 void pv_own_device(void *fs, dev_t dev)
@@ -410,8 +422,10 @@ void pv_closed(struct pjfs *pf, uint32_t key, struct vf_inval *e, size_t n)
 	for (k = 0; lv && lv->closed && k < n && lv->closed->n < PV_CLOSED_MAX; k++)
 		add(lv->closed, PF_OUTER(key, e[k].parent), 0, e[k].name);
 	free(e);
-	if (lv && watcher(lv))
+	if (lv && watcher(lv)) {
 		pw_log_rm(watcher(lv), key);
+		pw_poke(watcher(lv));	/* the kernel is to forget them */
+	}
 }
 
 /* Hands what the sessions closed since the last look left over to q. */
@@ -561,13 +575,16 @@ void pv_wait(void *fs, struct vf_inval **out, size_t *n)
 			;
 		state = lv->state;
 		pthread_mutex_unlock(&lv->mu);
-		/* With notices: a look when they come, LV_POLL_MS at most
-		 * apart (the sessions' work left, requests' asks), and every
-		 * PW_GAP_MS while a change waits for its scan (a scan just
-		 * made puts the next off by PF_RESCAN_MS). */
+		/* With notices: a look when they come or a request or the
+		 * cache pokes (an ask for agents/, a session opened or
+		 * closed), LV_POLL_MS at most apart while a session has work
+		 * left (signing), and every PW_GAP_MS while a change waits
+		 * for its scan (a scan just made puts the next off by
+		 * PF_RESCAN_MS); an idle mount sleeps until then. */
 		dirty = w && state != V_STOPPED ?
 			pw_wait(w, fallback ? 0 : PW_GAP_MS,
-				lv->dirty_ms ? PW_GAP_MS : LV_POLL_MS) : 1;
+				lv->dirty_ms ? PW_GAP_MS :
+				!fallback && pw_idle(w) ? -1 : LV_POLL_MS) : 1;
 		pthread_mutex_lock(&lv->mu);
 		state = lv->state;
 		pthread_mutex_unlock(&lv->mu);

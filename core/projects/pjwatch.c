@@ -255,18 +255,20 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Polls the wake pipe, and the notices when fd >= 0, for at most ms. */
+/* Polls the wake pipe, and the notices when fd >= 0, for at most ms
+ * (ms < 0: until one is readable). */
 static void wait_for(struct pjwatch *w, int fd, int ms)
 {
 	struct pollfd p[2] = { { w->wake[0], POLLIN, 0 }, { fd, POLLIN, 0 } };
-	int64_t end = now_ms() + ms, left = ms;
+	int64_t end = now_ms() + ms, left = ms < 0 ? -1 : ms;
 
-	while (left > 0 && !__atomic_load_n(&w->ended, __ATOMIC_ACQUIRE)) {
+	while (left != 0 && !__atomic_load_n(&w->ended, __ATOMIC_ACQUIRE)) {
 		int rc = poll(p, fd >= 0 ? 2 : 1, (int)left);
 
 		if (rc > 0)
 			break;
-		left = end - now_ms();
+		if (ms >= 0 && (left = end - now_ms()) < 0)
+			left = 0;
 	}
 }
 
@@ -307,8 +309,23 @@ int pw_wait(struct pjwatch *w, int gap_ms, int ms)
 void pw_wake(struct pjwatch *w)
 {
 	__atomic_store_n(&w->ended, 1, __ATOMIC_RELEASE);
+	pw_poke(w);
+}
+
+void pw_poke(struct pjwatch *w)
+{
 	if (write(w->wake[1], "", 1) < 0)
 		return;		/* full: a wake is pending already */
+}
+
+int pw_idle(struct pjwatch *w)
+{
+	int idle;
+
+	pthread_mutex_lock(&w->mu);
+	idle = w->fd >= 0 && !w->why[0] && !w->ndue && !w->dirty;
+	pthread_mutex_unlock(&w->mu);
+	return idle;
 }
 
 /* ---- the open logs ---- */

@@ -46,14 +46,20 @@ void pw_free(struct pjwatch *w);
  * errors.txt, without its newline; borrowed, valid until pw_free()). */
 const char *pw_why(struct pjwatch *w);
 
-/* Waits until a notice comes, pw_wake() is called or ms passed, and reads
- * the notices; when the last call ended on notices, first lets gap_ms pass
+/* Waits until a notice comes, pw_wake() or pw_poke() is called or ms
+ * passed (ms < 0: no bound), and reads the notices; when the last call ended on notices, first lets gap_ms pass
  * since it returned (only pw_wake() ends that sooner). 1 when the folder
  * may have changed since the last call that said so (always, in the
  * fallback), else 0. */
 int pw_wait(struct pjwatch *w, int gap_ms, int ms);
 /* Ends a pw_wait() now, and every later one at once (the end). */
 void pw_wake(struct pjwatch *w);
+/* Ends the pw_wait() under way now, or the next one at once: something
+ * is to be looked at or told (any thread). */
+void pw_poke(struct pjwatch *w);
+/* 1 when notices follow everything and no open session is due: the
+ * notifier may wait for a notice or a poke alone. */
+int pw_idle(struct pjwatch *w);
 
 /* The log of session key (path: absolute) is open: watched from now. */
 void pw_log_add(struct pjwatch *w, uint32_t key, const char *path);

@@ -577,6 +577,16 @@ static void want_scan(struct tree *t)
 	pthread_mutex_lock(&t->q.mu);
 	__atomic_add_fetch(&t->q.scans_asked, 1, __ATOMIC_RELAXED);
 	pthread_cond_signal(&t->q.cv);
+	if (t->q.asked)
+		t->q.asked(t->q.asked_arg);
+	pthread_mutex_unlock(&t->q.mu);
+}
+
+void lv_on_ask(struct tree *t, void (*fn)(void *arg), void *arg)
+{
+	pthread_mutex_lock(&t->q.mu);
+	t->q.asked = fn;
+	t->q.asked_arg = arg;
 	pthread_mutex_unlock(&t->q.mu);
 }
 
@@ -595,6 +605,8 @@ void lv_scan_now(struct tree *t)
 	pthread_mutex_lock(&t->q.mu);
 	want = __atomic_add_fetch(&t->q.scans_asked, 1, __ATOMIC_RELAXED);
 	pthread_cond_signal(&t->q.cv);
+	if (t->q.asked)
+		t->q.asked(t->q.asked_arg);
 	while (t->q.state == Q_ON && t->q.scans_done < want &&
 	       !pthread_cond_timedwait(&t->q.scan_cv, &t->q.mu, &until))
 		;

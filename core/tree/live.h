@@ -109,6 +109,11 @@ struct lv_queue {
 	uint64_t scans_started;		/* begun by the notify thread (both
 					 * written atomically: lv_asked()), */
 	uint64_t scans_done;		/* and done (under mu) */
+	/* Called (mu held; it must take no lock of the tree) when a request
+	 * asks for a look, for a layer whose thread looks instead of
+	 * lv_wait()'s (lv_on_ask()). */
+	void (*asked)(void *arg);
+	void *asked_arg;
 };
 
 /*
@@ -169,6 +174,10 @@ int lv_tick(struct tree *t, int agents, uint64_t *share, struct vf_inval **out,
 /* Whether a request asked for a look at agents/ that lv_tick() did not
  * begin yet (no lock: the counts are written atomically under q.mu). */
 int lv_asked(struct tree *t);
+/* fn(arg) is called each time a request asks for a look at agents/ (from
+ * the request's thread): a layer above whose own thread makes the looks
+ * (lv_tick()) wakes it then. */
+void lv_on_ask(struct tree *t, void (*fn)(void *arg), void *arg);
 
 /*
  * For a layer above that lets the kernel keep branches/current for long

@@ -3,7 +3,8 @@
 # the kernel holds watches on the folder, each project folder and each log
 # the cache holds open (fdinfo of the daemon's inotify descriptor), and a
 # session added, grown or removed shows in sessions/ and sessions.json as
-# the notices come. The fallback (SESSFS_NO_INOTIFY=1, as for a folder on
+# the notices come; idle, its notifier thread sleeps until a notice or a
+# request's ask (and wakes then). The fallback (SESSFS_NO_INOTIFY=1, as for a folder on
 # NFS or a watch limit reached): no watches, errors.txt says why, and the
 # look once a second shows the same changes. The folder is given by a
 # relative path (the daemon runs in /). No corpus: mnt-examples.
@@ -26,6 +27,14 @@ watches() {
 	echo "$n"
 }
 count_is() { [ "$(ls "$1" 2>/dev/null | wc -l)" = "$2" ]; }
+# quiet_for PID SECS: daemon PID's notifier did not wake in SECS seconds.
+quiet_for() {
+	local w0
+	w0=$(watcher_wakes "$1")
+	sleep "$2"
+	[ -n "$w0" ] && [ "$(watcher_wakes "$1")" = "$w0" ]
+}
+woke_since() { [ "$(watcher_wakes "$1")" -gt "$2" ]; }
 watches_are() { [ "$(watches "$1")" -ge "$2" ]; }
 
 # run MODE: one mount, inotify or fallback.
@@ -53,6 +62,16 @@ run() {
 			bad "inotify: $(watches "$PID") watches with a session open"
 		grep -q inotify "$mnt/errors.txt" && bad "inotify: errors.txt: $(cat "$mnt/errors.txt")" ||
 			ok "inotify: errors.txt says nothing of it"
+		# Idle, with a session open and signed: the notifier sleeps
+		# until a notice or a request's ask, and wakes at an ask.
+		wait_until 20 quiet_for "$PID" 3 &&
+			ok "inotify: idle, the notifier does not wake (3 s)" ||
+			bad "inotify: the notifier of an idle mount wakes"
+		w0=$(watcher_wakes "$PID")
+		ls "$mnt/projects/"*/"$ID1/agents" > /dev/null
+		wait_until 3 woke_since "$PID" "$w0" &&
+			ok "inotify: ... and wakes when a request asks for agents/" ||
+			bad "inotify: a request's ask did not wake the notifier"
 	else
 		[ "$(watches "$PID")" = 0 ] && ok "fallback: no watch" || bad "fallback: $(watches "$PID") watches"
 		wait_until 5 grep -q 'inotify: off (SESSFS_NO_INOTIFY is set)' "$mnt/errors.txt" &&
