@@ -2,11 +2,12 @@
  * pjlive: the projects layer (pjfs.h) followed while mounted, for the
  * notifier thread (fs/notify.h), as live.h follows a single session.
  *
- * With inotify (pjwatch.h), that thread looks when a notice comes (a
- * second at most apart; PW_GAP_MS at least), at the folder only after a
- * notice about it, and at an open session only after a notice about its
- * log, a request's ask for agents/, or while it has signing left: an idle
- * mount does next to nothing. Without (the fallback: pjwatch.h says when),
+ * With inotify (pjwatch.h), that thread looks when a notice comes
+ * (PW_GAP_MS at least apart), at the folder only after a notice about it,
+ * and at an open session only after a notice about its log, a request's
+ * ask for agents/ (lv_on_ask() pokes the thread), or while it has signing
+ * left (a second apart); a session opened or closed pokes it too. With
+ * nothing due it sleeps until one of these: an idle mount does nothing. Without (the fallback: pjwatch.h says when),
  * once per LV_POLL_MS (a second), from that thread (outside every request):
  *   - the folder is looked at again (the rescan pjfs.c makes, as bounded
  *     there: PF_RESCAN_SHARE); when the set changed, the kernel forgets
