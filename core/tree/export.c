@@ -207,12 +207,16 @@ static int seen_grow(struct ex_seens *t)
 	return 0;
 }
 
-/* Remembers that the file of inode ino is name in the folder walked. */
-static void seen_add(struct ex_walk *w, uint64_t ino, const char *name)
+/* Remembers that the file of inode ino is name in the folder walked, when
+ * it has other names (nlink above 1): a file of one name, as every file
+ * of a tree has one home, costs nothing, whatever the export's size. */
+static void seen_add(struct ex_walk *w, uint64_t ino, nlink_t nlink, const char *name)
 {
 	struct ex_seens *t = &w->seen;
 	size_t i, off;
 
+	if (nlink <= 1)
+		return;
 	pthread_mutex_lock(&w->seen_mu);
 	if ((t->n + 1) * 4 > t->cap * 3 && seen_grow(t))
 		goto out;	/* written again later, not linked: no harm */
@@ -257,7 +261,7 @@ static void read_item(struct ex_chunk *c, struct ex_item *x, uint64_t i)
 		fail(x, "unsafe name", -EINVAL);
 		return;
 	}
-	if (S_ISREG(x->a.st.st_mode) && (x->same = seen_path(c->w, ino)))
+	if (S_ISREG(x->a.st.st_mode) && x->a.st.st_nlink > 1 && (x->same = seen_path(c->w, ino)))
 		return;		/* written already: nothing to read */
 	/* A file the listing gives no size for (a transcript: as long as its
 	 * branch) is written in pieces, when it is written. */
@@ -394,7 +398,7 @@ static void put_file(struct ex_walk *w, int dirfd, struct ex_item *x)
 	if (close(fd) && !rc)
 		fail(x, "close", -errno);
 	if (!x->err)
-		seen_add(w, ino, x->name);
+		seen_add(w, ino, x->a.st.st_nlink, x->name);
 }
 
 static void put_link(struct ex_walk *w, int dirfd, struct ex_item *x)
@@ -551,7 +555,7 @@ static int tar_stream_entry(struct ex_walk *w, struct ex_item *x)
 	if (rc || end)
 		say(w, x->name, "read", rc ? rc : -EAGAIN);	/* shorter: it changed */
 	if (s.head)
-		seen_add(w, x->a.st.st_ino, x->name);
+		seen_add(w, x->a.st.st_ino, x->a.st.st_nlink, x->name);
 	return 0;
 }
 
@@ -606,7 +610,7 @@ static int take_item(struct ex_walk *w, struct ex_item *x, struct ex_subs *subs)
 			rc = tar_entry(w, x->name, &x->a, x->b ? x->b->data : NULL,
 				       x->b ? x->b->len : 0, x->link, &x->xattrs, x->same);
 			if (!rc && x->b)
-				seen_add(w, x->a.st.st_ino, x->name);
+				seen_add(w, x->a.st.st_ino, x->a.st.st_nlink, x->name);
 		}
 	}
 	count(w->st, x);

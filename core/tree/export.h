@@ -15,10 +15,12 @@
  * DEST keeps them (else one note, and the export goes on without).
  * Folders are made writable by their owner (0755, not the mount's
  * read-only modes), so the export can be removed.
- * A file the mount shows under one inode in several folders (a message
- * in each branch that holds it, and in context/) is written once and
- * hard-linked from its other names (a copy where DEST cannot link); in
- * the stream its later names are hard-link entries.
+ * A file the layer lists under one inode in several folders, as it says
+ * with st_nlink above 1, is written once and hard-linked from its other
+ * names (a copy where DEST cannot link); in the stream its later names
+ * are hard-link entries. Only such files are remembered: a session's tree
+ * gives each file one home (other places are symbolic links, tree.h), so
+ * an export's memory does not grow with its files.
  * DEST is made if missing; one that is not empty is refused unless
  * force is set, and then what stands in the way of an entry (a file or
  * a symbolic link) is replaced, other entries are left. Every name is
