@@ -280,6 +280,11 @@ void ss_errors_text(const struct session *s, struct sbuf *out);
  * replaced, rewritten, unreadable at its path ...), one "- TIME: what"
  * line each, as errors.txt says them; nothing when nothing did. */
 void ss_notes_text(const struct session *s, struct sbuf *out);
+/* The notes as kept (appended to out), and notes so kept by another
+ * session of the same log put before s's own: what a log went through is
+ * said by the next session of it too (live.h: lv_mark). */
+void ss_notes_copy(const struct session *s, struct sbuf *out);
+void ss_notes_take(struct session *s, const char *kept, size_t n);
 /* How many complete lines are not records. A last line without its
  * newline is not one of them, in either mode: see ss_unfinished(). */
 uint32_t ss_bad_lines(const struct session *s);

@@ -512,6 +512,24 @@ void ss_errors_text(const struct session *s, struct sbuf *out)
 		st_errors_text(st, out);
 }
 
+void ss_notes_copy(const struct session *s, struct sbuf *out)
+{
+	sb_add(out, s->notes.buf, s->notes.len);
+}
+
+void ss_notes_take(struct session *s, const char *kept, size_t n)
+{
+	struct sbuf all;
+
+	if (!n)
+		return;
+	sb_init(&all);
+	sb_add(&all, kept, n);
+	sb_add(&all, s->notes.buf, s->notes.len);
+	sb_free(&s->notes);
+	s->notes = all;
+}
+
 void ss_notes_text(const struct session *s, struct sbuf *out)
 {
 	const char *p = s->notes.buf, *end = p + s->notes.len, *nl;

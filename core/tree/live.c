@@ -707,6 +707,7 @@ void lv_mark_free(struct lv_mark *m)
 		free(m->names[i]);
 	free(m->names);
 	free(m->epochs);
+	sb_free(&m->notes);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -738,6 +739,8 @@ int lv_mark(struct tree *t, struct lv_mark *m)
 	m->gid = t->views[0]->gid;
 	m->mode = t->views[0]->mode;
 	ss_signed(t->views[0]->s, &m->sig);
+	sb_init(&m->notes);
+	ss_notes_copy(t->views[0]->s, &m->notes);
 	m->epochs = calloc(t->nviews, sizeof(*m->epochs));
 	m->names = calloc(t->nviews, sizeof(*m->names));
 	for (i = 0; m->epochs && m->names && i < t->nviews; i++) {
@@ -787,6 +790,7 @@ void lv_resume(struct tree *t, const struct lv_mark *m)
 	if (!m->set)
 		return;			/* never marked: the tree's first open */
 	pthread_rwlock_wrlock(&t->lock);
+	ss_notes_take(t->views[0]->s, m->notes.buf, m->notes.len);
 	same = same_tree(t, m);
 	if (same)
 		ss_resume_signed(t->views[0]->s, &m->sig);

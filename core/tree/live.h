@@ -204,6 +204,8 @@ void lv_closing(struct tree *t, struct vf_inval **out, size_t *n);
  * view 0's signature (session.h ss_signed()), which the new tree takes on,
  * so the background check finds a rewrite of the bytes signed before the
  * close as in an open tree (and the tree is re-indexed with new epochs).
+ * The notes of view 0's errors.txt (the log rewritten, replaced...) are
+ * kept too: the next tree says them first, whatever changed.
  */
 struct lv_mark {
 	int set;			/* 0: no tree was marked yet */
@@ -219,6 +221,7 @@ struct lv_mark {
 	mode_t mode;
 	uint64_t bytes;			/* ... and the bytes indexed of it */
 	struct ss_signed sig;		/* ... and its signature */
+	struct sbuf notes;		/* view 0's notes (errors.txt) */
 };
 /* Marks t (m is overwritten). 0, or -ENOMEM (then the next tree starts
  * with new epochs). */

@@ -253,11 +253,69 @@ static void test_resume_rewritten(void **state)
 	tu_log_free(&l);
 }
 
+/* How many times errors.txt's notes of t's log say what. */
+static int notes_say(struct tree *t, const char *what)
+{
+	struct sbuf sb;
+	const char *p;
+	int n = 0;
+
+	sb_init(&sb);
+	ss_notes_text(t->views[0]->s, &sb);
+	for (p = sb.buf; p && (p = strstr(p, what)); p++)
+		n++;
+	sb_free(&sb);
+	return n;
+}
+
+/* A rewrite found while the tree was open, then closed (a small cache
+ * closes a session as soon as a walk leaves it): the next tree of the log
+ * says it still, once, however often it is closed and opened again. */
+static void test_notes_resume(void **state)
+{
+	static const char more[] =
+		"{\"type\":\"ai-title\",\"aiTitle\":\"t\",\"sessionId\":\"" TU_SID "\"}\n";
+	static const char said[] = "indexed again from scratch";
+	struct tu_log l;
+	struct lv_mark m = { 0 };
+	struct tree *t;
+	char *path;
+	int i;
+
+	(void)state;
+	tu_log_init(&l);
+	turns(&l, 0, 3);
+	path = tu_write_str(l.sb.buf);
+	t = tree_at(path);
+	while (ss_sign(t->views[0]->s, UINT64_MAX) > 0)
+		;
+	rewrite_and_grow(path, 40, 'X', more);
+	assert_int_equal(ss_refresh(t->views[0]->s), SS_GREW);	/* growth, to a stat */
+	while (ss_sign(t->views[0]->s, UINT64_MAX) > 0)
+		;
+	ss_scrub(t->views[0]->s, UINT64_MAX);
+	assert_int_equal(ss_refresh(t->views[0]->s), SS_RESET);
+	assert_int_equal(notes_say(t, said), 1);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(lv_mark(t, &m), 0);
+		tr_free(t);
+		t = tree_at(path);
+		assert_int_equal(notes_say(t, said), 0);
+		lv_resume(t, &m);
+		assert_int_equal(notes_say(t, said), 1);
+	}
+	tr_free(t);
+	lv_mark_free(&m);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_custom_title_mid_log),
 		cmocka_unit_test(test_generated_then_prompt),
+		cmocka_unit_test(test_notes_resume),
 		cmocka_unit_test(test_epochs_resume),
 		cmocka_unit_test(test_resume_rewritten),
 	};
