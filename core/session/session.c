@@ -751,6 +751,30 @@ static int still_signed(struct session *s)
 	return rc;
 }
 
+void (*ss_settle_hook)(void);
+
+/*
+ * A write that appends to the log sets its times before its size: a stat
+ * between the two shows the old size with new times, as a rewrite in
+ * place would. Looks again, a millisecond apart for SS_SETTLE_MS at most,
+ * while that is what it shows: 0 with *st the last look, or -errno.
+ */
+static int settle(struct session *s, struct stat *st)
+{
+	const struct timespec ms = { 0, 1000000L };
+	int i, rc;
+
+	for (i = 0; i < SS_SETTLE_MS && st->st_size == s->seen.st_size &&
+		    !same_times(st, &s->seen); i++) {
+		if (ss_settle_hook)
+			ss_settle_hook();
+		nanosleep(&ms, NULL);
+		if ((rc = lf_stat(s->lf, st)))
+			return rc;
+	}
+	return 0;
+}
+
 /* The log kept its size and not its times: rewritten in place, or only
  * touched? The signature tells; when it cannot, index again. */
 static int same_size(struct session *s, const struct stat *st)
@@ -785,6 +809,9 @@ int ss_refresh(struct session *s)
 		return rc;
 	if (st.st_size == s->seen.st_size && same_times(&st, &s->seen))
 		return moved ? SS_GREW : SS_SAME;	/* a note is new */
+	if (st.st_size == s->seen.st_size && !same_time(&PL_MTIM(st), &PL_MTIM(s->seen)) &&
+	    (rc = settle(s, &st)))
+		return rc;
 	if (st.st_size == s->seen.st_size && same_time(&PL_MTIM(st), &PL_MTIM(s->seen)) &&
 	    (rc = inode_changed(s, &st)) >= 0)
 		return rc || moved ? SS_GREW : SS_SAME;

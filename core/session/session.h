@@ -91,6 +91,8 @@ int ss_part_follow(struct session *part, const struct session *whole);
 int ss_part_behind(const struct session *part, const struct session *whole);
 
 #define SS_TAIL 32		/* bytes before the indexed end kept to notice a rewrite */
+#define SS_SETTLE_MS 20		/* the longest look again at a log whose times
+				 * moved and size did not (ss_refresh()) */
 
 /* What ss_refresh() found. */
 enum ss_change {
@@ -123,6 +125,9 @@ int ss_rewritten(const struct session *s);
  * SS_RESET. SS_SAME when nothing changed; -errno on error.
  */
 int ss_refresh(struct session *s);
+/* For tests: called between the looks again of ss_refresh() at a log
+ * whose times moved and size did not (NULL: none). Not thread-safe. */
+extern void (*ss_settle_hook)(void);
 
 /* How the growths since ss_open() made the graph, the branches, the
  * chain, the inline sidechains and the summaries: [0] extended
