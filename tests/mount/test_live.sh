@@ -17,8 +17,8 @@
 #     is refused;
 #   - eight readers at once while the log grows: no error, no deadlock.
 # full: each corpus log grows in ~120 writes (the big one in ~40), the
-# eight readers read while it takes ~60; make test takes ~12, ~6 and ~15
-# (under ASan ~6, ~3 and ~8), each build every other log (half_logs): every
+# eight readers read while it takes ~60; make test takes ~6, ~6 and ~15
+# (under ASan ~3, ~3 and ~8), each build every other log (half_logs): every
 # log still grows once with lines split across writes, with fewer states
 # read in between.
 . "$(dirname "$0")/lib.sh"
@@ -450,7 +450,7 @@ if [ -d "$CORPUS" ]; then
 	while IFS= read -r log; do
 		name=$(echo "$log" | sed "s|$CORPUS/||; s|/projects/[^/]*/|-|; s|/|-|g; s|\.jsonl$||")
 		case $FULL-$name in
-		1-big-*) n=40 ;; 1-*) n=120 ;; *-big-*) n=$(light 6 3) ;; *) n=$(light 12 6) ;;
+		1-big-*) n=40 ;; 1-*) n=120 ;; *) n=$(light 6 3) ;;
 		esac
 		grow_log "$log" "$name" "$n"
 	done < <(ls "$CORPUS"/*/projects/*/*.jsonl | half_logs)
