@@ -609,18 +609,6 @@ static void overwrite(const char *path, off_t off, const char *with)
 }
 
 /* Moves the log's mtime by a second, so that no clock can miss it. */
-static void touch_later(const char *path)
-{
-	struct stat st;
-	struct timespec t[2];
-
-	assert_int_equal(stat(path, &st), 0);
-	t[0] = PL_ATIM(st);
-	t[1] = PL_MTIM(st);
-	t[1].tv_sec += 1;
-	assert_int_equal(utimensat(AT_FDCWD, path, t, 0), 0);
-}
-
 static void test_refresh_sees_a_rewrite_in_place_of_the_same_size(void **state)
 {
 	struct tu_log l;
@@ -634,13 +622,13 @@ static void test_refresh_sees_a_rewrite_in_place_of_the_same_size(void **state)
 	while (ss_sign(s, 16))
 		;
 	/* Touched only: the signature tells, nothing is indexed again. */
-	touch_later(path);
+	tu_touch_later(path);
 	assert_true(ss_rewritten(s));
 	assert_int_equal(ss_refresh(s), SS_SAME);
 	assert_false(ss_changed(s));
 	/* The first row's text, same length, other bytes. */
 	overwrite(path, a - l.sb.buf, "\"z\"");
-	touch_later(path);
+	tu_touch_later(path);
 	assert_true(ss_rewritten(s));
 	assert_int_equal(ss_refresh(s), SS_RESET);
 	text = errors_text(s);
@@ -649,7 +637,7 @@ static void test_refresh_sees_a_rewrite_in_place_of_the_same_size(void **state)
 	assert_int_equal(idx_nrecs(ss_idx(s)), 4);
 	/* Not signed yet: it cannot tell, so it indexes again. */
 	overwrite(path, a - l.sb.buf, "\"y\"");
-	touch_later(path);
+	tu_touch_later(path);
 	assert_int_equal(ss_refresh(s), SS_RESET);
 	text = errors_text(s);
 	assert_non_null(strstr(text, "before its bytes were signed"));
