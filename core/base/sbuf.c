@@ -1,5 +1,6 @@
 #include "sbuf.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -225,6 +226,18 @@ void sb_add_json_chars(struct sbuf *sb, const char *s, size_t n)
 		sb_add(sb, esc, json_esc(c, esc));
 	}
 	sb_add_utf8(sb, s + run, n - run);
+}
+
+void sb_add_json_num(struct sbuf *sb, const char *fmt, double d)
+{
+	if (!isfinite(d)) {
+		sb_adds(sb, "null");
+		return;
+	}
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	sb_addf(sb, fmt, d);
+#pragma GCC diagnostic pop
 }
 
 void sb_add_json_str(struct sbuf *sb, const char *s, size_t n)

@@ -27,6 +27,10 @@ void sb_adds(struct sbuf *sb, const char *s);
 void sb_addc(struct sbuf *sb, char c);
 void sb_addf(struct sbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Appends d as a JSON number in printf format fmt (one double
+ * conversion, "%.10g"), or null where d is not finite: JSON has no
+ * infinity or NaN, and a log's number may overflow a double ("1e999"). */
+void sb_add_json_num(struct sbuf *sb, const char *fmt, double d);
 /* Appends s as a JSON string literal, quotes included. */
 void sb_add_json_str(struct sbuf *sb, const char *s, size_t n);
 /* The same without the quotes: the inside of a literal, which may be

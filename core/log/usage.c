@@ -1,6 +1,7 @@
 #include "usage_priv.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,7 +230,7 @@ static int read_line(const char *p, size_t n, struct line *l, struct us_row *row
 			l->has_rid = !!end;
 		} else if (js_eq(&k, "costUSD") && (*val == '-' || (*val >= '0' && *val <= '9'))) {
 			row->logged = strtod(val, NULL);
-			row->has_logged = 1;
+			row->has_logged = isfinite(row->logged);	/* "1e999": no figure */
 			end = js_value(val, e);
 		} else
 			end = js_value(val, e);

@@ -15,7 +15,7 @@ static uint32_t *model_bits(const struct us_tally *y);
 
 void us_cost_json(double usd, struct sbuf *out)
 {
-	sb_addf(out, "%.10g", usd);
+	sb_add_json_num(out, "%.10g", usd);
 }
 
 static void add_counts(const struct us_total *t, const char *pad, struct sbuf *out)

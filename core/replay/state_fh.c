@@ -647,7 +647,7 @@ static void index_file(const struct st_snap *s, const struct st_fh_file *f,
 	add_opt_str(out, f->backup);
 	sb_adds(out, ", \"version\": ");
 	if (f->has_version)
-		sb_addf(out, "%.17g", f->version);
+		sb_add_json_num(out, "%.17g", f->version);
 	else
 		sb_adds(out, "null");
 	sb_adds(out, ", \"backupTime\": ");

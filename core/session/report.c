@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,7 +131,7 @@ static int total_cost_of(const char *p, size_t n, double *cost)
 	while (js_obj_next(&it, &k, &val) == 1) {
 		if (js_eq(&k, "totalCostUSD") && (*val == '-' || (*val >= '0' && *val <= '9'))) {
 			*cost = strtod(val, NULL);
-			return 1;
+			return isfinite(*cost);	/* "1e999": no figure */
 		}
 		if (!(it.p = js_value(val, e)))
 			return 0;
@@ -177,14 +178,16 @@ static void add_cost_state(struct session *s, struct sbuf *out)
 		sb_adds(out, ",\n  \"costState\": null");
 		return;
 	}
-	sb_addf(out, ",\n  \"costState\": {\n    \"line\": %u,\n    \"totalCostUSD\": %.6g",
-		r->line, num_of(j, "totalCostUSD"));
+	sb_addf(out, ",\n  \"costState\": {\n    \"line\": %u,\n    \"totalCostUSD\": ",
+		r->line);
+	sb_add_json_num(out, "%.6g", num_of(j, "totalCostUSD"));
 	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 		double sum = 0;
 
 		cJSON_ArrayForEach(m, mu)
 			sum += num_of(m, keys[k]);
-		sb_addf(out, ",\n    \"%s\": %.0f", keys[k], sum);
+		sb_addf(out, ",\n    \"%s\": ", keys[k]);
+		sb_add_json_num(out, "%.0f", sum);
 	}
 	sb_adds(out, "\n  }");
 	cJSON_Delete(j);

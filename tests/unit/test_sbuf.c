@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
+
 #include "testutil.h"
 #include "sbuf.h"
 
@@ -152,6 +154,24 @@ static void test_add_json_str_escapes(void **state)
 	sb_free(&sb);
 }
 
+/* A number JSON can hold, in the caller's format; null for any other. */
+static void test_add_json_num(void **state)
+{
+	struct sbuf sb;
+
+	(void)state;
+	sb_init(&sb);
+	sb_add_json_num(&sb, "%.10g", 0.25);
+	sb_addc(&sb, ' ');
+	sb_add_json_num(&sb, "%.0f", 1e308 * 10);
+	sb_addc(&sb, ' ');
+	sb_add_json_num(&sb, "%.6g", -HUGE_VAL);
+	sb_addc(&sb, ' ');
+	sb_add_json_num(&sb, "%.6g", NAN);
+	assert_string_equal(sb.buf, "0.25 null null null");
+	sb_free(&sb);
+}
+
 static void test_utf8_valid(void **state)
 {
 	static const char ok[] = "plain ascii, long enough for a word at a time: \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
@@ -178,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_add_utf8_replaces_invalid_bytes),
 		cmocka_unit_test(test_add_line_keeps_one_line),
 		cmocka_unit_test(test_add_json_str_escapes),
+		cmocka_unit_test(test_add_json_num),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -421,6 +421,59 @@ static void test_logged_cost_state(void **state)
 	sb_free(&sb);
 }
 
+/* Numbers a double cannot hold ("1e999") or whose sum it cannot: no
+ * figure where one was given, null where a sum overflows; usage.json and
+ * session.json stay JSON (JSON has no infinity: "inf" made them unreadable). */
+static void test_numbers_beyond_a_double(void **state)
+{
+	struct sbuf sb, json;
+	struct session *s;
+	struct us_total t;
+	char *path;
+	cJSON *j;
+
+	(void)state;
+	sb_init(&sb);
+	sb_init(&json);
+	prow(&sb, 1, "2026-01-20T15:00:00.000Z", "claude-haiku-4-5-20251001",
+	     "\"input_tokens\":1000,\"output_tokens\":100", ",\"costUSD\":1e999");
+	sb_adds(&sb, "{\"type\":\"cost-state\",\"sessionId\":\"" TU_SID "\",\"totalCostUSD\":-1e999,"
+		"\"modelUsage\":{\"a\":{\"inputTokens\":1e308},\"b\":{\"inputTokens\":1e308}}}\n");
+	path = tu_write_str(sb.buf);
+	assert_int_equal(rp_log_totals(path, &t, NULL), 0);
+	assert_false(t.has_logged);
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	assert_int_equal(rp_usage_json(s, NULL, 0, &json), 0);
+	assert_non_null(j = cJSON_Parse(json.buf));
+	assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "session"), "costUSDLogged"));
+	cJSON_Delete(j);
+	sb_reset(&json);
+	ss_facts_json(s, &json);
+	assert_non_null(j = cJSON_Parse(json.buf));
+	j = (cJSON_Delete(j), NULL);
+	ss_close(s);
+	tu_remove(path);
+
+	/* each figure holds in a double, their sum does not */
+	sb_reset(&sb);
+	prow(&sb, 1, "2026-01-20T15:00:00.000Z", "claude-haiku-4-5-20251001",
+	     "\"input_tokens\":1000,\"output_tokens\":100", ",\"costUSD\":1e308");
+	prow(&sb, 2, "2026-01-20T15:00:01.000Z", "claude-haiku-4-5-20251001",
+	     "\"input_tokens\":1000,\"output_tokens\":100", ",\"costUSD\":1e308");
+	path = tu_write_str(sb.buf);
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	sb_reset(&json);
+	assert_int_equal(rp_usage_json(s, NULL, 0, &json), 0);
+	assert_non_null(j = cJSON_Parse(json.buf));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "session"),
+						     "costUSDLogged")));
+	cJSON_Delete(j);
+	ss_close(s);
+	tu_remove(path);
+	sb_free(&json);
+	sb_free(&sb);
+}
+
 /* The hours a tally gives for the blocks: rows at the hour exactly apart. */
 static void test_hours(void **state)
 {
@@ -795,6 +848,7 @@ int main(void)
 		cmocka_unit_test(test_corpus_matches_ccusage),
 		cmocka_unit_test(test_prices_of_rows),
 		cmocka_unit_test(test_logged_cost_state),
+		cmocka_unit_test(test_numbers_beyond_a_double),
 		cmocka_unit_test(test_hours),
 	};
 
