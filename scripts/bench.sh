@@ -62,19 +62,8 @@ $CC $CFLAGS -o $B/cjson_baseline scripts/cjson_baseline.c $CJSON || exit 1
 $CC $CFLAGS -o $B/readyprobe tests/bench/readyprobe.c || exit 1
 make -s bench-bins || exit 1	# idxbench, growbench: on core's archives
 
-now() { date +%s.%N; }
-# best TIME_CMD...: the smallest wall time of RUNS runs, in seconds.
-best() {
-	local b= t0 t1 d i
-	for i in $(seq 1 "$RUNS"); do
-		t0=$(now); "$@" > /dev/null 2>&1; t1=$(now)
-		d=$(echo "$t1 - $t0" | bc -l)
-		if [ -z "$b" ] || [ "$(echo "$d < $b" | bc -l)" = 1 ]; then b=$d; fi
-	done
-	printf '%.3f' "$b"
-}
+source scripts/bench_lib.sh	# now, best, ratio, the baselines
 kv() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
-ratio() { printf '%.1f' "$(echo "$1 / $2" | bc -l)"; }
 
 # start_mount LOG: starts sessfs -f LOG MNT through readyprobe, which
 # times from its exec to the first complete listing of MNT/branches (as ls
@@ -99,7 +88,7 @@ start_mount() {
 }
 
 bench_mount() {
-	local log=$1 idx_s=$2 idx2_s=$3 recs=$4 t0 t1 cold warm tmpfs raw rss copy i best_ready= rss0 rss_grep size io0 io1
+	local log=$1 idx_s=$2 idx2_s=$3 recs=$4 jq_s=$5 t0 t1 cold warm tmpfs raw rss copy i best_ready= rss0 rss_grep size io0 io1 cc
 	# Ready is the best of RUNS mounts, like the index time; the last
 	# mount stays for the rest.
 	for i in $(seq 1 "$RUNS"); do
@@ -116,11 +105,12 @@ bench_mount() {
 	printf '  ready (start to first ls branches/): %.3f s = %.2f x index time (one thread), %.2f x (two)\n' \
 		"$READY" "$(echo "$READY / $idx_s" | bc -l)" "$(echo "$READY / $idx2_s" | bc -l)"
 	t0=$(now); cat "$MNT/context/messages.json" > /dev/null; t1=$(now)
-	printf '  context/messages.json, cold first read: %.3f s (%s messages)\n' \
-		"$(echo "$t1 - $t0" | bc -l)" "$(grep -c '^    "role"' "$MNT/context/messages.json")"
+	printf '  context/messages.json, cold first read: %.3f s = %.2f x jq -c . of the log (%s s) (%s messages)\n' \
+		"$(echo "$t1 - $t0" | bc -l)" "$(echo "($t1 - $t0) / $jq_s" | bc -l)" "$jq_s" \
+		"$(grep -c '^    "role"' "$MNT/context/messages.json")"
 	t0=$(now); find "$MNT/state" > "$DIR/state.find"; t1=$(now)
-	printf '  state/, cold first find: %.3f s (%s entries)\n' \
-		"$(echo "$t1 - $t0" | bc -l)" "$(wc -l < "$DIR/state.find")"
+	printf '  state/, cold first find: %.3f s = %.2f x index time (%s entries)\n' \
+		"$(echo "$t1 - $t0" | bc -l)" "$(echo "($t1 - $t0) / $idx_s" | bc -l)" "$(wc -l < "$DIR/state.find")"
 	io0=$(io_calls "$PID")
 	t0=$(now); grep -r -c 'NO-SUCH-STRING-xyzzy' "$MNT/branches/current/" > /dev/null; t1=$(now)
 	io1=$(io_calls "$PID")
@@ -140,7 +130,8 @@ bench_mount() {
 	printf '  daemon system calls in the cold grep -r: %s reads, %s writes\n' \
 		"$(( ${io1% *} - ${io0% *} ))" "$(( ${io1#* } - ${io0#* } ))"
 	rss=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
-	printf '  daemon peak RSS: %.1f MB\n' "$(echo "$rss / 1024" | bc -l)"
+	printf '  daemon peak RSS: %.1f MB = %.3f x the log\n' "$(echo "$rss / 1024" | bc -l)" \
+		"$(echo "$rss * 1024 / $(stat -L -c %s "$log")" | bc -l)"
 	printf '  daemon RSS per record: %.0f bytes at ready, %.0f after a context read, a find of state/ and the grep -r, %.0f after a cp -r of the branch too\n' \
 		"$(echo "$rss0 * 1024 / $recs" | bc -l)" "$(echo "$rss_grep * 1024 / $recs" | bc -l)" \
 		"$(echo "$(rss_kb "$PID") * 1024 / $recs" | bc -l)"
@@ -150,8 +141,13 @@ bench_mount() {
 	PID=
 	start_mount "$log" || { echo "  mount did not come up: $(cat "$DIR/daemon.err")"; return; }
 	t0=$(now); cat "$MNT/usage.json" > /dev/null; t1=$(now)
-	printf '  usage.json, first read: %.3f s = %.2f x index time (%s responses)\n' \
+	# ccusage follows no link to a file: a hard link, the log's own bytes
+	cc=$(rm -rf "$DIR/cc" && mkdir -p "$DIR/cc/p" && ln "$log" "$DIR/cc/p/s.jsonl" &&
+		ccusage_time session "$DIR/cc")
+	rm -rf "$DIR/cc"
+	printf '  usage.json, first read: %.3f s = %.2f x index time%s (%s responses)\n' \
 		"$(echo "$t1 - $t0" | bc -l)" "$(echo "($t1 - $t0) / $idx_s" | bc -l)" \
+		"$(against "$(echo "$t1 - $t0" | bc -l)" "$cc" "ccusage session")" \
 		"$(sed -n '/^  "session": {/,/^  }/s/^    "responses": \([0-9]*\).*/\1/p' "$MNT/usage.json")"
 	t0=$(now); size=$(stat -L -c %s "$MNT/transcripts/current.md")
 	cat "$MNT/transcripts/current.md" > /dev/null; t1=$(now)
@@ -182,8 +178,8 @@ bench_export() {
 		"$(echo "$b / $idx_s" | bc -l)" "$(echo "$b / $idx2_s" | bc -l)"
 	rm -rf "$out"
 	tar=$(best sh -c 'build/sessfs export -q "$1" - > /dev/null' sh "$log")
-	printf '  export as a tar stream to /dev/null: %s s = %.1f x index time (one thread)\n' \
-		"$tar" "$(echo "$tar / $idx_s" | bc -l)"
+	printf '  export as a tar stream to /dev/null: %s s = %.1f x index time (one thread), %.2f x the export to tmpfs\n' \
+		"$tar" "$(echo "$tar / $idx_s" | bc -l)" "$(echo "$tar / $b" | bc -l)"
 }
 
 # turn PARENT N TAG: N records (user, assistant, ...) chained on PARENT,
@@ -285,8 +281,10 @@ bench_big() {
 	f=$MNT/branches/current/000001-user.md
 	t0=$(now); size=$(stat -L -c %s "$f"); cat "$f" > /dev/null; t1=$(now)
 	rss=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
-	printf '  stat and cat of its file (%s bytes): %.3f s; daemon peak RSS %.1f MB\n' \
-		"$size" "$(echo "$t1 - $t0" | bc -l)" "$(echo "$rss / 1024" | bc -l)"
+	jq_s=$(best sh -c 'head -n 1 "$1" | jq -r .message.content' sh "$log")
+	printf '  stat and cat of its file (%s bytes): %.3f s = %.2f x jq -r .message.content of its line (%s s); daemon peak RSS %.1f MB = %.2f x the record\n' \
+		"$size" "$(echo "$t1 - $t0" | bc -l)" "$(echo "($t1 - $t0) / $jq_s" | bc -l)" "$jq_s" \
+		"$(echo "$rss / 1024" | bc -l)" "$(echo "$rss * 1024 / $size" | bc -l)"
 	fusermount3 -u "$MNT"
 	wait "$PID"
 	PID=
@@ -345,6 +343,8 @@ for size in $SIZES; do
 	cj=$(best $B/cjson_baseline "$log")
 	# Not to /dev/null: GNU grep then stops at the first match.
 	gr=$(best sh -c 'grep -c . "$1" > "$2"' sh "$log" "$DIR/grep-c.out")
+	# what a user reaches for first: jq over every line (once: slow)
+	jq=$(RUNS=1 best jq -c . "$log")
 	printf '  index: %s s, %s MB/s, %s bytes/record (%s records), peak RSS %s MB\n' \
 		"$idx" "$(kv "$line" index_MBps)" "$(kv "$line" idx_bytes_per_record)" \
 		"$(kv "$line" records)" "$(kv "$line" peak_rss_MB)"
@@ -352,9 +352,9 @@ for size in $SIZES; do
 		"$idx2" "${same2:-yes}"
 	printf '  then graph %s s, branches %s s (%s), resume chain %s s\n' \
 		"$(kv "$line" graph_s)" "$(kv "$line" branches_s)" "$(kv "$line" branches)" "$(kv "$line" resume_s)"
-	printf '  baselines: full cJSON parse %s s (sessfs is %sx faster), grep -c %s s (sessfs takes %sx)\n' \
-		"$cj" "$(ratio "$cj" "$idx")" "$gr" "$(ratio "$idx" "$gr")"
-	bench_mount "$log" "$idx" "$idx2" "$(kv "$line" records)"
+	printf '  baselines: full cJSON parse %s s (sessfs is %sx faster), jq -c . %s s (%sx faster), grep -c %s s (sessfs takes %sx)\n' \
+		"$cj" "$(ratio "$cj" "$idx")" "$jq" "$(ratio "$jq" "$idx")" "$gr" "$(ratio "$idx" "$gr")"
+	bench_mount "$log" "$idx" "$idx2" "$(kv "$line" records)" "$jq"
 	bench_growth "$log"
 	case " ${BENCH_EXPORT:-100M} " in
 	*" $size "*) bench_export "$log" "$idx" "$idx2" ;;

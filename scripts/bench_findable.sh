@@ -30,8 +30,7 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$DIR" "$MNT"
 
-now() { date +%s.%N; }
-ratio() { printf '%.1f' "$(echo "$1 / $2" | bc -l)"; }
+source scripts/bench_lib.sh	# now, ratio
 drop() { sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || :; }
 mount_it() {
 	fusermount3 -u -z "$MNT" 2>/dev/null

@@ -44,8 +44,7 @@ mkdir -p "$B" "$DIR"
 make -s $B/genlog || exit 1
 [ -x $B/readyprobe ] || cc $CFLAGS -o $B/readyprobe tests/bench/readyprobe.c || exit 1
 
-now() { date +%s.%N; }
-ratio() { printf '%.1f' "$(echo "$1 / $2" | bc -l)"; }
+source scripts/bench_lib.sh	# now, ratio, median, the baselines
 
 # The folder: 20 logs from genlog (one seed per project), each copied to
 # the sessions of its project with its own sessionId and the project's cwd.
@@ -125,8 +124,8 @@ t0=$(now); n=$(grep -c '"sessionId"' "$MNT/sessions.json"); t1=$(now)
 first=$(echo "$t1 - $t0" | bc -l)
 sleep 1.1
 t0=$(now); cat "$MNT/sessions.json" > /dev/null; t1=$(now)
-printf '  sessions.json complete (%s sessions): first read %.3f s, after a rescan %.3f s\n' \
-	"$n" "$first" "$(echo "$t1 - $t0" | bc -l)"
+printf '  sessions.json complete (%s sessions): first read %.3f s = %.1fx the ready time, after a rescan %.3f s\n' \
+	"$n" "$first" "$(echo "$first / $folder" | bc -l)" "$(echo "$t1 - $t0" | bc -l)"
 t0=$(now); grep -r -c 'NO-SUCH-STRING-xyzzy' "$MNT"/sessions/*/branches/current/ > "$DIR/pjgrep.out"; t1=$(now)
 cold=$(echo "$t1 - $t0" | bc -l)
 rss=$(awk '/VmRSS/ {print $2}' /proc/$PID/status)
@@ -140,8 +139,9 @@ for i in $(seq 1 "$GREPS"); do
 	t0=$(now); grep -r -c 'NO-SUCH-STRING-xyzzy' "$SHM"/sessions/*/branches/current/ > /dev/null; t1=$(now)
 	tmpfss="$tmpfss $(echo "$t1 - $t0" | bc -l)"
 done
-printf '  daemon memory after it: RSS %.0f MB (peak %.0f MB), cache bound %s\n' \
-	"$(echo "$rss / 1024" | bc -l)" "$(echo "$hwm / 1024" | bc -l)" "$CACHE"
+printf '  daemon memory after it: RSS %.0f MB (peak %.0f MB = %.2f x the folder), cache bound %s\n' \
+	"$(echo "$rss / 1024" | bc -l)" "$(echo "$hwm / 1024" | bc -l)" \
+	"$(echo "$hwm / 1024 / $(du -sm "$PJ/" | cut -f1)" | bc -l)" "$CACHE"
 t0=$(now); cat "$MNT/sessions.json" > /dev/null; t1=$(now)
 printf '  sessions.json after it (usage and titles of every session opened): %.2f s\n' \
 	"$(echo "$t1 - $t0" | bc -l)"
@@ -154,7 +154,6 @@ for i in $(seq 2 "$GREPS"); do
 	colds="$colds $(echo "$t1 - $t0" | bc -l)"
 	unmount_pj
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 cold=$(median $colds)
 tmpfs=$(median $tmpfss)
 printf '  grep -r sessions/*/branches/current/ (%s files): cold %.2f s, tmpfs copy %.2f s (medians of %s: cold%s, tmpfs%s): cold/tmpfs %s\n' \
@@ -213,8 +212,9 @@ for i in $(seq 1 "$USAGES"); do
 	[ -n "${BENCH_BASE:-}" ] && bases="$bases $(usage_run "$BENCH_BASE")"
 done
 first=$(median $news)
-printf '  usage.json (every session'"'"'s tokens and dollars): first read %.2f s (%.0f MB/s; runs%s), usage.txt after it %.3f s (runs%s)\n' \
-	"$first" "$(echo "$(du -sm "$PJ/" | cut -f1) / $first" | bc -l)" "$news" "$(median $txts)" "$txts"
+printf '  usage.json (every session'"'"'s tokens and dollars): first read %.2f s (%.0f MB/s; runs%s)%s, usage.txt after it %.3f s (runs%s)\n' \
+	"$first" "$(echo "$(du -sm "$PJ/" | cut -f1) / $first" | bc -l)" "$news" \
+	"$(against "$first" "$(ccusage_time daily "$PJ")" "ccusage daily")" "$(median $txts)" "$txts"
 if [ -n "$bases" ]; then
 	base=$(median $bases)
 	printf '  ... without pricing (%s): first read %.2f s (runs%s): priced %+.1f%%\n' \
@@ -262,6 +262,18 @@ single=$(ready branches "$ONE") || exit 1
 folder=$(ready sessions "$REAL") || exit 1
 printf '  ready (exec to first ls): folder sessions/ %.3f s, single log branches/ %.3f s: %sx; %.1f us per session\n' \
 	"$folder" "$single" "$(ratio "$folder" "$single")" "$(echo "$folder * 1000000 / $N" | bc -l)"
+# usage.json of the real folder on a fresh mount, against ccusage over it
+mkdir -p "$MNT"
+build/sessfs -f "$REAL" "$MNT" 2>"$DIR/pj.err" &
+PID=$!
+for _ in $(seq 1 600); do mountpoint -q "$MNT" && break; sleep 0.1; done
+t0=$(now); cat "$MNT/usage.json" > /dev/null; t1=$(now)
+fusermount3 -u "$MNT"
+wait "$PID"
+PID=
+first=$(echo "$t1 - $t0" | bc -l)
+printf '  usage.json, first read: %.2f s%s\n' "$first" \
+	"$(against "$first" "$(ccusage_time daily "$REAL")" "ccusage daily")"
 # cpu_ns PID: the CPU time of all of PID's threads so far, in ns.
 cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'; }
 idle_cpu() {
