@@ -1,7 +1,8 @@
 /*
  * session_priv: the session's insides, shared by session.c (opening,
- * following the log, building) and session_facts.c (session.json,
- * window.md, errors.txt). Not for other modules: they use session.h.
+ * building), session_follow.c (following the log) and session_facts.c
+ * (session.json, window.md, errors.txt). Not for other modules: they use
+ * session.h.
  *
  * session_part.c follows a whole log's index into its parts.
  *
@@ -95,6 +96,9 @@ static inline void ss_sums_reset(struct session *s)
  * or -errno. */
 int ss_new_session(const char *path, const struct logf *lf, enum ss_mode mode,
 		   const char *root, struct session **out);
+/* Indexes what the log holds past s->ix's end, and keeps the log's size,
+ * times and the bytes before that end (to notice a rewrite). */
+int ss_index_all(struct session *s);
 /* Builds the graph and all after it from s->ix anew (the usage too). */
 int ss_build_anew(struct session *s);
 /* The same after s->ix grew: keeps what is still true (the state). */
