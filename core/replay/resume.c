@@ -7,26 +7,9 @@
 #include <string.h>
 #include <uthash.h>
 
-struct work {
-	const struct graph *g;
-	const struct idx *ix;
-	const struct logf *lf;
-	struct rs_chain *c;
-	uint32_t n;
-	uint32_t *par;		/* the parent each row names, after relinking */
-	uint8_t *del;		/* summarised away by the relinking */
-	uint32_t *child, *sib;	/* children on par, in file order */
-	uint32_t *seen, gen;	/* walk marks */
-	uint32_t last_row, checkpoint;
-	int cp_explicit, saw_leaf_key;
-	uint16_t a_boundary, a_fork_briefing, a_file_snapshot;
-	struct rs_ts *by_ts;	/* rows by time, for substitutes (lazy) */
-	uint32_t nts;
-	uint32_t capnotes;
-};
 
-static int note(struct work *w, uint8_t code, uint32_t id, uint32_t aux,
-		uint32_t aux2)
+int rsi_note(struct rsi_work *w, uint8_t code, uint32_t id, uint32_t aux,
+	     uint32_t aux2)
 {
 	struct rs_chain *c = w->c;
 
@@ -43,26 +26,16 @@ static int note(struct work *w, uint8_t code, uint32_t id, uint32_t aux,
 	return 0;
 }
 
-static const struct idx_rec *rec_of(const struct work *w, uint32_t id)
+static int is_sub(const struct rsi_work *w, uint32_t id, uint8_t type, uint16_t atom)
 {
-	return gr_node_rec(w->g, id);
-}
-
-static int exists(const struct work *w, uint32_t id)
-{
-	return gr_is_node(w->g, id) && !w->del[id];
-}
-
-static int is_sub(const struct work *w, uint32_t id, uint8_t type, uint16_t atom)
-{
-	const struct idx_rec *r = rec_of(w, id);
+	const struct idx_rec *r = rsi_rec(w, id);
 
 	return r->type == type && atom && r->sub == atom;
 }
 
 /* ---- the file scan (rules 2, 3): rsi_scan(), resume_scan.c ---- */
 
-static void scan_file(struct work *w)
+static void scan_file(struct rsi_work *w)
 {
 	struct rsi_scan s = { 0 };
 
@@ -77,7 +50,7 @@ static void scan_file(struct work *w)
 
 /* ---- rule 5: the preserved segment of the last boundary ---- */
 
-static uint32_t id_of_json(const struct work *w, const cJSON *s)
+static uint32_t id_of_json(const struct rsi_work *w, const cJSON *s)
 {
 	return cJSON_IsString(s) ? idx_id_find(w->ix, s->valuestring,
 						 strlen(s->valuestring)) : 0;
@@ -85,7 +58,7 @@ static uint32_t id_of_json(const struct work *w, const cJSON *s)
 
 /* The preserved ids, from preservedMessages, else the preservedSegment
  * path from tailUuid up to headUuid. */
-static int preserved_list(struct work *w, const cJSON *meta, uint32_t *anchor,
+static int preserved_list(struct rsi_work *w, const cJSON *meta, uint32_t *anchor,
 			  struct ids *list, struct ids *keep)
 {
 	const cJSON *pm = cJSON_GetObjectItemCaseSensitive(meta, "preservedMessages");
@@ -109,7 +82,7 @@ static int preserved_list(struct work *w, const cJSON *meta, uint32_t *anchor,
 		uint32_t i, steps = 0;
 
 		*anchor = id_of_json(w, cJSON_GetObjectItemCaseSensitive(ps, "anchorUuid"));
-		for (; head && exists(w, id) && steps++ < w->n; id = w->par[id]) {
+		for (; head && rsi_exists(w, id) && steps++ < w->n; id = w->par[id]) {
 			if (rsi_push(list, id) || rsi_push(keep, id))
 				return -ENOMEM;
 			if (id == head)
@@ -129,7 +102,7 @@ static int preserved_list(struct work *w, const cJSON *meta, uint32_t *anchor,
 	return 0;
 }
 
-static void relink_apply(struct work *w, uint32_t anchor, const struct ids *list,
+static void relink_apply(struct rsi_work *w, uint32_t anchor, const struct ids *list,
 			 const uint8_t *keep)
 {
 	uint32_t last = list->v[list->n - 1], prev = anchor, i, k, nn;
@@ -157,7 +130,7 @@ static void relink_apply(struct work *w, uint32_t anchor, const struct ids *list
 	w->c->relinked = 1;
 }
 
-static int relink(struct work *w)
+static int relink(struct rsi_work *w)
 {
 	uint32_t b = w->c->boundary, anchor = 0, i;
 	struct ids list = { 0 }, keep = { 0 };
@@ -165,20 +138,20 @@ static int relink(struct work *w)
 	cJSON *j;
 	int rc = 0, ok;
 
-	if (!b || !(rec_of(w, b)->flags & IDX_F_PRESERVED))
+	if (!b || !(rsi_rec(w, b)->flags & IDX_F_PRESERVED))
 		return 0;
-	j = lf_parse(w->lf, rec_of(w, b));
+	j = lf_parse(w->lf, rsi_rec(w, b));
 	if (!j)
 		return 0;
 	rc = preserved_list(w, cJSON_GetObjectItemCaseSensitive(j, "compactMetadata"),
 			    &anchor, &list, &keep);
 	if (rc || !anchor || !list.n)
 		goto out;
-	ok = exists(w, anchor);
+	ok = rsi_exists(w, anchor);
 	for (i = 0; i < list.n; i++)
-		ok = ok && exists(w, list.v[i]);
+		ok = ok && rsi_exists(w, list.v[i]);
 	if (!ok) {
-		rc = note(w, RS_N_PRESERVED_MISSING, b, 0, 0);
+		rc = rsi_note(w, RS_N_PRESERVED_MISSING, b, 0, 0);
 		goto out;
 	}
 	keepset = calloc(w->n + 1, 1);
@@ -203,7 +176,7 @@ out:
 
 /* ---- children on the relinked parents ---- */
 
-static int link_children(struct work *w)
+static int link_children(struct rsi_work *w)
 {
 	uint32_t nn, k, *last;
 	const uint32_t *order = gr_nodes(w->g, &nn);
@@ -214,7 +187,7 @@ static int link_children(struct work *w)
 	for (k = 0; k < nn; k++) {
 		uint32_t id = order[k], p = w->par[id];
 
-		if (w->del[id] || !exists(w, p))
+		if (w->del[id] || !rsi_exists(w, p))
 			continue;
 		if (last[p])
 			w->sib[last[p]] = id;
@@ -228,10 +201,10 @@ static int link_children(struct work *w)
 
 /* ---- rules 2-3: the leaf ---- */
 
-static int descends(struct work *w, uint32_t id, uint32_t anc)
+static int descends(struct rsi_work *w, uint32_t id, uint32_t anc)
 {
 	w->gen++;
-	while (exists(w, id) && w->seen[id] != w->gen) {
+	while (rsi_exists(w, id) && w->seen[id] != w->gen) {
 		if (id == anc)
 			return 1;
 		w->seen[id] = w->gen;
@@ -240,10 +213,10 @@ static int descends(struct work *w, uint32_t id, uint32_t anc)
 	return 0;
 }
 
-static uint32_t nearest_message(struct work *w, uint32_t id)
+static uint32_t nearest_message(struct rsi_work *w, uint32_t id)
 {
 	w->gen++;
-	while (exists(w, id) && w->seen[id] != w->gen) {
+	while (rsi_exists(w, id) && w->seen[id] != w->gen) {
 		if (gr_is_message(w->g, id))
 			return id;
 		w->seen[id] = w->gen;
@@ -252,14 +225,14 @@ static uint32_t nearest_message(struct work *w, uint32_t id)
 	return 0;
 }
 
-static int skip_row(const struct work *w, uint32_t id)
+static int skip_row(const struct rsi_work *w, uint32_t id)
 {
 	return !gr_main_side(w->g, id) ||
 	       is_sub(w, id, IDX_T_SYSTEM, w->a_file_snapshot);
 }
 
 /* §5.3 step 4, for logs without last-prompt: the newest descendant. */
-static uint32_t newest_descendant(struct work *w, uint32_t top)
+static uint32_t newest_descendant(struct rsi_work *w, uint32_t top)
 {
 	struct ids stack = { 0 };
 	uint32_t best = top, c;
@@ -273,7 +246,7 @@ static uint32_t newest_descendant(struct work *w, uint32_t top)
 			if (skip_row(w, c) || w->seen[c] == w->gen)
 				continue;
 			w->seen[c] = w->gen;
-			if (rec_of(w, c)->ts > rec_of(w, best)->ts)
+			if (rsi_rec(w, c)->ts > rsi_rec(w, best)->ts)
 				best = c;
 			if (rsi_push(&stack, c))
 				break;
@@ -284,7 +257,7 @@ static uint32_t newest_descendant(struct work *w, uint32_t top)
 }
 
 /* §5.3 steps 6-7: the newest message above a childless row. */
-static uint32_t terminal_scan(struct work *w)
+static uint32_t terminal_scan(struct rsi_work *w)
 {
 	uint32_t nn, k, best = 0;
 	const uint32_t *order = gr_nodes(w->g, &nn);
@@ -295,28 +268,28 @@ static uint32_t terminal_scan(struct work *w)
 		if (w->del[id] || !gr_main_side(w->g, id) || w->child[id])
 			continue;
 		u = nearest_message(w, id);
-		if (u && (!best || rec_of(w, u)->ts >= rec_of(w, best)->ts))
+		if (u && (!best || rsi_rec(w, u)->ts >= rsi_rec(w, best)->ts))
 			best = u;
 	}
 	return best;
 }
 
-static uint32_t leaf_candidate(struct work *w)
+static uint32_t leaf_candidate(struct rsi_work *w)
 {
 	uint32_t cp = w->checkpoint;
 
-	if (exists(w, cp) && gr_main_side(w->g, cp)) {
-		if (!w->cp_explicit && exists(w, w->last_row) &&
+	if (rsi_exists(w, cp) && gr_main_side(w->g, cp)) {
+		if (!w->cp_explicit && rsi_exists(w, w->last_row) &&
 		    (w->c->more->lr_desc = (uint8_t)descends(w, w->last_row, cp)))
 			return w->last_row;
 		return cp;
 	}
-	if (exists(w, w->last_row) && !w->saw_leaf_key)
+	if (rsi_exists(w, w->last_row) && !w->saw_leaf_key)
 		return newest_descendant(w, w->last_row);
-	return exists(w, w->last_row) ? w->last_row : 0;
+	return rsi_exists(w, w->last_row) ? w->last_row : 0;
 }
 
-static int pick_leaf(struct work *w)
+static int pick_leaf(struct rsi_work *w)
 {
 	uint32_t cand;
 
@@ -326,8 +299,8 @@ static int pick_leaf(struct work *w)
 	m->checkpoint = w->checkpoint;
 	m->cp_explicit = (uint8_t)w->cp_explicit;
 	m->saw_leaf_key = (uint8_t)w->saw_leaf_key;
-	m->cp_ok = exists(w, w->checkpoint) && gr_main_side(w->g, w->checkpoint);
-	m->lr_ok = (uint8_t)exists(w, w->last_row);
+	m->cp_ok = rsi_exists(w, w->checkpoint) && gr_main_side(w->g, w->checkpoint);
+	m->lr_ok = (uint8_t)rsi_exists(w, w->last_row);
 	if (w->c->cleared)
 		return 0;
 	cand = m->cand = leaf_candidate(w);
@@ -335,14 +308,14 @@ static int pick_leaf(struct work *w)
 	if (!w->c->leaf) {
 		w->c->leaf = terminal_scan(w);
 		if (w->c->leaf)
-			return note(w, RS_N_TERMINAL_SCAN, w->c->leaf, 0, 0);
+			return rsi_note(w, RS_N_TERMINAL_SCAN, w->c->leaf, 0, 0);
 	}
 	return 0;
 }
 
 /* ---- rule 4: the walk ---- */
 
-static int sort_by_time(struct work *w)
+static int sort_by_time(struct rsi_work *w)
 {
 	uint32_t nn, k;
 	const uint32_t *order = gr_nodes(w->g, &nn);
@@ -351,8 +324,8 @@ static int sort_by_time(struct work *w)
 	if (!w->by_ts)
 		return -ENOMEM;
 	for (k = 0; k < nn; k++)
-		if (!w->del[order[k]] && rec_of(w, order[k])->ts != IDX_NO_TS)
-			w->by_ts[w->nts++] = (struct rs_ts){ rec_of(w, order[k])->ts,
+		if (!w->del[order[k]] && rsi_rec(w, order[k])->ts != IDX_NO_TS)
+			w->by_ts[w->nts++] = (struct rs_ts){ rsi_rec(w, order[k])->ts,
 							     gr_pos(w->g, order[k]), order[k] };
 	qsort(w->by_ts, w->nts, sizeof(*w->by_ts), rsi_cmp_ts);
 	return 0;
@@ -360,10 +333,10 @@ static int sort_by_time(struct work *w)
 
 /* The row on the same side with the greatest time <= the child's, at most
  * RS_SUBSTITUTE_MS older, not already walked (0 if none). */
-static uint32_t substitute(struct work *w, uint32_t child)
+static uint32_t substitute(struct rsi_work *w, uint32_t child)
 {
-	int64_t t = rec_of(w, child)->ts;
-	uint32_t lo = 0, hi, side = rec_of(w, child)->flags & IDX_F_SIDECHAIN;
+	int64_t t = rsi_rec(w, child)->ts;
+	uint32_t lo = 0, hi, side = rsi_rec(w, child)->flags & IDX_F_SIDECHAIN;
 
 	if (t == IDX_NO_TS || (!w->by_ts && sort_by_time(w)))
 		return 0;
@@ -380,7 +353,7 @@ static uint32_t substitute(struct work *w, uint32_t child)
 		uint32_t id = w->by_ts[lo].id;
 
 		if (w->seen[id] != w->gen &&
-		    (rec_of(w, id)->flags & IDX_F_SIDECHAIN) == side &&
+		    (rsi_rec(w, id)->flags & IDX_F_SIDECHAIN) == side &&
 		    !is_sub(w, id, IDX_T_SYSTEM, w->a_file_snapshot))
 			return id;
 	}
@@ -392,7 +365,7 @@ static uint32_t substitute(struct work *w, uint32_t child)
  * loader's walk has no such cut: it follows the link and stops at the
  * first repeated uuid, so the walk below does the same.
  */
-static uint32_t cut_parent(const struct work *w, uint32_t id)
+static uint32_t cut_parent(const struct rsi_work *w, uint32_t id)
 {
 	uint32_t i;
 
@@ -400,13 +373,13 @@ static uint32_t cut_parent(const struct work *w, uint32_t id)
 		const struct gr_err *e = gr_err(w->g, i);
 
 		if ((e->code == GR_E_CYCLE || e->code == GR_E_SELF_PARENT) &&
-		    e->id == id && rec_of(w, id)->parent)
+		    e->id == id && rsi_rec(w, id)->parent)
 			return e->aux;
 	}
 	return 0;
 }
 
-static int walk_up(struct work *w, struct ids *chain)
+static int walk_up(struct rsi_work *w, struct ids *chain)
 {
 	uint32_t id = w->c->leaf, i;
 	int rc = 0;
@@ -416,7 +389,7 @@ static int walk_up(struct work *w, struct ids *chain)
 		uint32_t p = w->par[id] ? w->par[id] : cut_parent(w, id);
 
 		if (w->seen[id] == w->gen) {
-			rc = note(w, RS_N_CYCLE, id, 0, 0);
+			rc = rsi_note(w, RS_N_CYCLE, id, 0, 0);
 			break;
 		}
 		w->seen[id] = w->gen;
@@ -424,16 +397,16 @@ static int walk_up(struct work *w, struct ids *chain)
 			return -ENOMEM;
 		if (!p)
 			break;
-		if (!exists(w, p)) {
+		if (!rsi_exists(w, p)) {
 			uint32_t s = substitute(w, id);
 
-			if (note(w, s ? RS_N_SUBSTITUTE : RS_N_CHAIN_START, id, p, s))
+			if (rsi_note(w, s ? RS_N_SUBSTITUTE : RS_N_CHAIN_START, id, p, s))
 				return -ENOMEM;
 			id = s;
 			continue;
 		}
 		if (w->seen[p] == w->gen) {
-			rc = note(w, RS_N_CYCLE, p, 0, 0);
+			rc = rsi_note(w, RS_N_CYCLE, p, 0, 0);
 			break;
 		}
 		id = p;
@@ -449,7 +422,7 @@ static int walk_up(struct work *w, struct ids *chain)
 }
 
 /* The leaf's descendants through non-message rows, by time. */
-static int add_trailing(struct work *w, struct ids *chain)
+static int add_trailing(struct rsi_work *w, struct ids *chain)
 {
 	struct ids stack = { 0 }, out = { 0 };
 	struct rs_ts *v = NULL;
@@ -466,7 +439,7 @@ static int add_trailing(struct work *w, struct ids *chain)
 	if (!rc && out.n && !(v = malloc(out.n * sizeof(*v))))
 		rc = -ENOMEM;
 	for (i = 0; !rc && i < out.n; i++) {
-		int64_t ts = rec_of(w, out.v[i])->ts;
+		int64_t ts = rsi_rec(w, out.v[i])->ts;
 
 		v[i] = (struct rs_ts){ ts == IDX_NO_TS ? 0 : ts, gr_pos(w->g, out.v[i]),
 				       out.v[i] };
@@ -481,225 +454,6 @@ static int add_trailing(struct work *w, struct ids *chain)
 	return rc;
 }
 
-/* ---- rule 6: responses and their results ---- */
-
-struct blocks {
-	struct resp *byid;
-	struct useref *byuse;
-	struct resp **ofrow;	/* per id: the response a row belongs to */
-};
-
-static struct resp *resp_get(struct blocks *b, uint64_t msgid, int add)
-{
-	struct resp *r = NULL;
-
-	HASH_FIND(hh, b->byid, &msgid, sizeof(msgid), r);
-	if (!r && add && (r = calloc(1, sizeof(*r)))) {
-		r->msgid = msgid;
-		HASH_ADD(hh, b->byid, msgid, sizeof(msgid), r);
-	}
-	return r;
-}
-
-static int gather_rows(struct work *w, struct blocks *b)
-{
-	uint32_t nn, k;
-	const uint32_t *order = gr_nodes(w->g, &nn);
-
-	for (k = 0; k < nn; k++) {
-		uint32_t id = order[k];
-		const struct idx_rec *r = rec_of(w, id);
-		struct resp *rp;
-		struct useref *u = NULL;
-
-		if (w->del[id] || !gr_main_side(w->g, id) || r->type != IDX_T_ASSISTANT ||
-		    !r->msgid || !(rp = resp_get(b, r->msgid, 0)))
-			continue;
-		if (rsi_push(&rp->rows, id))
-			return -ENOMEM;
-		b->ofrow[id] = rp;
-		if (!r->useid || r->block != IDX_B_TOOL_USE)
-			continue;
-		HASH_FIND(hh, b->byuse, &r->useid, sizeof(r->useid), u);
-		if (u)
-			continue;
-		if (!(u = calloc(1, sizeof(*u))))
-			return -ENOMEM;
-		u->useid = r->useid;
-		u->r = rp;
-		HASH_ADD(hh, b->byuse, useid, sizeof(u->useid), u);
-	}
-	return 0;
-}
-
-/* Which rows have a user or assistant row below them on the relinked
- * parents (each row marked once). */
-static uint8_t *turns_below(struct work *w)
-{
-	uint8_t *below = calloc(w->n + 1, 1);
-	uint32_t nn, k;
-	const uint32_t *order = gr_nodes(w->g, &nn);
-
-	for (k = 0; below && k < nn; k++) {
-		uint32_t id = order[k];
-
-		if (w->del[id] || !gr_is_message(w->g, id))
-			continue;
-		for (id = w->par[id]; exists(w, id) && !below[id]; id = w->par[id])
-			below[id] = 1;
-	}
-	return below;
-}
-
-/* A side row of a response (graph.h, blocks), for an attachment or a
- * system row: off the chain, not a boundary, with no user or assistant
- * row below it, hanging off a row, a result or a side row of it. */
-static struct resp *side_of(struct work *w, struct blocks *b, uint32_t id,
-			    const uint8_t *below, const uint8_t *on_chain)
-{
-	uint32_t p = w->par[id];
-
-	if (on_chain[id] || below[id] || gr_is_boundary(w->g, id) || !exists(w, p))
-		return NULL;
-	return b->ofrow[p];
-}
-
-/* Tool results in file order, each with the side rows that follow it. */
-static int gather_results(struct work *w, struct blocks *b, const uint8_t *on_chain)
-{
-	uint32_t nn, k;
-	const uint32_t *order = gr_nodes(w->g, &nn);
-	uint8_t *below = turns_below(w);
-	int rc = below ? 0 : -ENOMEM;
-
-	for (k = 0; k < nn && !rc; k++) {
-		uint32_t id = order[k], p = w->par[id];
-		const struct idx_rec *r = rec_of(w, id);
-		struct resp *r1 = NULL, *r2 = NULL;
-		struct useref *u = NULL;
-
-		if (w->del[id] || !gr_main_side(w->g, id) || r->type == IDX_T_ASSISTANT ||
-		    (r->type == IDX_T_USER && r->block != IDX_B_TOOL_RESULT))
-			continue;
-		if (r->type != IDX_T_USER) {
-			r1 = side_of(w, b, id, below, on_chain);
-			if (r1 && rsi_push(&r1->results, id))
-				rc = -ENOMEM;
-			b->ofrow[id] = r1;
-			continue;
-		}
-		if (exists(w, p))
-			r1 = b->ofrow[p];
-		if (r->useid)
-			HASH_FIND(hh, b->byuse, &r->useid, sizeof(r->useid), u);
-		r2 = u ? u->r : NULL;
-		if ((r1 && rsi_push(&r1->results, id)) ||
-		    (r2 && r2 != r1 && rsi_push(&r2->results, id)))
-			rc = -ENOMEM;
-		b->ofrow[id] = r2 ? r2 : r1;
-	}
-	free(below);
-	return rc;
-}
-
-static int emit_block(struct work *w, const struct ids *l, uint8_t *placed,
-		      const uint8_t *on_chain, struct ids *out)
-{
-	uint32_t i;
-
-	for (i = 0; i < l->n; i++) {
-		uint32_t id = l->v[i];
-
-		if (placed[id])
-			continue;
-		placed[id] = 1;
-		if (rsi_push(out, id) ||
-		    (!on_chain[id] && note(w, RS_N_RECOVERED, id, 0, 0)))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* The chain's walk (its first nwalk ids) and trailing rows, each
- * response as its block; the walk's last unit is noted (rs_more). */
-static int emit(struct work *w, const struct ids *chain, uint32_t nwalk,
-		struct blocks *b, const uint8_t *on_chain, struct ids *out)
-{
-	uint8_t *placed = calloc(w->n + 1, 1);
-	uint32_t i;
-	int rc = placed ? 0 : -ENOMEM;
-
-	for (i = 0; !rc && i < chain->n; i++) {
-		uint32_t id = chain->v[i];
-		const struct idx_rec *r = rec_of(w, id);
-		struct resp *rp;
-
-		if (placed[id])
-			continue;
-		rp = r->type == IDX_T_ASSISTANT && r->msgid ? resp_get(b, r->msgid, 0) : NULL;
-		if (i < nwalk) {
-			w->c->more->tb = out->n;
-			w->c->more->tail = rp ? rp->msgid : 0;
-		}
-		if (!rp) {
-			placed[id] = 1;
-			rc = rsi_push(out, id);
-			continue;
-		}
-		rc = emit_block(w, &rp->rows, placed, on_chain, out);
-		if (!rc)
-			rc = emit_block(w, &rp->results, placed, on_chain, out);
-	}
-	free(placed);
-	return rc;
-}
-
-static int recover(struct work *w, const struct ids *chain, uint32_t nwalk,
-		   struct ids *out)
-{
-	struct blocks b = { 0 };
-	struct resp *r, *rt;
-	struct useref *u, *ut;
-	uint8_t *on_chain = calloc(w->n + 1, 1);
-	uint32_t i;
-	int rc = 0;
-
-	b.ofrow = calloc(w->n + 1, sizeof(*b.ofrow));
-	if (!b.ofrow || !on_chain) {
-		free(b.ofrow);
-		free(on_chain);
-		return -ENOMEM;
-	}
-	for (i = 0; i < chain->n; i++)
-		on_chain[chain->v[i]] = 1;
-	for (i = 0; i < chain->n && !rc; i++) {
-		const struct idx_rec *rr = rec_of(w, chain->v[i]);
-
-		if (rr->type == IDX_T_ASSISTANT && rr->msgid &&
-		    !resp_get(&b, rr->msgid, 1))
-			rc = -ENOMEM;
-	}
-	if (!rc)
-		rc = gather_rows(w, &b);
-	if (!rc)
-		rc = gather_results(w, &b, on_chain);
-	if (!rc)
-		rc = emit(w, chain, nwalk, &b, on_chain, out);
-	HASH_ITER(hh, b.byid, r, rt) {
-		HASH_DEL(b.byid, r);
-		free(r->rows.v);
-		free(r->results.v);
-		free(r);
-	}
-	HASH_ITER(hh, b.byuse, u, ut) {
-		HASH_DEL(b.byuse, u);
-		free(u);
-	}
-	free(b.ofrow);
-	free(on_chain);
-	return rc;
-}
-
 /* ---- rule 8: the attach point ---- */
 
 /*
@@ -707,14 +461,14 @@ static int recover(struct work *w, const struct ids *chain, uint32_t nwalk,
  * window answers (rule 12 gives it a synthetic result), else the last
  * record of the chain.
  */
-static uint32_t attach_point(struct work *w)
+static uint32_t attach_point(struct rsi_work *w)
 {
 	struct rs_chain *c = w->c;
 	struct useref *answered = NULL, *u, *ut;
 	uint32_t i, at = c->n ? c->ids[c->n - 1] : 0;
 
 	for (i = c->window; i < c->n; i++) {
-		const struct idx_rec *r = rec_of(w, c->ids[i]);
+		const struct idx_rec *r = rsi_rec(w, c->ids[i]);
 
 		if (r->type != IDX_T_USER || r->block != IDX_B_TOOL_RESULT || !r->useid)
 			continue;
@@ -725,7 +479,7 @@ static uint32_t attach_point(struct work *w)
 		}
 	}
 	for (i = c->window; i < c->n; i++) {
-		const struct idx_rec *r = rec_of(w, c->ids[i]);
+		const struct idx_rec *r = rsi_rec(w, c->ids[i]);
 
 		if (r->type != IDX_T_ASSISTANT || r->block != IDX_B_TOOL_USE || !r->useid)
 			continue;
@@ -790,9 +544,9 @@ static const cJSON *blocks_of(const cJSON *j)
 }
 
 /* True when the assistant row holds tool_use blocks only, none answered. */
-static int only_unanswered(struct work *w, uint32_t id, struct idstr *answered)
+static int only_unanswered(struct rsi_work *w, uint32_t id, struct idstr *answered)
 {
-	const struct idx_rec *r = rec_of(w, id);
+	const struct idx_rec *r = rsi_rec(w, id);
 	cJSON *j;
 	const cJSON *b;
 	int only = 1, any = 0;
@@ -815,7 +569,7 @@ static int only_unanswered(struct work *w, uint32_t id, struct idstr *answered)
 	return any && only;
 }
 
-static int older_attach(struct work *w, uint32_t *out)
+static int older_attach(struct rsi_work *w, uint32_t *out)
 {
 	struct rs_chain *c = w->c;
 	struct idstr *answered = NULL;
@@ -823,7 +577,7 @@ static int older_attach(struct work *w, uint32_t *out)
 	int rc = 0;
 
 	for (i = c->window; i < c->n && !rc; i++) {
-		const struct idx_rec *r = rec_of(w, c->ids[i]);
+		const struct idx_rec *r = rsi_rec(w, c->ids[i]);
 		cJSON *j;
 		const cJSON *b;
 
@@ -875,7 +629,7 @@ int rsi_cmp_ts(const void *a, const void *b)
 
 /* ---- the whole ---- */
 
-static int work_init(struct work *w, const struct graph *g, const struct logf *lf,
+static int work_init(struct rsi_work *w, const struct graph *g, const struct logf *lf,
 		     struct rs_chain *c)
 {
 	uint32_t id;
@@ -902,7 +656,7 @@ static int work_init(struct work *w, const struct graph *g, const struct logf *l
 	return 0;
 }
 
-static void work_free(struct work *w)
+static void work_free(struct rsi_work *w)
 {
 	free(w->par);
 	free(w->del);
@@ -912,7 +666,7 @@ static void work_free(struct work *w)
 	free(w->by_ts);
 }
 
-static int build_chain(struct work *w)
+static int build_chain(struct rsi_work *w)
 {
 	struct ids chain = { 0 }, out = { 0 };
 	struct rs_chain *c = w->c;
@@ -925,7 +679,7 @@ static int build_chain(struct work *w)
 		rc = add_trailing(w, &chain);
 	c->more->ntrail = chain.n - nwalk;
 	if (!rc)
-		rc = recover(w, &chain, nwalk, &out);
+		rc = rsi_recover(w, &chain, nwalk, &out);
 	free(chain.v);
 	if (rc) {
 		free(out.v);
@@ -947,7 +701,7 @@ static int build_chain(struct work *w)
 
 /* What rs_grow() extends from: the sizes built over, and the filter of
  * the keys outside the tail response (resume_priv.h). */
-static int keep_more(struct work *w)
+static int keep_more(struct rsi_work *w)
 {
 	struct rs_more *m = w->c->more;
 	uint32_t nn, k;
@@ -970,7 +724,7 @@ static int keep_more(struct work *w)
 int rs_build(const struct graph *g, const struct logf *lf, struct rs_chain **out)
 {
 	struct rs_chain *c = calloc(1, sizeof(*c));
-	struct work w;
+	struct rsi_work w;
 	int rc;
 
 	*out = NULL;

@@ -1,6 +1,7 @@
 /*
  * resume_priv: what rs_build() (resume.c) keeps beside a chain for
- * rs_grow() (resume_grow.c) to extend it. Not for other modules.
+ * rs_grow() (resume_grow.c) to extend it, and one build's work, shared
+ * with its rule 6 (resume_recover.c). Not for other modules.
  *
  * A few words per chain and a filter of 1.5 to 3 bytes per response
  * row and tool result, no per-id array: rs_grow() proves from these and
@@ -41,6 +42,45 @@ struct rs_ts {
 	uint32_t pos, id;
 };
 int rsi_cmp_ts(const void *a, const void *b);
+
+/* One rs_build()'s work (resume.c), shared with rule 6 (resume_recover.c). */
+struct rsi_work {
+	const struct graph *g;
+	const struct idx *ix;
+	const struct logf *lf;
+	struct rs_chain *c;
+	uint32_t n;
+	uint32_t *par;		/* the parent each row names, after relinking */
+	uint8_t *del;		/* summarised away by the relinking */
+	uint32_t *child, *sib;	/* children on par, in file order */
+	uint32_t *seen, gen;	/* walk marks */
+	uint32_t last_row, checkpoint;
+	int cp_explicit, saw_leaf_key;
+	uint16_t a_boundary, a_fork_briefing, a_file_snapshot;
+	struct rs_ts *by_ts;	/* rows by time, for substitutes (lazy) */
+	uint32_t nts;
+	uint32_t capnotes;
+};
+
+/* Adds a note to the chain: 0 or -ENOMEM. */
+int rsi_note(struct rsi_work *w, uint8_t code, uint32_t id, uint32_t aux,
+	     uint32_t aux2);
+
+static inline const struct idx_rec *rsi_rec(const struct rsi_work *w, uint32_t id)
+{
+	return gr_node_rec(w->g, id);
+}
+
+/* A row of the graph not summarised away by the relinking. */
+static inline int rsi_exists(const struct rsi_work *w, uint32_t id)
+{
+	return gr_is_node(w->g, id) && !w->del[id];
+}
+
+/* Rule 6: the chain walked (its first nwalk ids) with what a resume
+ * gathers back to each response, appended to out: 0 or -ENOMEM. */
+int rsi_recover(struct rsi_work *w, const struct ids *chain, uint32_t nwalk,
+		struct ids *out);
 
 /* Kinds of key in the filter. */
 enum rs_key { RS_K_MSG = 1, RS_K_CALL, RS_K_RES };
