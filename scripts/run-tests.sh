@@ -70,8 +70,10 @@ for spec in "$@"; do
 		for t in "$build"/tests/test_*; do
 			[ -x "$t" ] && add "$label" "$build" "unit/${t##*/}" $UNIT_LIMIT "$t"
 		done
-		# core/'s layers: includes and calls run downward, no circle
-		add "$label" "$build" layers $UNIT_LIMIT "python3 scripts/check-layers.py $build"
+		# core/'s layers: includes and calls run downward, no circle (the
+		# sources' rule: once, on the first build's objects)
+		[ "$spec" = "$1" ] &&
+			add "$label" "$build" layers $UNIT_LIMIT "python3 scripts/check-layers.py $build"
 		if [ -d "$corpus" ]; then
 			add "$label" "$build" corpus_check $CORPUS_LIMIT \
 				"$build/tests/corpus_check $build/sessfs $corpus"
