@@ -248,6 +248,18 @@ half_logs() {
 	fi
 }
 
+# quarter_logs: for the heaviest of all (each log grown while read, each
+# log exported three ways), a quarter of the lines of stdin under each
+# build of make test (ASan the 1st, 5th, ...; the plain build the 3rd,
+# 7th, ...): every other log in one make test; all of them, under each
+# build, in make test-full.
+quarter_logs() {
+	if [ "$FULL" = 1 ]; then cat
+	elif [ "$LIGHT" = 1 ]; then awk 'NR % 4 == 1'
+	else awk 'NR % 4 == 3'
+	fi
+}
+
 # files_of DIR: the regular files under DIR, NUL-separated, sorted: all
 # of them under make test-full (FULL=1) or when there are at most
 # $SAMPLE; else every k-th, about $SAMPLE spread over the whole tree.

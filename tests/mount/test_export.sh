@@ -7,8 +7,8 @@
 # Then the command itself: a DEST not empty is refused, --force writes
 # into it without following what is in the way, bad usage, a DEST
 # without extended attributes, no FUSE used.
-# full: every corpus log under each build; make test takes every other
-# one under each (lib.sh's half_logs): each log once.
+# full: every corpus log under each build; make test takes a quarter
+# under each (lib.sh's quarter_logs): every other log.
 . "$(dirname "$0")/lib.sh"
 need_corpus
 # Exports go to a tmpfs when there is one (thousands of small files with
@@ -34,7 +34,7 @@ same() {	# same WHAT A B: ok when files A and B are equal
 }
 
 n=0
-for log in $(corpus_logs | half_logs); do
+for log in $(corpus_logs | quarter_logs); do
 	n=$((n + 1))
 	mnt=$T/m$n out=$X/e$n tx=$X/t$n
 	name=${log#"$CORPUS"/}

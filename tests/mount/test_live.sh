@@ -18,9 +18,9 @@
 #   - eight readers at once while the log grows: no error, no deadlock.
 # full: each corpus log grows in ~120 writes (the big one in ~40), the
 # eight readers read while it takes ~60; make test takes ~6, ~6 and ~15
-# (under ASan ~3, ~3 and ~8), each build every other log (half_logs): every
-# log still grows once with lines split across writes, with fewer states
-# read in between.
+# (under ASan ~3, ~3 and ~8), each build a quarter of the logs
+# (quarter_logs): every other log grows in one make test, with lines split
+# across writes and fewer states read in between.
 . "$(dirname "$0")/lib.sh"
 
 RANDOM=7	# the same chunks every run
@@ -453,7 +453,7 @@ if [ -d "$CORPUS" ]; then
 		1-big-*) n=40 ;; 1-*) n=120 ;; *) n=$(light 6 3) ;;
 		esac
 		grow_log "$log" "$name" "$n"
-	done < <(ls "$CORPUS"/*/projects/*/*.jsonl | half_logs)
+	done < <(ls "$CORPUS"/*/projects/*/*.jsonl | quarter_logs)
 	grow_agents "$(ls "$CORPUS"/subagent/projects/*/*.jsonl | head -1)" subagent-agents
 	parallel_readers
 else

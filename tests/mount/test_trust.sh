@@ -26,6 +26,7 @@
 #              is a line of errors.txt; unknown options and extra
 #              arguments get sessfs's own words; export names a bad
 #              option; other warning and optimisation flags build.
+# full: the two builds with other CFLAGS (make test builds neither).
 # The runs as another user take the uid and gid 65534 (nobody, nogroup),
 # which need no account; the folders they use are made theirs.
 . "$(dirname "$0")/lib.sh"
@@ -396,13 +397,13 @@ pjsmall() {
 }
 
 # make CFLAGS=... with other warning and optimisation flags: no warning
-# (-Werror) stops the build. Plain build only (it compiles everything);
-# -Og (another inlining, other may-be-unset warnings) under make test-full.
+# (-Werror) stops the build. Two whole builds: under make test-full only,
+# and in the plain build's run (ASan's would be the same builds).
 cflags() {
-	local f dir sets=("-O3 -Wformat-truncation=2 -Wformat-overflow=2")
+	local f dir
 	case $SESSFS in *asan*) echo "skip the CFLAGS builds under ASan"; return ;; esac
-	if [ "$FULL" = 1 ]; then sets+=("-Og"); else skip "the -Og build (make test-full builds it)"; fi
-	for f in "${sets[@]}"; do
+	[ "$FULL" = 1 ] || { skip "the builds with other CFLAGS (make test-full builds them)"; return; }
+	for f in "-O3 -Wformat-truncation=2 -Wformat-overflow=2" "-Og"; do
 		dir="$T/cflags${f//[^a-zA-Z0-9]/_}"
 		if timeout 300 make -s -k BUILD="$dir" CFLAGS="$f" "$dir/sessfs" "$dir/sessfs-nofuse" \
 			> "$dir.log" 2>&1; then
