@@ -308,6 +308,32 @@ walk_once() {
 	PID=
 }
 
+# list_window LOG: from the exec of sessfs to the end of ls -l context and
+# ls -l of the branch (what issue 32 timed), against the same two ls -l
+# over the tree exported to tmpfs, after the kernel's caches are dropped.
+list_window() {
+	local t0 t1 mnt tmp out=$SHM/window
+	sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
+	t0=$(now)
+	start_mount "$1" || { echo "  mount did not come up: $(cat "$DIR/daemon.err")"; return; }
+	ls -l "$MNT/context" > /dev/null; ls -l "$MNT/branches/current/" > /dev/null
+	t1=$(now)
+	mnt=$(echo "$t1 - $t0" | bc -l)
+	fusermount3 -u "$MNT"
+	wait "$PID"
+	PID=
+	rm -rf "$out"
+	build/sessfs export -q "$1" "$out" || { echo "  export failed"; return; }
+	sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
+	t0=$(now)
+	ls -l "$out/context" > /dev/null; ls -l "$out/branches/current/" > /dev/null
+	t1=$(now)
+	tmp=$(echo "$t1 - $t0" | bc -l)
+	rm -rf "$out"
+	printf '  mount, ls -l context and ls -l branches/current/: %.1f s = %.1f x the same two ls -l over its tmpfs copy (%.1f s)\n' \
+		"$mnt" "$(echo "$mnt / $tmp" | bc -l)" "$tmp"
+}
+
 bench_window() {
 	local long=$DIR/bench-window.jsonl normal=$DIR/bench-window-normal.jsonl lw lf lr
 	[ -f "$long" ] || awk -v n=300000 -f scripts/chainlog.awk > "$long"
@@ -315,6 +341,7 @@ bench_window() {
 	echo
 	echo "== a window of 300,000 rows: $(stat -L -c %s "$long") bytes, against a genlog log of $(stat -L -c %s "$normal")"
 	walk_once "$long"; lw=$WALK; lf=$WALK_FILES; lr=$WALK_RSS
+	list_window "$long"
 	walk_once "$normal"
 	printf '  full walk: %.1f s for %s files (peak RSS %.0f MB), normal log %.1f s for %s files (%.0f MB): %.1f x, %.1f x per file\n' \
 		"$lw" "$lf" "$(echo "$lr / 1024" | bc -l)" "$WALK" "$WALK_FILES" \

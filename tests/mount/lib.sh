@@ -46,7 +46,17 @@ cleanup() {
 	for p in $DAEMONS; do
 		kill "$p" 2>/dev/null
 	done
-	rm -rf "$T"
+	rm -rf "$T" $SCRATCH
+}
+# SCRATCH: folders of a test outside $T (on /dev/shm), removed with it.
+SCRATCH=
+# scratch_dir VAR: VAR names a new folder on /dev/shm (a tmpfs: what is
+# written there costs no disk writes), else under $T; removed at exit.
+scratch_dir() {
+	local d
+	d=$(mktemp -d /dev/shm/sessfs-mt.XXXXXX 2>/dev/null) || d=$(mktemp -d "$T/scratch.XXXXXX")
+	SCRATCH="$SCRATCH $d"
+	printf -v "$1" '%s' "$d"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -17,10 +17,12 @@
 #     is refused;
 #   - eight readers at once while the log grows: no error, no deadlock.
 # full: each corpus log grows in ~120 writes (the big one in ~40), the
-# eight readers read while it takes ~60; make test takes ~6, ~6 and ~15
-# (under ASan ~3, ~3 and ~8), each build a quarter of the logs
-# (quarter_logs): every other log grows in one make test, with lines split
-# across writes and fewer states read in between.
+# demo in ~40, the 1.0.x example in ~20, and the eight readers read while
+# a log grows in ~60. make test: ~6 writes a corpus log, ~15 the demo,
+# ~10 the 1.0.x example, ~15 for the readers (under ASan ~3, ~10, ~6 and
+# ~8), and each build a quarter of the corpus logs (quarter_logs): every
+# other log grows in one make test, lines split across writes, fewer
+# states read in between.
 . "$(dirname "$0")/lib.sh"
 
 RANDOM=7	# the same chunks every run
@@ -442,8 +444,8 @@ stale_names
 stacked
 rewrite_in_place
 rewrite_then_grow
-grow_log mnt-examples/demo.jsonl demo 40
-grow_log mnt-examples/v1-sidechains.jsonl v1-sidechains 20	# agents/ follow the session
+grow_log mnt-examples/demo.jsonl demo "$([ "$FULL" = 1 ] && echo 40 || light 15 10)"
+grow_log mnt-examples/v1-sidechains.jsonl v1-sidechains "$([ "$FULL" = 1 ] && echo 20 || light 10 6)"	# agents/ follow the session
 invalidations
 restarts
 if [ -d "$CORPUS" ]; then

@@ -13,8 +13,7 @@ SIZE=$(light 50M 30M)
 # The log and the folder export on a tmpfs when there is one (tens of
 # thousands of small files with their attributes: a disk's journal makes
 # that the slow part, not the export).
-X=$(mktemp -d /dev/shm/sessfs-tar.XXXXXX 2>/dev/null || mktemp -d "$T/tar.XXXXXX")
-trap 'rm -rf "$X"; cleanup' EXIT
+scratch_dir X
 # ASan keeps freed memory for a while (its quarantine, 256 MB by default):
 # kept small here, as for both runs compared.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8"
