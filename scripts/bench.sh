@@ -27,9 +27,10 @@
 #   - sessfs export of the log (BENCH_EXPORT sizes, default 100M) into a
 #     folder on tmpfs and as a tar stream, against the index time
 # and, for a log whose one record is a 100 MB message (BENCH_BIG=0 skips
-# it), the time to read that file and the daemon's peak RSS; and a full
-# walk of a log whose window has 300,000 rows against a normal log of the
-# same size (BENCH_WINDOW=0 skips it).
+# it), the time to read that file and the daemon's peak RSS, against jq;
+# and for a log whose window has 300,000 rows (BENCH_WINDOW=0 skips it),
+# mount + ls -l context + ls -l of its branch against the same over its
+# tmpfs copy, and a full walk against a normal log of the same size.
 # Then the projects-folder figures (scripts/bench_projects.sh; BENCH_PROJECTS=0
 # skips them), and what a search of a projects mount costs and returns
 # (scripts/bench_findable.sh; BENCH_FINDABLE=0 skips it).
