@@ -1,6 +1,6 @@
 #!/bin/bash
 # The mutation smoke: does each test catch what it claims to?
-#   scripts/mutate.sh [-l] [ID_REGEX]
+#   scripts/mutate.sh [-l | -c] [ID_REGEX]
 # Applies the mutations of scripts/mutations.txt one at a time (each a
 # one-line change of the source at a named rule or check), rebuilds what
 # the mutation's runners need, runs them (scripts/run-tests.sh, plain
@@ -18,7 +18,8 @@
 # exit (trap).
 # SESSFS_CORPUS (default ../shared/corpus, from the tree) is passed on as
 # an absolute path. MUTATIONS=FILE reads another list. -l lists the
-# mutations; ID_REGEX runs only the
+# mutations; -c only checks that each applies (no build: make test runs
+# it, so that code moved under an entry is named at once); ID_REGEX runs only the
 # mutations whose id matches. MUTATE_JOBS: make's jobs (2). Time limits
 # of a runner: MUTATE_UNIT_LIMIT (60 s), MUTATE_MOUNT_LIMIT (300 s).
 #
@@ -36,8 +37,9 @@
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 list=${MUTATIONS:-$here/scripts/mutations.txt}
-list_only=0
+list_only=0 check_only=0
 [ "${1:-}" = -l ] && { list_only=1; shift; }
+[ "${1:-}" = -c ] && { check_only=1; shift; }
 only=${1:-}
 jobs=${MUTATE_JOBS:-2}
 corpus=$(cd "$here" && realpath -m "${SESSFS_CORPUS:-../shared/corpus}")
@@ -95,6 +97,33 @@ if [ "$list_only" = 1 ]; then
 	exit 0
 fi
 [ "${#sel[@]}" -gt 0 ] || { echo "mutate: no mutation matches '$only'"; exit 1; }
+
+# applies N: whether mutation N applies to the tree in the current folder:
+# its find snippet in exactly one .c file ($files), its old text there
+# exactly once; else false, with the reason in $why.
+applies() {
+	local count
+	files=$(grep -rlF --include='*.c' -- "${finds[$1]}" core fs 2>/dev/null)
+	if [ "$(echo "$files" | grep -c .)" -ne 1 ]; then
+		why="its find snippet is in $(echo "$files" | grep -c .) files"
+		return 1
+	fi
+	count=$(OLD=${olds[$1]} perl -0777 -ne '$c = () = /\Q$ENV{OLD}\E/g; print $c' "$files")
+	if [ "$count" != 1 ]; then
+		why="its old text is in $files $count times"
+		return 1
+	fi
+}
+if [ "$check_only" = 1 ]; then
+	cd "$here" || exit 1
+	nbad=0
+	for n in "${sel[@]}"; do
+		applies "$n" || { echo "BROKEN   ${ids[n]}: $why"; nbad=$((nbad + 1)); }
+	done
+	echo "mutations: ${#sel[@]} listed, $((${#sel[@]} - nbad)) apply to the tree, $nbad do not"
+	[ "$nbad" = 0 ]
+	exit
+fi
 
 # ---- the copy ----
 t0=$EPOCHREALTIME
@@ -179,16 +208,9 @@ failures=()
 for n in "${sel[@]}"; do
 	m0=$EPOCHREALTIME
 	id=${ids[n]}
-	files=$(grep -rlF --include='*.c' -- "${finds[n]}" core fs 2>/dev/null)
-	if [ "$(echo "$files" | grep -c .)" -ne 1 ]; then
-		broken=$((broken + 1)) failures+=("$id: its find snippet is in $(echo "$files" | grep -c .) files")
-		echo "BROKEN   $id: find snippet in $(echo "$files" | grep -c .) files"
-		continue
-	fi
-	count=$(OLD=${olds[n]} perl -0777 -ne '$c = () = /\Q$ENV{OLD}\E/g; print $c' "$files")
-	if [ "$count" != 1 ]; then
-		broken=$((broken + 1)) failures+=("$id: its old text is in $files $count times")
-		echo "BROKEN   $id: old text $count times in $files"
+	if ! applies "$n"; then
+		broken=$((broken + 1)) failures+=("$id: $why")
+		echo "BROKEN   $id: $why"
 		continue
 	fi
 	cp "$files" "$work/orig"

@@ -74,6 +74,10 @@ for spec in "$@"; do
 		# sources' rule: once, on the first build's objects)
 		[ "$spec" = "$1" ] &&
 			add "$label" "$build" layers $UNIT_LIMIT "python3 scripts/check-layers.py $build"
+		# the mutation smoke's list still applies to the code (make
+		# test-full runs the smoke itself)
+		[ "$spec" = "$1" ] &&
+			add "$label" "$build" mutations_list $UNIT_LIMIT "bash scripts/mutate.sh -c"
 		if [ -d "$corpus" ]; then
 			add "$label" "$build" corpus_check $CORPUS_LIMIT \
 				"$build/tests/corpus_check $build/sessfs $corpus"
@@ -113,6 +117,7 @@ done < <(for i in "${!keys[@]}"; do printf '%s\t%s\n' "$i" "${keys[$i]}"; done |
 			if (k ~ / fuzz_smoke$/) return 60
 			if (k ~ /\.sh$/) return k ~ /^asan / ? 40 : 30
 			if (k ~ / (corpus|context)_check$|layers$/) return 15
+			if (k ~ / mutations_list$/) return 2
 			return 1
 		}
 		{ print ($2 in t ? int(t[$2]) : guess($2)), $1 }' "$times" - 2>/dev/null |
