@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 #include <uthash.h>
 
 /* ---- rule 6: responses and their results ---- */

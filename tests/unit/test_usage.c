@@ -54,6 +54,31 @@ static void totals_of(const char *text, struct us_total *t, struct sbuf *json)
 	tu_remove(path);
 }
 
+/* usage.json of a log held in text, parsed (it must parse); with facts,
+ * that session.json parses too. */
+static cJSON *usage_json_of(const char *text, int facts)
+{
+	char *path = tu_write_str(text);
+	struct session *s;
+	struct sbuf sb;
+	cJSON *j;
+
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	sb_init(&sb);
+	if (facts) {
+		ss_facts_json(s, &sb);
+		assert_non_null(j = cJSON_Parse(sb.buf));
+		cJSON_Delete(j);
+		sb_reset(&sb);
+	}
+	assert_int_equal(rp_usage_json(s, NULL, 0, &sb), 0);
+	assert_non_null(j = cJSON_Parse(sb.buf));
+	sb_free(&sb);
+	ss_close(s);
+	tu_remove(path);
+	return j;
+}
+
 static void expect(const struct us_total *t, uint64_t in, uint64_t out,
 		   uint64_t cc, uint64_t cr, uint64_t responses)
 {
@@ -277,7 +302,6 @@ static void test_log_without_usage(void **state)
 {
 	struct tu_log l;
 	struct session *s;
-	struct sbuf sb;
 	char *path;
 	cJSON *j, *sess;
 
@@ -289,10 +313,9 @@ static void test_log_without_usage(void **state)
 	path = tu_write_str(l.sb.buf);
 	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
 	assert_int_equal(us_nrows(ss_usage(s)), 0);
-	sb_init(&sb);
-	assert_int_equal(rp_usage_json(s, NULL, 0, &sb), 0);
-	j = cJSON_Parse(sb.buf);
-	assert_non_null(j);
+	ss_close(s);
+	tu_remove(path);
+	j = usage_json_of(l.sb.buf, 0);
 	sess = cJSON_GetObjectItem(j, "session");
 	assert_int_equal(cJSON_GetObjectItem(sess, "totalTokens")->valuedouble, 0);
 	assert_true(cJSON_GetObjectItem(sess, "costUSD")->valuedouble == 0);
@@ -300,9 +323,6 @@ static void test_log_without_usage(void **state)
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "contextTokensReal")));
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "costState")));
 	cJSON_Delete(j);
-	sb_free(&sb);
-	ss_close(s);
-	tu_remove(path);
 	tu_log_free(&l);
 }
 
@@ -376,10 +396,8 @@ static void test_prices_of_rows(void **state)
  * of a log whose rows record none; rows that record one win. */
 static void test_logged_cost_state(void **state)
 {
-	struct sbuf sb, json;
-	struct session *s;
 	struct us_total t;
-	char *path;
+	struct sbuf sb;
 	cJSON *j;
 
 	(void)state;
@@ -388,15 +406,10 @@ static void test_logged_cost_state(void **state)
 	     "\"input_tokens\":1000,\"output_tokens\":100", "");
 	sb_adds(&sb, "{\"type\":\"cost-state\",\"sessionId\":\"" TU_SID "\",\"totalCostUSD\":0.5}\n");
 	sb_adds(&sb, "{\"type\":\"cost-state\",\"sessionId\":\"" TU_SID "\",\"totalCostUSD\":0.75}\n");
-	path = tu_write_str(sb.buf);
-	assert_int_equal(rp_log_totals(path, &t, NULL), 0);
+	totals_of(sb.buf, &t, NULL);
 	assert_true(near(t.cost, 0.0015));
 	assert_true(t.has_logged && near(t.logged, 0.75));
-	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
-	sb_init(&json);
-	assert_int_equal(rp_usage_json(s, NULL, 0, &json), 0);
-	j = cJSON_Parse(json.buf);
-	assert_non_null(j);
+	j = usage_json_of(sb.buf, 0);
 	assert_true(near(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "session"), "costUSDLogged")
 				 ->valuedouble, 0.75));
 	assert_true(near(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "log"), "costUSD")->valuedouble,
@@ -406,18 +419,13 @@ static void test_logged_cost_state(void **state)
 					"costUSDLogged"));
 	assert_non_null(strstr(cJSON_GetObjectItem(j, "pricedAs")->valuestring, "data/prices.txt"));
 	cJSON_Delete(j);
-	sb_free(&json);
-	ss_close(s);
-	tu_remove(path);
 
 	sb_reset(&sb);
 	prow(&sb, 1, "2026-01-20T15:00:00.000Z", "claude-haiku-4-5-20251001",
 	     "\"input_tokens\":1000,\"output_tokens\":100", ",\"costUSD\":0.002");
 	sb_adds(&sb, "{\"type\":\"cost-state\",\"sessionId\":\"" TU_SID "\",\"totalCostUSD\":0.75}\n");
-	path = tu_write_str(sb.buf);
-	assert_int_equal(rp_log_totals(path, &t, NULL), 0);
+	totals_of(sb.buf, &t, NULL);
 	assert_true(t.has_logged && near(t.logged, 0.002));
-	tu_remove(path);
 	sb_free(&sb);
 }
 
@@ -426,33 +434,25 @@ static void test_logged_cost_state(void **state)
  * session.json stay JSON (JSON has no infinity: "inf" made them unreadable). */
 static void test_numbers_beyond_a_double(void **state)
 {
-	struct sbuf sb, json;
-	struct session *s;
+	const cJSON *cs;
 	struct us_total t;
-	char *path;
+	struct sbuf sb;
 	cJSON *j;
 
 	(void)state;
 	sb_init(&sb);
-	sb_init(&json);
 	prow(&sb, 1, "2026-01-20T15:00:00.000Z", "claude-haiku-4-5-20251001",
 	     "\"input_tokens\":1000,\"output_tokens\":100", ",\"costUSD\":1e999");
 	sb_adds(&sb, "{\"type\":\"cost-state\",\"sessionId\":\"" TU_SID "\",\"totalCostUSD\":-1e999,"
 		"\"modelUsage\":{\"a\":{\"inputTokens\":1e308},\"b\":{\"inputTokens\":1e308}}}\n");
-	path = tu_write_str(sb.buf);
-	assert_int_equal(rp_log_totals(path, &t, NULL), 0);
+	totals_of(sb.buf, &t, NULL);
 	assert_false(t.has_logged);
-	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
-	assert_int_equal(rp_usage_json(s, NULL, 0, &json), 0);
-	assert_non_null(j = cJSON_Parse(json.buf));
+	j = usage_json_of(sb.buf, 1);
 	assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "session"), "costUSDLogged"));
+	cs = cJSON_GetObjectItem(j, "costState");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cs, "totalCostUSD")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cs, "inputTokens")));	/* 1e308 twice */
 	cJSON_Delete(j);
-	sb_reset(&json);
-	ss_facts_json(s, &json);
-	assert_non_null(j = cJSON_Parse(json.buf));
-	j = (cJSON_Delete(j), NULL);
-	ss_close(s);
-	tu_remove(path);
 
 	/* each figure holds in a double, their sum does not */
 	sb_reset(&sb);
@@ -460,17 +460,10 @@ static void test_numbers_beyond_a_double(void **state)
 	     "\"input_tokens\":1000,\"output_tokens\":100", ",\"costUSD\":1e308");
 	prow(&sb, 2, "2026-01-20T15:00:01.000Z", "claude-haiku-4-5-20251001",
 	     "\"input_tokens\":1000,\"output_tokens\":100", ",\"costUSD\":1e308");
-	path = tu_write_str(sb.buf);
-	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
-	sb_reset(&json);
-	assert_int_equal(rp_usage_json(s, NULL, 0, &json), 0);
-	assert_non_null(j = cJSON_Parse(json.buf));
+	j = usage_json_of(sb.buf, 0);
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "session"),
 						     "costUSDLogged")));
 	cJSON_Delete(j);
-	ss_close(s);
-	tu_remove(path);
-	sb_free(&json);
 	sb_free(&sb);
 }
 
