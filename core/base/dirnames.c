@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "plat.h"
+
 struct kept {
 	dev_t dev;
 	ino_t ino;
@@ -82,11 +84,6 @@ int dn_read(const char *path, dn_keep_fn keep, char ***out, size_t *n)
 	return 0;
 }
 
-static int same_time(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
 /* A copy of v (n names) into *out: 0 or -ENOMEM. */
 static int copy_names(char **v, size_t n, char ***out)
 {
@@ -111,8 +108,8 @@ static struct kept *find(const struct stat *st, dn_keep_fn keep)
 
 	for (i = 0; i < DN_SLOTS; i++)
 		if (slots[i].used && slots[i].keep == keep && slots[i].dev == st->st_dev &&
-		    slots[i].ino == st->st_ino && same_time(&slots[i].mtim, &st->st_mtim) &&
-		    same_time(&slots[i].ctim, &st->st_ctim))
+		    slots[i].ino == st->st_ino && pl_same_time(&slots[i].mtim, &st->st_mtim) &&
+		    pl_same_time(&slots[i].ctim, &st->st_ctim))
 			return &slots[i];
 	return NULL;
 }

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #if defined(__APPLE__)
 #define PL_ATIM(s) ((s).st_atimespec)
@@ -31,6 +32,12 @@
 #define PL_MTIM(s) ((s).st_mtim)
 #define PL_CTIM(s) ((s).st_ctim)
 #endif
+
+/* Whether two times (PL_MTIM() and the like) are the same to the ns. */
+static inline int pl_same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
 
 /* Flags to open a folder only to openat() in it: O_PATH (Linux: no read
  * permission needed, nothing read); elsewhere O_RDONLY. */

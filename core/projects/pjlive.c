@@ -11,6 +11,7 @@
 #include "loghead.h"
 #include "pjfs_priv.h"
 #include "pjwatch.h"
+#include "plat.h"
 #include "session.h"
 #include "tree_priv.h"
 
@@ -226,11 +227,6 @@ static void add(struct queue *q, uint64_t parent, uint64_t ino, const char *name
 
 /* ---- this layer's nodes ---- */
 
-static int same_time(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
 /* Whether session y (of the new set) is x (of the old) unchanged. */
 static int same_session(const struct pset *o, const struct pj_session *x,
 			const struct pset *p, const struct pj_session *y)
@@ -238,7 +234,7 @@ static int same_session(const struct pset *o, const struct pj_session *x,
 	return y && !strcmp(x->name, y->name) && !strcmp(x->link, y->link) &&
 	       o->pno[x->project] == p->pno[y->project] &&
 	       !strcmp(o->s->projects[x->project].name, p->s->projects[y->project].name) &&
-	       x->f.bytes == y->f.bytes && same_time(&x->mtime, &y->mtime) &&
+	       x->f.bytes == y->f.bytes && pl_same_time(&x->mtime, &y->mtime) &&
 	       x->copy_of == y->copy_of && x->copied_by == y->copied_by &&
 	       x->uid == y->uid && x->gid == y->gid && x->mode == y->mode && x->rc == y->rc;
 }

@@ -29,15 +29,10 @@ static int tail_same(const struct session *s)
 		       (ssize_t)s->ntail && !memcmp(now, s->tail, s->ntail);
 }
 
-static int same_time(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
 /* The same times: a write moves both, a touch -r or a chmod the second. */
 static int same_times(const struct stat *a, const struct stat *b)
 {
-	return same_time(&PL_MTIM(*a), &PL_MTIM(*b)) && same_time(&PL_CTIM(*a), &PL_CTIM(*b));
+	return pl_same_time(&PL_MTIM(*a), &PL_MTIM(*b)) && pl_same_time(&PL_CTIM(*a), &PL_CTIM(*b));
 }
 
 /* A scrub found indexed bytes changed (ss_scrub()). */
@@ -54,7 +49,7 @@ static int same_refused(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
 	       (a->st_mode & S_IFMT) == (b->st_mode & S_IFMT) &&
-	       (!S_ISREG(a->st_mode) || same_time(&PL_CTIM(*a), &PL_CTIM(*b)));
+	       (!S_ISREG(a->st_mode) || pl_same_time(&PL_CTIM(*a), &PL_CTIM(*b)));
 }
 
 /*
@@ -341,10 +336,10 @@ int ss_refresh(struct session *s)
 		return rc;
 	if (st.st_size == s->seen.st_size && same_times(&st, &s->seen))
 		return moved ? SS_GREW : SS_SAME;	/* a note is new */
-	if (st.st_size == s->seen.st_size && !same_time(&PL_MTIM(st), &PL_MTIM(s->seen)) &&
+	if (st.st_size == s->seen.st_size && !pl_same_time(&PL_MTIM(st), &PL_MTIM(s->seen)) &&
 	    (rc = settle(s, &st)))
 		return rc;
-	if (st.st_size == s->seen.st_size && same_time(&PL_MTIM(st), &PL_MTIM(s->seen)) &&
+	if (st.st_size == s->seen.st_size && pl_same_time(&PL_MTIM(st), &PL_MTIM(s->seen)) &&
 	    (rc = inode_changed(s, &st)) >= 0)
 		return rc || moved ? SS_GREW : SS_SAME;
 	if (st.st_size == s->seen.st_size) {
