@@ -414,6 +414,15 @@ static const char *scan_member(struct scan *sc, const struct js_str *k,
 			return end;
 		}
 		break;
+	case 14:
+		if (js_eq(k, "permissionMode")) {
+			if (*v == '"')	/* the last one counts, as in JSON.parse */
+				r->flags |= IDX_F_PERM_MODE;
+			else
+				r->flags &= ~(uint32_t)IDX_F_PERM_MODE;
+			return js_value(v, e);
+		}
+		break;
 	case 15:
 		if (js_eq(k, "compactMetadata"))
 			return scan_inner(sc, v, e, 0);

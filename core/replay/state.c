@@ -100,7 +100,8 @@ static void find_meta(struct st_state *st)
 	}
 }
 
-/* The newest user row of the chain that names a permission mode. */
+/* The newest user row of the chain that names a permission mode (the
+ * index marks each record with a string permissionMode member). */
 static void find_permission_row(struct st_state *st, const struct graph *g,
 				const struct rs_chain *c)
 {
@@ -109,15 +110,12 @@ static void find_permission_row(struct st_state *st, const struct graph *g,
 	st->perm_row = IDX_NONE;
 	for (k = c->n; k-- > 0;) {
 		uint32_t i = gr_rec(g, c->ids[k]);
-		struct st_line l;
-		int has;
+		const struct idx_rec *r;
 
-		if (i == IDX_NONE || idx_rec(st->ix, i)->type != IDX_T_USER)
+		if (i == IDX_NONE)
 			continue;
-		has = !stl_read(st, i, &l) && stj_get(l.p, l.e, "permissionMode") &&
-		      *stj_get(l.p, l.e, "permissionMode") == '"';
-		stl_free(&l);
-		if (has) {
+		r = idx_rec(st->ix, i);
+		if (r->type == IDX_T_USER && (r->flags & IDX_F_PERM_MODE)) {
 			st->perm_row = i;
 			return;
 		}

@@ -175,6 +175,31 @@ static void test_metadata_record_fields(void **state)
 	tu_log_free(&l);
 }
 
+/* A string permissionMode marks the record; any other value does not, and
+ * of a key given twice the last counts (JSON.parse). */
+static void test_permission_mode_flag(void **state)
+{
+	struct tu_log l;
+	struct ixf x;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_line(&l, "{\"type\":\"user\",\"permissionMode\":\"plan\",\"message\":{}}");
+	tu_line(&l, "{\"type\":\"user\",\"permissionMode\":null,\"message\":{}}");
+	tu_line(&l, "{\"type\":\"user\",\"message\":{\"permissionMode\":\"plan\"}}");
+	tu_line(&l, "{\"type\":\"user\",\"permissionMode\":\"plan\",\"permissionMode\":1}");
+	tu_line(&l, "{\"type\":\"user\",\"permissionMode\":1,\"permissionMode\":\"x\"}");
+	ixf_full(&x, l.sb.buf, l.sb.len);
+	assert_int_equal(idx_nrecs(x.ix), 5);
+	assert_true(idx_rec(x.ix, 0)->flags & IDX_F_PERM_MODE);
+	assert_false(idx_rec(x.ix, 1)->flags & IDX_F_PERM_MODE);
+	assert_false(idx_rec(x.ix, 2)->flags & IDX_F_PERM_MODE);
+	assert_false(idx_rec(x.ix, 3)->flags & IDX_F_PERM_MODE);
+	assert_true(idx_rec(x.ix, 4)->flags & IDX_F_PERM_MODE);
+	ixf_close(&x);
+	tu_log_free(&l);
+}
+
 static void test_ids_are_interned_once(void **state)
 {
 	struct tu_log l;
@@ -619,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_message_record_fields),
 		cmocka_unit_test(test_render_prefix),
 		cmocka_unit_test(test_metadata_record_fields),
+		cmocka_unit_test(test_permission_mode_flag),
 		cmocka_unit_test(test_ids_are_interned_once),
 		cmocka_unit_test(test_many_ids_survive_table_growth),
 		cmocka_unit_test(test_unusable_uuid_is_reported_and_ignored),
