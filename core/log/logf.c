@@ -203,6 +203,11 @@ static cJSON *parse_owned(char *p, size_t n)
 	return cJSON_ParseWithLength(p, n);
 }
 
+cJSON *lf_parse_in_place(char *p, size_t n)
+{
+	return parse_owned(p, n);
+}
+
 cJSON *lf_parse_mem(const char *p, size_t n)
 {
 	char *copy = malloc(n + 1);
@@ -227,4 +232,46 @@ cJSON *lf_parse(const struct logf *lf, const struct idx_rec *r)
 		j = parse_owned(sb.buf, sb.len);
 	sb_free(&sb);
 	return j;
+}
+
+/* Reads at least need bytes from off into a's buffer (LF_AHEAD if the log
+ * has them): 0 or -errno. */
+static int ahead_fill(const struct logf *lf, struct lf_ahead *a, uint64_t off, size_t need)
+{
+	size_t want = need > LF_AHEAD ? need : LF_AHEAD, got = 0;
+
+	if (!a->ready) {
+		sb_init(&a->buf);
+		a->ready = 1;
+	}
+	sb_reset(&a->buf);
+	sb_grow(&a->buf, want);
+	a->off = off;
+	while (got < want) {
+		ssize_t n = pread(lf->fd, a->buf.buf + got, want - got, (off_t)(off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	a->buf.len = got;
+	a->buf.buf[got] = '\0';
+	return got >= need ? 0 : -EIO;
+}
+
+char *lf_ahead_get(const struct logf *lf, struct lf_ahead *a, const struct idx_rec *r)
+{
+	if ((!a->ready || r->off < a->off || r->off + r->len > a->off + a->buf.len) &&
+	    ahead_fill(lf, a, r->off, r->len))
+		return NULL;
+	return a->buf.buf + (r->off - a->off);
+}
+
+void lf_ahead_free(struct lf_ahead *a)
+{
+	if (a->ready)
+		sb_free(&a->buf);
+	a->ready = 0;
 }

@@ -48,6 +48,27 @@ int lf_read_part(const struct logf *lf, const struct idx_rec *r, size_t n,
 cJSON *lf_parse(const struct logf *lf, const struct idx_rec *r);
 /* The same for bytes already in memory. */
 cJSON *lf_parse_mem(const char *p, size_t n);
+
+/* The same for bytes the caller owns, rewritten in place (lone
+ * surrogates); p[n] need not be a NUL. */
+cJSON *lf_parse_in_place(char *p, size_t n);
+
+/*
+ * Records read in the order of the log, as a window is: one pread() per
+ * LF_AHEAD bytes instead of one per record. A reader's own (one thread);
+ * lf_ahead_free() it. Zero-initialised is ready.
+ */
+#define LF_AHEAD (1u << 20)
+struct lf_ahead {
+	struct sbuf buf;	/* the log's bytes from off */
+	uint64_t off;
+	int ready;
+};
+/* r's r->len bytes (what lf_read() appends), in a's buffer: the caller may
+ * rewrite them; they last until the next call on a. NULL when the file no
+ * longer has them. */
+char *lf_ahead_get(const struct logf *lf, struct lf_ahead *a, const struct idx_rec *r);
+void lf_ahead_free(struct lf_ahead *a);
 /*
  * Rewrites lone surrogate escapes (\ud800 .. \udfff not in a valid pair)
  * as \ufffd, in place (same length): what lf_parse() does before parsing,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ctx_priv.h"
+#include "jscan.h"
 
 /* §7 step 5: attachment types that only the UI shows. */
 static const char *const ui_only[] = {
@@ -45,8 +46,8 @@ static int in_list(const char *s, const char *const *l, size_t n)
 {
 	size_t i;
 
-	for (i = 0; s && i < n; i++)
-		if (!strcmp(s, l[i]))
+	for (i = 0; s && i < n; i++)	/* most keys differ in their first byte */
+		if (*s == *l[i] && !strcmp(s, l[i]))
 			return 1;
 	return 0;
 }
@@ -109,7 +110,98 @@ static void prune(cJSON *o, const char *const *keep, size_t n)
 	}
 }
 
-static int load_row(struct ctx_work *w, uint32_t id)
+/* Whether a member is copied for parsing: a kept key, or one written with
+ * escapes (prune() decides those, on the decoded key). */
+static int copied(const struct js_str *k, const char *const *keep, size_t n)
+{
+	size_t i;
+
+	if (k->escaped)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (k->n == strlen(keep[i]) && !memcmp(k->p, keep[i], k->n))
+			return 1;
+	return 0;
+}
+
+/*
+ * Appends the object at p (its members in keep only, the message's in
+ * kept_message_fields) to out, so that cJSON builds no tree for what
+ * prune() would drop (a tool result's copy in toolUseResult, uuids,
+ * times ...). Returns the end of the object, or NULL when the text is not
+ * an object the scanner can walk (the row is then parsed whole).
+ */
+static const char *copy_kept(const char *p, const char *e, const char *const *keep, size_t n,
+			     struct sbuf *out)
+{
+	struct js_iter it;
+	struct js_str k;
+	const char *v, *end;
+	int rc, first = 1;
+
+	if (js_obj_begin(&it, p, e))
+		return NULL;
+	sb_addc(out, '{');
+	while ((rc = js_obj_next(&it, &k, &v)) == 1) {
+		int message = keep == kept_fields && !k.escaped && k.n == 7 &&
+			      !memcmp(k.p, "message", 7) && *v == '{';
+
+		if (!copied(&k, keep, n)) {
+			end = js_value(v, e);
+		} else {
+			if (!first)
+				sb_addc(out, ',');
+			first = 0;
+			sb_addc(out, '"');
+			sb_add(out, k.p, k.n);
+			sb_adds(out, "\":");
+			end = message ? copy_kept(v, e, kept_message_fields,
+						  NELEM(kept_message_fields), out)
+				      : js_value(v, e);
+			if (end && !message)
+				sb_add(out, v, (size_t)(end - v));
+		}
+		if (!end)
+			return NULL;
+		it.p = end;
+	}
+	if (rc < 0)
+		return NULL;
+	sb_addc(out, '}');
+	return it.p;
+}
+
+/* A window row read back and parsed, with only what phases 3 and 4 read
+ * (NULL when it cannot be read or parsed). tmp is scratch. */
+static cJSON *parse_row(const struct ctx_work *w, struct lf_ahead *a, uint32_t id,
+			struct sbuf *tmp)
+{
+	const struct idx_rec *ir = gr_node_rec(w->g, id);
+	char *p = lf_ahead_get(w->lf, a, ir), *e = p ? p + ir->len : NULL;
+	const char *q;
+	cJSON *rec;
+
+	if (!p)
+		return NULL;
+	while (p < e && *p == '\0')
+		p++;
+	q = js_ws(p, e);
+	sb_reset(tmp);
+	if (q < e && *q == '{' && copy_kept(q, e, kept_fields, NELEM(kept_fields), tmp))
+		rec = lf_parse_in_place(tmp->buf, tmp->len);
+	else
+		rec = lf_parse_in_place(p, (size_t)(e - p));
+	if (!cJSON_IsObject(rec))
+		return rec;
+	prune(rec, kept_fields, NELEM(kept_fields));
+	if (cJSON_IsObject(ctx_jget(rec, "message")))
+		prune((cJSON *)ctx_jget(rec, "message"), kept_message_fields,
+		      NELEM(kept_message_fields));
+	return rec;
+}
+
+/* Takes the row's parsed record (rec, owned; parse_row()). */
+static int load_row(struct ctx_work *w, uint32_t id, cJSON *rec)
 {
 	const struct idx_rec *ir = gr_node_rec(w->g, id);
 	struct ctx_wrow *r = calloc(1, sizeof(*r));
@@ -117,6 +209,7 @@ static int load_row(struct ctx_work *w, uint32_t id)
 
 	if (!r || ctx_rows_insert(w, w->nrows, r)) {
 		free(r);
+		cJSON_Delete(rec);
 		return -ENOMEM;
 	}
 	r->id = id;
@@ -124,13 +217,9 @@ static int load_row(struct ctx_work *w, uint32_t id)
 	r->type = ir->type;
 	r->sent = 1;
 	r->msg = -1;
-	r->rec = lf_parse(w->lf, ir);
+	r->rec = rec;
 	if (!cJSON_IsObject(r->rec))
 		return ctx_leave_out(w, r, "record could not be read back (changed on disk, or nested too deep)");
-	prune(r->rec, kept_fields, NELEM(kept_fields));
-	if (cJSON_IsObject(ctx_jget(r->rec, "message")))
-		prune((cJSON *)ctx_jget(r->rec, "message"), kept_message_fields,
-		      NELEM(kept_message_fields));
 	if (!is_msg(r))
 		return 0;
 	if (repair_row(w, r))
@@ -143,11 +232,16 @@ static int load_row(struct ctx_work *w, uint32_t id)
 
 int ctx_load_window(struct ctx_work *w)
 {
+	struct lf_ahead a = { 0 };
+	struct sbuf tmp;
 	uint32_t i;
 	int rc = 0;
 
+	sb_init(&tmp);
 	for (i = w->c->window + w->skip; i < w->c->n && !rc; i++)
-		rc = load_row(w, w->c->ids[i]);
+		rc = load_row(w, w->c->ids[i], parse_row(w, &a, w->c->ids[i], &tmp));
+	sb_free(&tmp);
+	lf_ahead_free(&a);
 	return rc;
 }
 

@@ -127,6 +127,70 @@ static void test_parse_lone_surrogates_become_fffd(void **state)
 	lfx_close(&f);
 }
 
+/* Read through a buffer, a record has the bytes lf_read() gives and parses
+ * in place as lf_parse() parses it: in order, backwards, twice, a record
+ * longer than the buffer, one at the end of the file and one whose bytes
+ * the file no longer has. */
+static void test_read_ahead_matches_read(void **state)
+{
+	struct sbuf log, want;
+	struct lf_ahead a = { 0 };
+	struct lfx f;
+	char *big = malloc(LF_AHEAD + 100);
+	uint32_t i, n, order[] = { 0, 1, 2, 3, 4, 2, 1, 0, 4, 4, 3 };
+	struct idx_rec gone;
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, 'b', LF_AHEAD + 99);
+	big[LF_AHEAD + 99] = '\0';
+	sb_init(&log);
+	sb_adds(&log, "{\"type\":\"user\",\"message\":{\"content\":\"x\\udc80y\"}}\n");
+	sb_add(&log, "\0\0{\"type\":\"tag\",\"tag\":\"x\"}\n", 27);
+	sb_adds(&log, "{\"type\":\"tag\",\"tag\":\"");
+	sb_adds(&log, big);
+	sb_adds(&log, "\"}\n");
+	sb_adds(&log, "{\"type\":\"user\",\"message\":{\"content\":\"\\ud83d\\ude00\"}}\n");
+	sb_adds(&log, "{\"type\":\"tag\",\"tag\":\"last\"}\n");
+	lfx_open(&f, log.buf, log.len);
+	n = idx_nrecs(f.ix);
+	assert_int_equal(n, 5);
+	sb_init(&want);
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		const struct idx_rec *r = idx_rec(f.ix, order[i]);
+		char *p = lf_ahead_get(f.lf, &a, r);
+		cJSON *w = lf_parse(f.lf, r), *g;
+		char *ws, *gs;
+
+		sb_reset(&want);
+		assert_int_equal(lf_read(f.lf, r, &want), 0);
+		assert_non_null(p);
+		assert_memory_equal(p, want.buf, r->len);
+		g = lf_parse_in_place(p, r->len);
+		ws = cJSON_PrintUnformatted(w);
+		gs = cJSON_PrintUnformatted(g);
+
+		assert_non_null(ws);
+		assert_non_null(gs);
+		assert_string_equal(gs, ws);
+		free(ws);
+		free(gs);
+		cJSON_Delete(w);
+		cJSON_Delete(g);
+	}
+	/* past the end of the file: nothing to parse, as with lf_parse() */
+	gone = *idx_rec(f.ix, 4);
+	gone.off = log.len + 10;
+	assert_null(lf_ahead_get(f.lf, &a, &gone));
+	assert_null(lf_parse(f.lf, &gone));
+	lf_ahead_free(&a);
+	lf_ahead_free(&a);	/* twice is harmless */
+	sb_free(&want);
+	sb_free(&log);
+	free(big);
+	lfx_close(&f);
+}
+
 static void test_parse_too_deep_is_null_not_a_crash(void **state)
 {
 	struct sbuf sb;
@@ -256,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_fix_surrogates_matches_bytewise),
 		cmocka_unit_test(test_parse_too_deep_is_null_not_a_crash),
 		cmocka_unit_test(test_parse_mem),
+		cmocka_unit_test(test_read_ahead_matches_read),
 		cmocka_unit_test(test_open_refuses_what_is_not_a_log),
 	};
 
