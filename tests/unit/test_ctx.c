@@ -534,6 +534,26 @@ static void test_task_notification_is_framed(void **state)
 
 /* ---- rules 9-10: rows that are not sent ---- */
 
+/* A row is parsed with only the members the context reads: what it skips
+ * (a toolUseResult, odd members, a member whose key is written with
+ * escapes and then pruned) changes nothing. */
+static void test_rows_read_with_their_members_only(void **state)
+{
+	struct tu_log l;
+	struct cx t;
+
+	(void)state;
+	tu_log_init(&l);
+	cx_user(&l, 1, 0, "'q'", "'toolUseResult':{'stdout':[1,{'a':'}'}]},"
+		"'\\u0074oolUseResult':'x'");
+	cx_asst(&l, 2, 1, "m1", "[{'type':'text','text':'a'}]", "'toolUseResult':'x','z':[[[]]]");
+	cx_load(&t, &l);
+	expect_messages(&t, "[{'role':'user','content':'q'},"
+			"{'role':'assistant','content':[{'type':'text','text':'a'}]}]");
+	cx_unload(&t);
+	tu_log_free(&l);
+}
+
 static void test_rows_not_sent(void **state)
 {
 	struct tu_log l;
@@ -695,6 +715,7 @@ int main(void)
 		cmocka_unit_test(test_content_replacement),
 		cmocka_unit_test(test_task_notification_is_framed),
 		cmocka_unit_test(test_rows_not_sent),
+		cmocka_unit_test(test_rows_read_with_their_members_only),
 		cmocka_unit_test(test_window_md),
 		cmocka_unit_test(test_window_md_is_utf8_text),
 		cmocka_unit_test(test_large_numbers_in_messages),
