@@ -167,7 +167,7 @@ static void drop_msg(struct tree *t, struct view *v, uint32_t id)
 	if (id >= v->nsize)
 		return;
 	v->msize[id] = 0;
-	v->pushed[id] = 0;
+	v->pushed[id] &= (uint8_t)~TR_PUSHED_MSG;	/* its record is the same */
 	cache_drop(t->cache, msg);
 	queue(t, 0, msg, NULL);
 }

@@ -746,14 +746,16 @@ int tr_claim_push(struct tree *t, uint64_t ino)
 {
 	struct view *v;
 	uint32_t id = TR_KEY(ino);
+	uint8_t bit = TR_KIND(ino) == TK_MSG ? TR_PUSHED_MSG :
+		      TR_KIND(ino) == TK_REC ? TR_PUSHED_REC : 0;
 	int first = 0;
 
-	if (TR_KIND(ino) != TK_MSG)
+	if (!bit)
 		return 0;
 	pthread_rwlock_rdlock(&t->lock);
 	v = vw_of(t, ino);
 	if (v && id < v->nsize)
-		first = !__atomic_exchange_n(&v->pushed[id], 1, __ATOMIC_RELAXED);
+		first = !(__atomic_fetch_or(&v->pushed[id], bit, __ATOMIC_RELAXED) & bit);
 	pthread_rwlock_unlock(&t->lock);
 	return first;
 }

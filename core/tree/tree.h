@@ -193,8 +193,8 @@ int tr_readlink(struct tree *t, uint64_t ino, char *out);
 int tr_getxattr(struct tree *t, uint64_t ino, const char *name, struct sbuf *out);
 int tr_listxattr(struct tree *t, uint64_t ino, struct sbuf *out);
 
-/* True once per message file: the first caller may hand its content to
- * the kernel's page cache (it never changes). */
+/* True once per message file and once per record file: the first caller
+ * may hand its content to the kernel's page cache (it never changes). */
 int tr_claim_push(struct tree *t, uint64_t ino);
 /* The kernel's page cache holds ino's content now: the tree lets go of
  * its rendered copy (rendered again if the kernel drops it and reads). */

@@ -31,14 +31,18 @@ struct tpath {
 	char name[NM_MAX + 1];		/* the branch's folder */
 };
 
+/* What of a record has been handed to the kernel (view.pushed). */
+#define TR_PUSHED_MSG 1u	/* its message file */
+#define TR_PUSHED_REC 2u	/* its file in records/ */
+
 /* One session shown in the tree, with its own tables. */
 struct view {
 	struct session *s;
 	uint32_t no;			/* its number in inodes */
 	uint8_t epoch;			/* bumped when its log is indexed anew */
 	uint32_t *msize;		/* per record id: rendered size + 1 */
-	uint8_t *pushed;		/* per record id: 1 once claimed for the
-					 * kernel (tr_claim_push()) */
+	uint8_t *pushed;		/* per record id: TR_PUSHED_MSG, _REC once
+					 * claimed for the kernel (tr_claim_push()) */
 	uint32_t nsize;
 	struct tpath *paths;		/* per branch index, built on demand */
 	uint32_t npaths;

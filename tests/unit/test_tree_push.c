@@ -3,7 +3,8 @@
  * tr_pushed() once the kernel took it): claimed once, and its text leaves
  * the render cache only when the kernel holds it. A file claimed but not
  * taken (too big to push, or the store failed) stays cached, so its reads
- * do not render it again.
+ * do not render it again. A record's file in records/ is claimed once too,
+ * apart from its message file; other files are not claimed.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,10 +70,33 @@ static void test_pushed_text_leaves_the_cache_only_when_taken(void **state)
 	free(log);
 }
 
+static void test_record_files_are_claimed_apart(void **state)
+{
+	char *log = two_rows(), *path = tu_write_str(log), u[37];
+	struct session *s;
+	struct tree *t;
+	uint32_t id;
+
+	(void)state;
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	assert_non_null(t = tr_new(s));
+	tu_uuid(1, u);
+	id = idx_id_find(ss_idx(s), u, strlen(u));
+	assert_int_equal(tr_claim_push(t, tr_vino(t->views[0], TR_INO(TK_REC, id))), 1);
+	assert_int_equal(tr_claim_push(t, tr_vino(t->views[0], TR_INO(TK_REC, id))), 0);
+	assert_int_equal(tr_claim_push(t, tr_vino(t->views[0], TR_INO(TK_MSG, id))), 1);
+	assert_int_equal(tr_claim_push(t, tr_vino(t->views[0], TR_INO(TK_MSG, id))), 0);
+	assert_int_equal(tr_claim_push(t, tr_vino(t->views[0], TR_INO(TK_STATE, 1))), 0);
+	tr_free(t);
+	tu_remove(path);
+	free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pushed_text_leaves_the_cache_only_when_taken),
+		cmocka_unit_test(test_record_files_are_claimed_apart),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
