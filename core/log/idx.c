@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "arr.h"
 #include "intern.h"
 #include "jscan.h"
 #include "plat.h"
@@ -25,26 +26,6 @@ struct idx {
 
 	struct intern *in;		/* uuids and atoms */
 };
-
-/* ---- growth helpers ---- */
-
-static int grow(void **v, uint32_t *cap, uint32_t need, size_t size)
-{
-	uint32_t ncap;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 64;
-	while (ncap < need)
-		ncap = ncap > UINT32_MAX / 2 ? UINT32_MAX : ncap * 2;
-	p = realloc(*v, (size_t)ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = ncap;
-	return 0;
-}
 
 struct idx *idx_new(void)
 {
@@ -108,7 +89,7 @@ static int add_err(struct idx *ix, uint64_t off, uint32_t col, uint8_t code)
 {
 	struct idx_err *er;
 
-	if (grow((void **)&ix->errs, &ix->caperrs, ix->nerrs + 1, sizeof(*er)))
+	if (arr_grow(&ix->errs, &ix->caperrs, ix->nerrs + 1, sizeof(*er), 64))
 		return -ENOMEM;
 	er = &ix->errs[ix->nerrs++];
 	er->off = off;
@@ -137,7 +118,7 @@ static int index_line(struct idx *ix, const char *p, size_t n, uint64_t off,
 	rec.off = off;
 	rec.len = (uint32_t)n;
 	rec.line = ix->lines;
-	if (grow((void **)&ix->recs, &ix->caprecs, ix->nrecs + 1, sizeof(rec)))
+	if (arr_grow(&ix->recs, &ix->caprecs, ix->nrecs + 1, sizeof(rec), 64))
 		return -ENOMEM;
 	ix->recs[ix->nrecs++] = rec;
 	return 0;
@@ -447,10 +428,8 @@ static int merge(struct idx *a, const struct idx *b)
 	uint32_t i;
 	int rc = map_into(a, b, &m);
 
-	if (!rc && (grow((void **)&a->recs, &a->caprecs, a->nrecs + b->nrecs,
-			 sizeof(*a->recs)) ||
-		    grow((void **)&a->errs, &a->caperrs, a->nerrs + b->nerrs,
-			 sizeof(*a->errs))))
+	if (!rc && (arr_grow(&a->recs, &a->caprecs, a->nrecs + b->nrecs, sizeof(*a->recs), 64) ||
+		    arr_grow(&a->errs, &a->caperrs, a->nerrs + b->nerrs, sizeof(*a->errs), 64)))
 		rc = -ENOMEM;
 	if (!rc) {
 		for (i = 0; i < b->nrecs; i++) {
@@ -509,7 +488,7 @@ int idx_copy_more(struct idx *dst, const struct idx *src, uint32_t from,
 
 		if (!keep || !keep[i])
 			continue;
-		if (grow((void **)&dst->recs, &dst->caprecs, dst->nrecs + 1, sizeof(*dst->recs)) ||
+		if (arr_grow(&dst->recs, &dst->caprecs, dst->nrecs + 1, sizeof(*dst->recs), 64) ||
 		    rec_into(dst, src, &r)) {
 			dst->nrecs = had;
 			return -ENOMEM;

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arr.h"
+
 /* 64-bit finaliser (murmur3's): spreads every bit over the whole word. */
 static uint64_t mix64(uint64_t h)
 {
@@ -81,26 +83,6 @@ struct intern {
 	size_t strbytes;
 };
 
-/* ---- growth helpers ---- */
-
-static int grow(void **v, uint32_t *cap, uint32_t need, size_t size)
-{
-	uint32_t ncap;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 64;
-	while (ncap < need)
-		ncap = ncap > UINT32_MAX / 2 ? UINT32_MAX : ncap * 2;
-	p = realloc(*v, (size_t)ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = ncap;
-	return 0;
-}
-
 struct intern *in_new(void)
 {
 	struct intern *in = calloc(1, sizeof(*in));
@@ -108,7 +90,7 @@ struct intern *in_new(void)
 	if (!in)
 		return NULL;
 	in->natoms = 1;		/* atom 0 is "" */
-	if (grow((void **)&in->atomv, &in->capatoms, 64, sizeof(*in->atomv))) {
+	if (arr_grow(&in->atomv, &in->capatoms, 64, sizeof(*in->atomv), 64)) {
 		free(in);
 		return NULL;
 	}
@@ -252,17 +234,16 @@ static int ids_reserve(struct intern *in, int str)
 	uint32_t words = in->nids / 64 + 1;
 
 	if (in->nids == UINT32_MAX - 1 ||
-	    grow((void **)&in->keys, &in->capkeys, in->nids + 1, sizeof(*in->keys)))
+	    arr_grow(&in->keys, &in->capkeys, in->nids + 1, sizeof(*in->keys), 64))
 		return -ENOMEM;
 	if (words > in->capbits) {
 		uint32_t old = in->capbits;
 
-		if (grow((void **)&in->strbits, &in->capbits, words, sizeof(*in->strbits)))
+		if (arr_grow(&in->strbits, &in->capbits, words, sizeof(*in->strbits), 64))
 			return -ENOMEM;
 		memset(in->strbits + old, 0, (in->capbits - old) * sizeof(*in->strbits));
 	}
-	if (str && grow((void **)&in->strs, &in->capstrs, in->nstrs + 1,
-			sizeof(*in->strs)))
+	if (str && arr_grow(&in->strs, &in->capstrs, in->nstrs + 1, sizeof(*in->strs), 64))
 		return -ENOMEM;
 	if ((uint64_t)(in->nids + 1) * 3 > (uint64_t)in->nslots * 2)
 		return slots_grow(in);
@@ -380,8 +361,7 @@ uint16_t in_atom_n(struct intern *in, const char *s, size_t n)
 
 	HASH_FIND(hh, in->atoms, s, (unsigned)n, a);
 	if (!a && in->natoms < IN_ATOM_MAX &&
-	    !grow((void **)&in->atomv, &in->capatoms, in->natoms + 1,
-		  sizeof(*in->atomv))) {
+	    !arr_grow(&in->atomv, &in->capatoms, in->natoms + 1, sizeof(*in->atomv), 64)) {
 		a = malloc(sizeof(*a) + n + 1);
 		if (a) {
 			memcpy(a->s, s, n);

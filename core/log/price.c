@@ -9,6 +9,8 @@
 
 #include <uthash.h>
 
+#include "arr.h"
+
 /* The text of data/prices.txt, made into C at build time (Makefile). */
 extern const char pr_builtin_text[];
 extern const size_t pr_builtin_len;
@@ -190,15 +192,8 @@ static int add_model(struct pr_table *t, const struct pr_model *m)
 {
 	struct pr_model *e;
 
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 32;
-		struct pr_model *p = realloc(t->models, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		t->models = p;
-		t->cap = cap;
-	}
+	if (arr_grow(&t->models, &t->cap, t->n + 1, sizeof(*t->models), 32))
+		return -ENOMEM;
 	e = &t->models[t->n];
 	*e = *m;
 	e->name = strdup(m->name);

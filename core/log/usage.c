@@ -8,6 +8,7 @@
 
 #include <uthash.h>
 
+#include "arr.h"
 #include "jscan.h"
 #include "price.h"
 
@@ -36,15 +37,8 @@ static uint32_t models_intern(struct models *m, const char *name)
 	HASH_FIND(hh, m->by_name, name, len, e);
 	if (e)
 		return e->no;
-	if (m->n + 1 > m->cap) {
-		uint32_t cap = m->cap ? m->cap * 2 : 8;
-		char **p = realloc(m->names, cap * sizeof(*p));
-
-		if (!p)
-			return 0;
-		m->names = p;
-		m->cap = cap;
-	}
+	if (arr_grow(&m->names, &m->cap, m->n + 1, sizeof(*m->names), 8))
+		return 0;
 	if (!m->n)
 		m->names[m->n++] = NULL;
 	e = calloc(1, sizeof(*e));
@@ -326,15 +320,8 @@ static int set_model(struct us_set *u, const struct line *l, struct us_row *row)
 
 static int add_row(struct us_set *u, const struct us_row *row)
 {
-	if (u->n == u->cap) {
-		uint32_t cap = u->cap ? u->cap * 2 : 64;
-		struct us_row *p = realloc(u->rows, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		u->rows = p;
-		u->cap = cap;
-	}
+	if (arr_grow(&u->rows, &u->cap, u->n + 1, sizeof(*u->rows), 64))
+		return -ENOMEM;
 	u->rows[u->n++] = *row;
 	return 0;
 }
@@ -620,15 +607,8 @@ int us_tally_add(struct us_tally *y, const struct us_set *u, const struct us_row
 			return 0;
 		}
 	}
-	if (y->n == y->cap) {
-		uint32_t cap = y->cap ? y->cap * 2 : 64;
-		struct entry *p = realloc(y->e, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		y->e = p;
-		y->cap = cap;
-	}
+	if (arr_grow(&y->e, &y->cap, y->n + 1, sizeof(*y->e), 64))
+		return -ENOMEM;
 	fill(&y->e[y->n++], r, model);
 	if (slot)
 		*slot = y->n;

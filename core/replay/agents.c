@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 #include <uthash.h>
 
+#include "arr.h"
 #include "dirnames.h"
 #include "jscan.h"
 
@@ -63,15 +64,8 @@ static int add_err(struct ag_list *l, const char *fmt, ...)
 	char *line;
 	int rc;
 
-	if (l->nerrs == l->ecap) {
-		uint32_t cap = l->ecap ? l->ecap * 2 : 8;
-		char **p = realloc(l->errs, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->errs = p;
-		l->ecap = cap;
-	}
+	if (arr_grow(&l->errs, &l->ecap, l->nerrs + 1, sizeof(*l->errs), 8))
+		return -ENOMEM;
 	va_start(ap, fmt);
 	rc = vasprintf(&line, fmt, ap);
 	va_end(ap);
@@ -278,15 +272,8 @@ static int add_entry(struct ag_list *l, const char *dir, const char *file,
 		l->full = 1;
 		return 0;
 	}
-	if (l->n == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 8;
-		struct ag_entry *p = realloc(l->v, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->v = p;
-		l->cap = cap;
-	}
+	if (arr_grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v), 8))
+		return -ENOMEM;
 	memset(&e, 0, sizeof(e));
 	e.id = strndup(id, n);
 	e.idlen = n;

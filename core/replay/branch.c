@@ -6,6 +6,8 @@
 #include <string.h>
 #include <uthash.h>
 
+#include "arr.h"
+
 struct br_name {
 	UT_hash_handle hh;
 	uint32_t i;
@@ -58,15 +60,8 @@ static int mark_turns(struct br_set *bs)
 static int add_dead(struct br_set *bs, uint32_t terminal, uint32_t top,
 		    uint32_t rows, uint8_t why)
 {
-	if (bs->ndead == bs->capdead) {
-		uint32_t cap = bs->capdead ? bs->capdead * 2 : 4;
-		struct br_dead *p = realloc(bs->dead, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		bs->dead = p;
-		bs->capdead = cap;
-	}
+	if (arr_grow(&bs->dead, &bs->capdead, bs->ndead + 1, sizeof(*bs->dead), 4))
+		return -ENOMEM;
 	bs->dead[bs->ndead++] = (struct br_dead){ terminal, top,
 		gr_vparent(bs->g, top), rows, why };
 	return 0;
@@ -74,15 +69,8 @@ static int add_dead(struct br_set *bs, uint32_t terminal, uint32_t top,
 
 static int add_branch(struct br_set *bs, uint32_t terminal)
 {
-	if (bs->n == bs->cap) {
-		uint32_t cap = bs->cap ? bs->cap * 2 : 8;
-		struct br_info *p = realloc(bs->v, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		bs->v = p;
-		bs->cap = cap;
-	}
+	if (arr_grow(&bs->v, &bs->cap, bs->n + 1, sizeof(*bs->v), 8))
+		return -ENOMEM;
 	memset(&bs->v[bs->n], 0, sizeof(bs->v[0]));
 	bs->v[bs->n++].terminal = terminal;
 	return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ctx_priv.h"
+#include "arr.h"
 #include "jscan.h"
 
 /* §7 step 5: attachment types that only the UI shows. */
@@ -317,15 +318,8 @@ static int collect_retracted(struct ctx_work *w, struct prefixes *p)
 		cJSON_ArrayForEach(u, ctx_jget(r->rec, "retractedMessageUuids")) {
 			if (!cJSON_IsString(u) || !*u->valuestring)
 				continue;
-			if (p->n == p->cap) {
-				uint32_t cap = p->cap ? p->cap * 2 : 4;
-				const char **nv = realloc(p->v, cap * sizeof(*nv));
-
-				if (!nv)
-					return -ENOMEM;
-				p->v = nv;
-				p->cap = cap;
-			}
+			if (arr_grow(&p->v, &p->cap, p->n + 1, sizeof(*p->v), 4))
+				return -ENOMEM;
 			p->v[p->n++] = u->valuestring;
 		}
 	}

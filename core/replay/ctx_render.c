@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arr.h"
+
 #include "ctx_priv.h"
 
 /* Rule 21: the frame of a task-notification row (the dashes are U+2014). */
@@ -161,15 +163,8 @@ static int32_t push(struct render *rd, uint8_t role, cJSON *content,
 {
 	cJSON *m = cJSON_CreateObject();
 
-	if (rd->n == rd->cap) {
-		uint32_t cap = rd->cap ? rd->cap * 2 : 16;
-		struct rmsg *p = realloc(rd->v, cap * sizeof(*p));
-
-		if (!p)
-			goto fail;
-		rd->v = p;
-		rd->cap = cap;
-	}
+	if (arr_grow(&rd->v, &rd->cap, rd->n + 1, sizeof(*rd->v), 16))
+		goto fail;
 	if (!m || !cJSON_AddStringToObject(m, "role", role_names[role]))
 		goto fail;
 	if (!cJSON_AddItemToObject(m, "content", content))

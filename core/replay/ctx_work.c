@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arr.h"
+
 #include "ctx_priv.h"
 
 /* ---- texts, notes, repairs ---- */
@@ -34,15 +36,8 @@ static uint32_t pool_vaddf(struct ctx *x, const char *fmt, va_list ap)
 static int note_push(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
 		     uint32_t off, const char *text)
 {
-	if (x->nnotes == x->capnotes) {
-		uint32_t cap = x->capnotes ? x->capnotes * 2 : 64;
-		struct ctx_nrec *p = realloc(x->nrec, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		x->nrec = p;
-		x->capnotes = cap;
-	}
+	if (arr_grow(&x->nrec, &x->capnotes, x->nnotes + 1, sizeof(*x->nrec), 64))
+		return -ENOMEM;
 	x->nrec[x->nnotes] = (struct ctx_nrec){ line, id, off, x->nnotes, kind,
 						x->phase_now, text };
 	x->nnotes++;
@@ -69,15 +64,8 @@ int ctx_note_static(struct ctx *x, uint32_t line, uint32_t id, uint8_t kind,
 
 int ctx_repair_push(struct ctx *x, uint32_t off)
 {
-	if (x->nrepairs == x->caprepairs) {
-		uint32_t cap = x->caprepairs ? x->caprepairs * 2 : 4;
-		uint32_t *p = realloc(x->repair_off, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		x->repair_off = p;
-		x->caprepairs = cap;
-	}
+	if (arr_grow(&x->repair_off, &x->caprepairs, x->nrepairs + 1, sizeof(*x->repair_off), 4))
+		return -ENOMEM;
 	x->repair_off[x->nrepairs++] = off;
 	return 0;
 }
@@ -108,15 +96,8 @@ int ctx_leave_out(struct ctx_work *w, struct ctx_wrow *r, const char *fmt, ...)
 
 int ctx_rows_insert(struct ctx_work *w, uint32_t at, struct ctx_wrow *r)
 {
-	if (w->nrows == w->caprows) {
-		uint32_t cap = w->caprows ? w->caprows * 2 : 64;
-		struct ctx_wrow **p = realloc(w->rows, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		w->rows = p;
-		w->caprows = cap;
-	}
+	if (arr_grow(&w->rows, &w->caprows, w->nrows + 1, sizeof(*w->rows), 64))
+		return -ENOMEM;
 	memmove(w->rows + at + 1, w->rows + at, (w->nrows - at) * sizeof(*w->rows));
 	w->rows[at] = r;
 	w->nrows++;
@@ -140,15 +121,8 @@ int ctx_hset_add(struct ctx_hset *h, const char *s)
 		h->has_null = 1;
 		return 0;
 	}
-	if (h->n == h->cap) {
-		uint32_t cap = h->cap ? h->cap * 2 : 16;
-		uint64_t *v = realloc(h->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		h->v = v;
-		h->cap = cap;
-	}
+	if (arr_grow(&h->v, &h->cap, h->n + 1, sizeof(*h->v), 16))
+		return -ENOMEM;
 	h->v[h->n++] = ctx_hash(s);
 	return 0;
 }

@@ -3,6 +3,7 @@
  * the growable list of ids, the order of rows by time, the chain's notes.
  */
 #include "resume.h"
+#include "arr.h"
 #include "resume_priv.h"
 
 #include <errno.h>
@@ -10,15 +11,8 @@
 
 int rsi_push(struct ids *l, uint32_t id)
 {
-	if (l->n == l->cap) {
-		uint32_t cap = l->cap ? l->cap * 2 : 16;
-		uint32_t *p = realloc(l->v, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->v = p;
-		l->cap = cap;
-	}
+	if (arr_grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v), 16))
+		return -ENOMEM;
 	l->v[l->n++] = id;
 	return 0;
 }
@@ -37,15 +31,8 @@ int rsi_note(struct rsi_work *w, uint8_t code, uint32_t id, uint32_t aux,
 {
 	struct rs_chain *c = w->c;
 
-	if (c->nnotes == w->capnotes) {
-		uint32_t cap = w->capnotes ? w->capnotes * 2 : 4;
-		struct rs_note *p = realloc(c->notes, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		c->notes = p;
-		w->capnotes = cap;
-	}
+	if (arr_grow(&c->notes, &w->capnotes, c->nnotes + 1, sizeof(*c->notes), 4))
+		return -ENOMEM;
 	c->notes[c->nnotes++] = (struct rs_note){ id, aux, aux2, code };
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arr.h"
 #include "names.h"
 
 #define REF_FILE_BITS 24	/* a backup node's ref: snapshot, then file */
@@ -102,16 +103,9 @@ static int snap_put(struct st_snap *s, struct st_fh_file *f)
 			s->files[i] = *f;
 			return 0;
 		}
-	if (s->nfiles == s->cap) {
-		uint32_t cap = s->cap ? s->cap * 2 : 8;
-		struct st_fh_file *p = realloc(s->files, cap * sizeof(*p));
-
-		if (!p) {
-			file_free(f);
-			return -ENOMEM;
-		}
-		s->files = p;
-		s->cap = cap;
+	if (arr_grow(&s->files, &s->cap, s->nfiles + 1, sizeof(*s->files), 8)) {
+		file_free(f);
+		return -ENOMEM;
 	}
 	s->files[s->nfiles++] = *f;
 	return 0;

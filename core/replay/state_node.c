@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arr.h"
 #include "names.h"
 
 #define QUOTE_MAX 300		/* bytes of a path quoted in a problem */
@@ -180,15 +181,8 @@ uint32_t st_add(struct st_state *st, uint32_t dir, const char *name, size_t n,
 		return ST_NONE;
 	if (dir != ST_NONE && sth_find(st->names, key, name_key(dir, name, n, key)))
 		return ST_NONE;	/* taken */
-	if (st->nnodes == st->cap) {
-		uint32_t cap = st->cap ? st->cap * 2 : 16;
-		struct st_node *p = realloc(st->nodes, cap * sizeof(*p));
-
-		if (!p)
-			return ST_NONE;
-		st->nodes = p;
-		st->cap = cap;
-	}
+	if (arr_grow(&st->nodes, &st->cap, st->nnodes + 1, sizeof(*st->nodes), 16))
+		return ST_NONE;
 	nd = &st->nodes[i];
 	memset(nd, 0, sizeof(*nd));
 	nd->parent = dir;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arr.h"
 #include "names.h"
 
 /* A tool-result row of the path, by the hash of the call it answers. */
@@ -228,15 +229,8 @@ static struct st_read *slot(struct st_state *st, struct rbuild *b, const char *p
 		r->tool_id = NULL;
 		return r;
 	}
-	if (st->nreads == b->cap) {
-		uint32_t cap = b->cap ? b->cap * 2 : 16;
-		struct st_read *p = realloc(st->reads, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		st->reads = p;
-		b->cap = cap;
-	}
+	if (arr_grow(&st->reads, &b->cap, st->nreads + 1, sizeof(*st->reads), 16))
+		return NULL;
 	r = &st->reads[st->nreads];
 	memset(r, 0, sizeof(*r));
 	if (!(r->path = strndup(path, n)) || sth_add(&b->by_path, path, n, st->nreads)) {
