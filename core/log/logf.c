@@ -234,16 +234,22 @@ cJSON *lf_parse(const struct logf *lf, const struct idx_rec *r)
 	return j;
 }
 
-/* Reads at least need bytes from off into a's buffer (LF_AHEAD if the log
- * has them): 0 or -errno. */
+/* Reads at least need bytes from off into a's buffer (a run of them if
+ * the log has them): 0 or -errno. */
 static int ahead_fill(const struct logf *lf, struct lf_ahead *a, uint64_t off, size_t need)
 {
-	size_t want = need > LF_AHEAD ? need : LF_AHEAD, got = 0;
+	size_t want, got = 0;
 
 	if (!a->ready) {
 		sb_init(&a->buf);
 		a->ready = 1;
+		a->run = LF_AHEAD_MIN;
+	} else if (off >= a->off) {
+		a->run = a->run < LF_AHEAD ? 2 * a->run : LF_AHEAD;	/* on in order */
+	} else {
+		a->run = LF_AHEAD_MIN;	/* back: read no more than a little */
 	}
+	want = need > a->run ? need : a->run;
 	sb_reset(&a->buf);
 	sb_grow(&a->buf, want);
 	a->off = off;

@@ -55,13 +55,18 @@ cJSON *lf_parse_in_place(char *p, size_t n);
 
 /*
  * Records read in the order of the log, as a window is: one pread() per
- * LF_AHEAD bytes instead of one per record. A reader's own (one thread);
- * lf_ahead_free() it. Zero-initialised is ready.
+ * run of bytes instead of one per record. A run starts at LF_AHEAD_MIN
+ * bytes and doubles, up to LF_AHEAD, while the records go on forward; a
+ * record behind the last run starts a small run again, so records read
+ * out of order cost little more than one pread() each. A reader's own
+ * (one thread); lf_ahead_free() it. Zero-initialised is ready.
  */
+#define LF_AHEAD_MIN (64u << 10)
 #define LF_AHEAD (1u << 20)
 struct lf_ahead {
 	struct sbuf buf;	/* the log's bytes from off */
 	uint64_t off;
+	size_t run;		/* bytes the next read asks for */
 	int ready;
 };
 /* r's r->len bytes (what lf_read() appends), in a's buffer: the caller may
