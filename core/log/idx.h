@@ -103,7 +103,8 @@ enum idx_flag {
 					 * messagesSummarized (a partial compaction) */
 	IDX_F_HOOK_TEXT = 1u << 17,	/* user row marked hookText: a hook's
 					 * output the user configured */
-	IDX_F_PERM_MODE = 1u << 18,	/* a string permissionMode member */
+	IDX_F_PERM_MODE = 1u << 18,	/* a string permissionMode member (the
+					 * first of that key) */
 };
 
 /* The top-level members a message file is rendered from (render.c), by

@@ -235,7 +235,8 @@ cJSON *lf_parse(const struct logf *lf, const struct idx_rec *r)
 }
 
 /* Reads at least need bytes from off into a's buffer (a run of them if
- * the log has them): 0 or -errno. */
+ * the log has them): 0, or -EIO when it cannot (a read error, or the log
+ * no longer that long). */
 static int ahead_fill(const struct logf *lf, struct lf_ahead *a, uint64_t off, size_t need)
 {
 	size_t want, got = 0;

@@ -12,6 +12,7 @@ struct scan {
 	uint32_t logical, leaf, msg_id, snap_id, sent_as;
 	int bad_uuid;
 	int has_message;
+	int has_perm_mode;	/* a permissionMode member was met */
 };
 
 /* A name and its length, for tables compared against raw strings. */
@@ -416,10 +417,11 @@ static const char *scan_member(struct scan *sc, const struct js_str *k,
 		break;
 	case 14:
 		if (js_eq(k, "permissionMode")) {
-			if (*v == '"')	/* the last one counts, as in JSON.parse */
+			/* the first one counts, as for state's reader of
+			 * the value (stj_get()) */
+			if (!sc->has_perm_mode && *v == '"')
 				r->flags |= IDX_F_PERM_MODE;
-			else
-				r->flags &= ~(uint32_t)IDX_F_PERM_MODE;
+			sc->has_perm_mode = 1;
 			return js_value(v, e);
 		}
 		break;

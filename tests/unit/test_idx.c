@@ -176,7 +176,7 @@ static void test_metadata_record_fields(void **state)
 }
 
 /* A string permissionMode marks the record; any other value does not, and
- * of a key given twice the last counts (JSON.parse). */
+ * of a key given twice the first counts (as state reads the value). */
 static void test_permission_mode_flag(void **state)
 {
 	struct tu_log l;
@@ -194,8 +194,8 @@ static void test_permission_mode_flag(void **state)
 	assert_true(idx_rec(x.ix, 0)->flags & IDX_F_PERM_MODE);
 	assert_false(idx_rec(x.ix, 1)->flags & IDX_F_PERM_MODE);
 	assert_false(idx_rec(x.ix, 2)->flags & IDX_F_PERM_MODE);
-	assert_false(idx_rec(x.ix, 3)->flags & IDX_F_PERM_MODE);
-	assert_true(idx_rec(x.ix, 4)->flags & IDX_F_PERM_MODE);
+	assert_true(idx_rec(x.ix, 3)->flags & IDX_F_PERM_MODE);
+	assert_false(idx_rec(x.ix, 4)->flags & IDX_F_PERM_MODE);
 	ixf_close(&x);
 	tu_log_free(&l);
 }
