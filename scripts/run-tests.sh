@@ -21,7 +21,8 @@
 # 77 and counts as skipped, with the reasons of its log's "skipped: "
 # lines; one that passed and skipped a part says which in its line. The
 # corpus is SESSFS_CORPUS (../shared/corpus by default); under CI=true a
-# skip for want of it is a failure.
+# skip for want of it is a failure. A sanitizer's report (ASan, LSan,
+# UBSan) from any process a runner started fails the runner and is shown.
 # TESTS=REGEX runs only the runners whose "LABEL NAME" matches, e.g.
 # TESTS='plain (unit|test_cli)' scripts/run-tests.sh build:plain
 set -u
@@ -48,6 +49,12 @@ mkdir -p "$logdir"
 [ -f "$times" ] || : > "$times"
 tmproot=$(mktemp -d /tmp/sessfs-tests.XXXXXX) || exit 1
 chmod 755 "$tmproot"	# tests that run a command as another user go through it
+# The sanitizers' reports go to files of their own (log_path; one per
+# process, report.PID), on /dev/shm when it is there: a report is never
+# lost to a full disk or to what a process did with its stderr, and one
+# from any process a runner started fails the runner, its exit status
+# aside. lib.sh shows a daemon's own (SESSFS_SANLOG.PID).
+sanroot=$(mktemp -d /dev/shm/sessfs-san.XXXXXX 2>/dev/null) || sanroot=$tmproot/san
 
 # The runners: parallel arrays, one entry each.
 keys=() labels=() builds=() limits=() cmds=()
@@ -129,18 +136,20 @@ done < <(for i in "${!keys[@]}"; do printf '%s\t%s\n' "$i" "${keys[$i]}"; done |
 # waited for, as bash times says them) to its .rc file when the runner ends.
 pids=() starts=() rcfiles=() logs=() tmps=()
 start() {
-	local i=$1 build=${builds[$1]} log rcf tmp
+	local i=$1 build=${builds[$1]} log rcf tmp san
 	log=${keys[$i]// /-}
 	log="$logdir/${log//\//-}.log"
 	rcf="$tmproot/$i.rc"
 	tmp="$tmproot/$i"
-	mkdir -p "$tmp"
 	rm -f "$rcf"
+	san="$sanroot/$i"
+	rm -rf "$san"
+	mkdir -p "$tmp" "$san"
 	logs[$i]=$log rcfiles[$i]=$rcf tmps[$i]=$tmp
 	SESSFS="$build/sessfs" SESSFS_BUILD="$build" SESSFS_CORPUS="$corpus" \
-	SESSFS_FULL=$full TMPDIR="$tmp" \
-	ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=86" \
-	UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+	SESSFS_FULL=$full TMPDIR="$tmp" SESSFS_SANLOG="$san/report" \
+	ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=86:log_path=$san/report" \
+	UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$san/report" \
 	setsid bash -c 'f=$2 s=$EPOCHREALTIME; eval "$1"; rc=$?; e=$EPOCHREALTIME
 		times > "$f.cpu"
 		{ read -r _; read -r u y; } < "$f.cpu"
@@ -184,11 +193,27 @@ skip_reasons() {
 		awk '{ printf "%s%s", (NR > 1 ? "; " : ""), $0 }'
 }
 
+# sanitizer_reports I: the sanitizers' reports of runner I's processes
+# (report.PID), added to its log, a FAIL line before each; 0 when there
+# was one.
+sanitizer_reports() {
+	local f found=1
+	for f in "$sanroot/$1"/report.*; do
+		[ -f "$f" ] || continue
+		{ echo "FAIL a sanitizer's report, process ${f##*.}:"; cat "$f"; } >> "${logs[$1]}"
+		found=0
+	done
+	rm -rf "${sanroot:?}/$1"
+	return $found
+}
+
 # finished I: the runner's wrapper wrote its .rc file; count and report.
 finished() {
 	local i=$1 rc e s u y took cpu why
 	wait "${pids[$i]}" 2>/dev/null
 	read -r rc e s u y < "${rcfiles[$i]}"
+	# a report fails the runner, whatever its status
+	sanitizer_reports "$i" && { [ "$rc" -eq 0 ] || [ "$rc" -eq "$SKIP_EXIT" ]; } && rc=1
 	took=$(awk -v e="$e" -v s="$s" 'BEGIN { printf "%.1f", e - s }')
 	cpu=$(awk -v u="$(secs "$u")" -v y="$(secs "$y")" 'BEGIN { printf "%.1f", u + y }')
 	why=$(skip_reasons "${logs[$i]}")
@@ -210,6 +235,7 @@ finished() {
 		failed=$((failed + 1))
 		printf 'FAILED (%s): %s, exit %s, after %s s\n' "${labels[$i]}" "${keys[$i]#* }" "$rc" "$took"
 		show_failure "${logs[$i]}"
+		grep -a -A 40 "^FAIL a sanitizer's report" "${logs[$i]}" | head -n 80 | sed 's/^/    /'
 		record "$i" FAILED "$took" "$cpu"
 	fi
 	rm -rf "${tmps[$i]}"
@@ -257,7 +283,7 @@ interrupted() {
 		kill -KILL -- -"${pids[$i]}" 2>/dev/null
 		unmount_left "${tmps[$i]}"
 	done
-	rm -rf "$tmproot"
+	rm -rf "$tmproot" "$sanroot"
 	exit 130
 }
 running=()
@@ -307,6 +333,6 @@ echo
 echo "runner times (wall, and the CPU of the runner and what it waited for), longest first:"
 sort -k2,2nr "$tmproot/table" | sed 's/^/  /'
 echo "all runners: $total s wall, $jobs at a time"
-rm -rf "$tmproot"
+rm -rf "$tmproot" "$sanroot"
 echo "tests: $passed passed, $failed failed, $((nskipped + ${#skipped[@]})) skipped"
 [ "$failed" -eq 0 ]

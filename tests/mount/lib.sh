@@ -196,7 +196,8 @@ unmount_log() {
 		bad "unmount $mnt"
 		kill -0 "$pid" 2>/dev/null && return 1
 		wait "$pid"
-		bad "... its daemon had ended: status $?, stderr: $(head -c 2000 "$mnt.err")"
+		rc=$?
+		bad "... its daemon had ended: status $rc, stderr: $(head -c 2000 "$mnt.err")$(daemon_report "$pid")"
 		reaped "$mnt" "$pid"
 		return 1
 	fi
@@ -207,8 +208,18 @@ unmount_log() {
 	if [ "$rc" -eq 0 ] && [ ! -s "$mnt.err" ]; then
 		ok "daemon exited 0, quietly ($(basename "$mnt"))"
 	else
-		bad "daemon exit $rc, stderr: $(head -c 2000 "$mnt.err")"
+		bad "daemon exit $rc, stderr: $(head -c 2000 "$mnt.err")$(daemon_report "$pid")"
 	fi
+}
+
+# daemon_report PID: the sanitizers' report of daemon PID, when the
+# runner gave them a file of their own (SESSFS_SANLOG), and the free space
+# where its stderr was written: what a failed exit with a silent stderr
+# can be told by.
+daemon_report() {
+	local f=${SESSFS_SANLOG:-}.$1
+	[ -n "${SESSFS_SANLOG:-}" ] && [ -s "$f" ] && printf '\n    its sanitizer report:\n%s' "$(head -c 3000 "$f")"
+	printf '\n    free space: %s' "$(df -h --output=avail "$T" /dev/shm 2>/dev/null | tail -n +2 | tr -s ' \n' ' ')"
 }
 
 # finish: the tally; the test's status: 1 when a check failed, SKIP_EXIT
