@@ -217,6 +217,8 @@ static int keep_listing(uint64_t ino, uint64_t gen)
 	return same;
 }
 
+static void odirs_free_left(void);
+
 static void op_destroy(void *userdata)
 {
 	struct kept *k, *tmp;
@@ -225,6 +227,7 @@ static void op_destroy(void *userdata)
 	stats_print();
 	pool_free(pool);
 	pool = NULL;
+	odirs_free_left();
 	pthread_mutex_lock(&kept_mu);
 	HASH_ITER(hh, kept, k, tmp) {
 		HASH_DEL(kept, k);
@@ -292,7 +295,8 @@ static void warm_item(void *arg, size_t i)
 }
 
 /* An open directory: its listing, the files listed but not pushed, how
- * many bytes an entry took in the last reply, what the helper renders. */
+ * many bytes an entry took in the last reply, what the helper renders;
+ * on the list of open directories (odirs). */
 struct odir {
 	struct vfs *fs;
 	struct vf_dir *d;
@@ -300,7 +304,36 @@ struct odir {
 	size_t npending;
 	size_t entry_bytes;
 	struct warm *warm;
+	struct odir *prev, *next;
 };
+
+/* Every open directory. A reader's close queues its release in the
+ * background; an unmount that comes first drops what is queued, and the
+ * release never arrives: op_destroy() frees what is left here. */
+static struct odir *odirs;
+static pthread_mutex_t odirs_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void odir_link(struct odir *od)
+{
+	pthread_mutex_lock(&odirs_mu);
+	od->next = odirs;
+	if (odirs)
+		odirs->prev = od;
+	odirs = od;
+	pthread_mutex_unlock(&odirs_mu);
+}
+
+static void odir_unlink(struct odir *od)
+{
+	pthread_mutex_lock(&odirs_mu);
+	if (od->prev)
+		od->prev->next = od->next;
+	else
+		odirs = od->next;
+	if (od->next)
+		od->next->prev = od->prev;
+	pthread_mutex_unlock(&odirs_mu);
+}
 
 /* Starts rendering n entries from off in the background. */
 static void warm_start(struct vfs *t, struct odir *od, uint64_t off, size_t n)
@@ -330,10 +363,28 @@ static void odir_free(struct odir *od)
 {
 	if (!od)
 		return;
+	odir_unlink(od);
 	warm_end(od, 1);
 	vf_closedir(od->fs, od->d);
 	free(od->pending);
 	free(od);
+}
+
+/* The directories whose release never came, once the helper is stopped
+ * (its job of one, done or not, is no longer looked at). */
+static void odirs_free_left(void)
+{
+	struct odir *od;
+
+	pthread_mutex_lock(&odirs_mu);
+	while ((od = odirs)) {
+		odirs = od->next;
+		free(od->warm);
+		vf_closedir(od->fs, od->d);
+		free(od->pending);
+		free(od);
+	}
+	pthread_mutex_unlock(&odirs_mu);
 }
 
 static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -349,10 +400,13 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 	}
 	od->fs = tree_of(req);
 	od->entry_bytes = OPS_ENTRY_GUESS;
+	odir_link(od);
 	fi->cache_readdir = 1;
 	fi->keep_cache = keep_listing(ino, vf_dir_gen(od->fs, od->d));
 	fi->fh = (uintptr_t)od;
-	if (fuse_reply_open(req, fi) == -ENOENT)
+	/* Not delivered (the call interrupted, the mount gone): no release
+	 * will come for it. */
+	if (fuse_reply_open(req, fi))
 		odir_free(od);
 }
 
@@ -524,7 +578,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	fi->fh = (uintptr_t)b;
 	fi->keep_cache = vf_fixed_content(tree_of(req), ino);
-	if (fuse_reply_open(req, fi) == -ENOENT)
+	if (fuse_reply_open(req, fi))
 		blob_unref(b);
 }
 

@@ -3,8 +3,8 @@
 # usage and unknown options print usage (exit 2, before indexing),
 # --help/--version, --check and the mount agreeing (a torn last line, an
 # empty log), the conventions of FUSE tools (fsname, subtype, no stacked
-# mounts over a live or a dead one), daemon mode, and a clean unmount on
-# SIGTERM and SIGINT.
+# mounts over a live or a dead one), daemon mode, a clean unmount on
+# SIGTERM and SIGINT, and after a release the unmount dropped.
 . "$(dirname "$0")/lib.sh"
 DEMO=mnt-examples/demo.jsonl
 
@@ -123,4 +123,35 @@ for sig in TERM INT; do
 		bad "mount for SIG$sig"
 	fi
 done
+
+# A directory closed just before the unmount: the kernel queues its release
+# in the background, and an unmount that comes before the daemon reads it
+# drops it (a loaded machine; here the daemon is stopped meanwhile). The
+# daemon frees the directory itself and exits 0, quietly (under ASan: no
+# leak).
+m="$T/closed"
+# all_stopped PID: every thread of PID is stopped.
+all_stopped() { ! cat /proc/"$1"/task/*/stat 2>/dev/null | awk '$3 != "T" { x = 1 } END { exit !x }'; }
+if mount_log "$DEMO" "$m"; then
+	exec {dfd}< "$m/branches/main"
+	kill -STOP "$PID"
+	wait_until 10 all_stopped "$PID" || bad "the daemon did not stop"
+	exec {dfd}<&-
+	if timeout 20 fusermount3 -u "$m"; then
+		kill -CONT "$PID"
+		wait_until 20 gone "$PID"
+		wait "$PID"
+		rc=$?
+		reaped "$m" "$PID"
+		[ "$rc" -eq 0 ] && [ ! -s "$m.err" ] &&
+			ok "a release the unmount dropped: the daemon exits 0, quietly" ||
+			bad "a release the unmount dropped: exit $rc, stderr: $(head -c 2000 "$m.err")$(daemon_report "$PID")"
+	else
+		kill -CONT "$PID"
+		bad "unmount with a release queued"
+		unmount_log "$m"
+	fi
+else
+	bad "mount for a release dropped"
+fi
 finish
