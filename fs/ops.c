@@ -166,12 +166,14 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 	(void)userdata;
 	/* ls -l and find get attributes with the listing, always. */
 	conn->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
-	/* Files are read by inode: an open needs no round trip, and the
-	 * kernel keeps their pages (a message never changes; what grows gets
-	 * a new size and mtime, which drops its pages). */
 	/* branches/current is walked through on every path under it. */
 	if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
 		conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+	/* Files are read by inode: an open needs no round trip, and the
+	 * kernel keeps their pages (a message never changes; what grows gets
+	 * a new size and mtime, which drops its pages). A kernel without it
+	 * (before Linux 3.15) gets a round trip per open: an open whose
+	 * release an unmount drops keeps its text until exit. */
 	if (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) {
 		conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
 		no_open = 1;
