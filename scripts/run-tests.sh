@@ -257,6 +257,8 @@ timed_out() {
 	kill -KILL -- -"$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	unmount_left "${tmps[$i]}"
+	sanitizer_reports "$i" &&
+		grep -a -A 40 "^FAIL a sanitizer's report" "${logs[$i]}" | head -n 80 | sed 's/^/    /'
 	record "$i" TIMEOUT "${limits[$i]}" "-"
 	rm -rf "${tmps[$i]}"
 }
