@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "arr.h"
 #include "usage_priv.h"
 
 static uint32_t *model_bits(const struct us_tally *y);
@@ -67,7 +68,7 @@ static int day_cmp(const void *a, const void *b)
 
 int us_tally_days(const struct us_tally *y, struct us_day **out, uint32_t *n)
 {
-	struct us_day *d = NULL, *p;
+	struct us_day *d = NULL;
 	uint32_t i, k, cap = 0, *bit = model_bits(y);
 
 	*n = 0;
@@ -80,14 +81,10 @@ int us_tally_days(const struct us_tally *y, struct us_day **out, uint32_t *n)
 		for (k = *n; k > 0 && d[k - 1].ymd != ymd; k--)
 			;
 		if (!k) {
-			if (*n == cap) {
-				cap = cap ? cap * 2 : 8;
-				if (!(p = realloc(d, cap * sizeof(*p)))) {
-					free(d);
-					free(bit);
-					return -ENOMEM;
-				}
-				d = p;
+			if (arr_grow(&d, &cap, *n + 1, sizeof(*d), 8)) {
+				free(d);
+				free(bit);
+				return -ENOMEM;
 			}
 			memset(&d[*n], 0, sizeof(*d));
 			d[(*n)++].ymd = ymd;

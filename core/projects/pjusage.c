@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arr.h"
 #include "pjusage_priv.h"
 #include "plat.h"
 #include "price.h"
@@ -453,7 +454,7 @@ int pu_usage_txt(struct pu_cache *c, const struct pj_set *s, struct sbuf *out)
 
 void pu_errors_text(struct pu_cache *c, const struct pj_set *s, struct sbuf *out)
 {
-	const char **said = NULL, **p;
+	const char **said = NULL;
 	uint32_t i, k, j, n = 0, cap = 0;
 
 	count_all(c, s);	/* what it says must not hang on what was read */
@@ -468,12 +469,8 @@ void pu_errors_text(struct pu_cache *c, const struct pj_set *s, struct sbuf *out
 				;
 			if (j < n)
 				continue;	/* said once: at its first session */
-			if (n == cap) {
-				cap = cap ? cap * 2 : 8;
-				if (!(p = realloc(said, cap * sizeof(*p))))
-					break;
-				said = p;
-			}
+			if (arr_grow(&said, &cap, n + 1, sizeof(*said), 8))
+				break;
 			said[n++] = e->models[k].name;
 			sb_adds(out, "projects/");
 			sb_add_lines(out, s->projects[s->sessions[i].project].name);

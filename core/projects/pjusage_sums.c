@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arr.h"
 #include "pjusage_priv.h"
 
 static void total_add(struct us_total *a, const struct us_total *b)
@@ -34,15 +35,8 @@ static int64_t model_id(struct pu_sums *m, const char *name, uint32_t *cap)
 	for (i = 0; i < m->nmodels; i++)
 		if (!strcmp(m->models[i].name, name))
 			return i;
-	if (m->nmodels == *cap) {
-		uint32_t n = *cap ? *cap * 2 : 16;
-		struct pu_gmodel *p = realloc(m->models, n * sizeof(*p));
-
-		if (!p)
-			return -1;
-		m->models = p;
-		*cap = n;
-	}
+	if (arr_grow(&m->models, cap, m->nmodels + 1, sizeof(*m->models), 16))
+		return -1;
 	m->models[m->nmodels] = (struct pu_gmodel){ .name = name };
 	return m->nmodels++;
 }
@@ -55,15 +49,8 @@ static int list_add(uint32_t **v, uint32_t *n, uint32_t *cap, uint32_t id)
 	for (i = 0; i < *n; i++)
 		if ((*v)[i] == id)
 			return 0;
-	if (*n == *cap) {
-		uint32_t c = *cap ? *cap * 2 : 4;
-		uint32_t *p = realloc(*v, c * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*v = p;
-		*cap = c;
-	}
+	if (arr_grow(v, cap, *n + 1, sizeof(**v), 4))
+		return -ENOMEM;
 	(*v)[(*n)++] = id;
 	return 0;
 }
@@ -109,15 +96,8 @@ static struct pu_period *period_at(struct pu_period **v, uint32_t *n, uint32_t *
 {
 	if (same && *n && (*v)[*n - 1].key == key)
 		return &(*v)[*n - 1];
-	if (*n == *cap) {
-		uint32_t c = *cap ? *cap * 2 : 16;
-		struct pu_period *p = realloc(*v, c * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		*v = p;
-		*cap = c;
-	}
+	if (arr_grow(v, cap, *n + 1, sizeof(**v), 16))
+		return NULL;
 	memset(&(*v)[*n], 0, sizeof(**v));
 	(*v)[*n].key = key;
 	return &(*v)[(*n)++];

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "arr.h"
 #include "pjusage_priv.h"
 #include "price.h"
 
@@ -43,17 +44,11 @@ static void row(struct table *t, char **cells)
 {
 	uint32_t i;
 
-	if (t->nrows == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 32;
-		char **p = realloc(t->cells, (size_t)cap * t->ncols * sizeof(*p));
-
-		if (!p) {
-			for (i = 0; i < t->ncols; i++)
-				free(cells[i]);
-			return;		/* no memory: the row left out */
-		}
-		t->cells = p;
-		t->cap = cap;
+	/* an element of the array is a row of ncols cells */
+	if (arr_grow(&t->cells, &t->cap, t->nrows + 1, t->ncols * sizeof(*t->cells), 32)) {
+		for (i = 0; i < t->ncols; i++)
+			free(cells[i]);
+		return;		/* no memory: the row left out */
 	}
 	memcpy(t->cells + (size_t)t->nrows * t->ncols, cells, t->ncols * sizeof(*cells));
 	t->nrows++;

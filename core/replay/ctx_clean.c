@@ -739,14 +739,9 @@ static int unanswered(struct ctx_work *w, struct call **out, uint32_t *nout)
 		cJSON_ArrayForEach(b, ctx_content(r)) {
 			if (!ctx_is_block(b, "tool_use") || idset_has(&answered, ctx_jstr(b, "id")))
 				continue;
-			if (*nout == cap) {
-				struct call *p = realloc(*out, (cap = cap ? cap * 2 : 4) * sizeof(*p));
-
-				if (!p) {
-					rc = -ENOMEM;
-					break;
-				}
-				*out = p;
+			if (arr_grow(out, &cap, *nout + 1, sizeof(**out), 4)) {
+				rc = -ENOMEM;
+				break;
 			}
 			(*out)[(*nout)++] = (struct call){ ctx_jstr(b, "id"), r };
 		}
