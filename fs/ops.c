@@ -361,15 +361,22 @@ static void warm_end(struct odir *od, int drop)
 	od->warm = NULL;
 }
 
+/* Closes od's listing and frees it, its helper's job done or dropped. */
+static void odir_close(struct odir *od)
+{
+	free(od->warm);
+	vf_closedir(od->fs, od->d);
+	free(od->pending);
+	free(od);
+}
+
 static void odir_free(struct odir *od)
 {
 	if (!od)
 		return;
 	odir_unlink(od);
 	warm_end(od, 1);
-	vf_closedir(od->fs, od->d);
-	free(od->pending);
-	free(od);
+	odir_close(od);
 }
 
 /* The directories whose release never came, once the helper is stopped
@@ -381,10 +388,7 @@ static void odirs_free_left(void)
 	pthread_mutex_lock(&odirs_mu);
 	while ((od = odirs)) {
 		odirs = od->next;
-		free(od->warm);
-		vf_closedir(od->fs, od->d);
-		free(od->pending);
-		free(od);
+		odir_close(od);
 	}
 	pthread_mutex_unlock(&odirs_mu);
 }

@@ -207,6 +207,12 @@ sanitizer_reports() {
 	return $found
 }
 
+# show_reports I: the first lines of the reports sanitizer_reports added
+# to runner I's log.
+show_reports() {
+	grep -a -A 40 "^FAIL a sanitizer's report" "${logs[$1]}" | head -n 80 | sed 's/^/    /'
+}
+
 # finished I: the runner's wrapper wrote its .rc file; count and report.
 finished() {
 	local i=$1 rc e s u y took cpu why
@@ -235,7 +241,7 @@ finished() {
 		failed=$((failed + 1))
 		printf 'FAILED (%s): %s, exit %s, after %s s\n' "${labels[$i]}" "${keys[$i]#* }" "$rc" "$took"
 		show_failure "${logs[$i]}"
-		grep -a -A 40 "^FAIL a sanitizer's report" "${logs[$i]}" | head -n 80 | sed 's/^/    /'
+		show_reports "$i"
 		record "$i" FAILED "$took" "$cpu"
 	fi
 	rm -rf "${tmps[$i]}"
@@ -257,8 +263,7 @@ timed_out() {
 	kill -KILL -- -"$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	unmount_left "${tmps[$i]}"
-	sanitizer_reports "$i" &&
-		grep -a -A 40 "^FAIL a sanitizer's report" "${logs[$i]}" | head -n 80 | sed 's/^/    /'
+	sanitizer_reports "$i" && show_reports "$i"
 	record "$i" TIMEOUT "${limits[$i]}" "-"
 	rm -rf "${tmps[$i]}"
 }
