@@ -28,6 +28,7 @@ void pl_tune_heap(void)
 #if defined(__GLIBC__)
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	mallopt(M_MXFAST, 0);
 #endif
 }
 

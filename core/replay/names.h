@@ -40,6 +40,8 @@ void nm_kind(const struct graph *g, uint32_t id, char *out);
 
 /* "<seq>-<kind>.md" with seq zero-padded to 6 digits; out is NM_MAX + 1. */
 void nm_message_file(const struct graph *g, uint32_t id, uint32_t seq, char *out);
+/* The same with the kind given (cut at NM_MAX bytes in all). */
+void nm_seq_file(uint32_t seq, const char *kind, char *out);
 
 /* A harness row's file in harness/ (harness.h): "<line>-<kind>.md", line
  * being its record's line in the log, zero-padded to 6 digits; out is

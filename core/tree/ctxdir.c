@@ -16,9 +16,8 @@ static void row_name(struct session *s, const struct ctx_row *r, char *out)
 	if (r->synth == CTX_S_LOG)
 		nm_message_file(ss_graph(s), r->id, r->seq, out);
 	else
-		snprintf(out, NM_MAX + 1, "%0*u-%s.md", NM_SEQ_DIGITS, r->seq,
-			 r->synth == CTX_S_INTERRUPTED ? "tool_result-interrupted"
-						       : "assistant-no_response");
+		nm_seq_file(r->seq, r->synth == CTX_S_INTERRUPTED ? "tool_result-interrupted"
+								 : "assistant-no_response", out);
 }
 
 static uint64_t row_ino(const struct ctx_row *r)

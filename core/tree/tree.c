@@ -369,10 +369,9 @@ static int file_size(struct tree *t, struct view *v, uint64_t ino, uint64_t *siz
  * it still names the branch its inode does). */
 static int link_target(struct tree *t, struct view *v, uint64_t ino, char *out)
 {
-	int cur = ss_current_branch(v->s);
 	char home[NM_MAX + 1];
 	const char *bname;
-	int rc;
+	int rc, cur;
 
 	switch (TR_KIND(ino)) {
 	case TK_LINK:		/* from branches/<b>/ */
@@ -382,6 +381,7 @@ static int link_target(struct tree *t, struct view *v, uint64_t ino, char *out)
 		return nm_join(out, TR_KIND(ino) == TK_LINK ? "../../" : "../", home, "");
 	case TK_CURRENT:
 	case TK_TXCUR:
+		cur = ss_current_branch(v->s);
 		if (cur < 0 || TR_LOCAL(ino) != TR_INO(TR_KIND(ino), br_get(ss_branches(v->s),
 					(uint32_t)cur)->first_own))
 			return -ENOENT;

@@ -153,6 +153,32 @@ static void test_names_are_safe(void **state)
 	assert_null(strchr(slug, '/'));
 }
 
+/* A message file's name, as "%06u-%s.md" would print it, cut at NM_MAX. */
+static void test_seq_file_names(void **state)
+{
+	static const uint32_t seqs[] = { 0, 7, 42, 999999, 1000000, 4294967295u };
+	char out[NM_MAX + 1], want[NM_MAX + 16], kind[NM_MAX + 1];
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {
+		nm_seq_file(seqs[i], "tool_use-Bash", out);
+		snprintf(want, sizeof(want), "%06u-tool_use-Bash.md", seqs[i]);
+		assert_string_equal(out, want);
+	}
+	nm_seq_file(12, "user", out);
+	assert_string_equal(out, "000012-user.md");
+	for (k = NM_MAX - 12; k <= NM_MAX; k++) {	/* the cut */
+		memset(kind, 'k', k);
+		kind[k] = '\0';
+		nm_seq_file(3, kind, out);
+		snprintf(want, sizeof(want), "%06u-%s.md", 3u, kind);
+		want[NM_MAX] = '\0';
+		assert_string_equal(out, want);
+		assert_int_equal(strlen(out), strlen(want));
+	}
+}
+
 static void test_titles_and_facts(void **state)
 {
 	struct pj_set *s;
@@ -511,6 +537,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_are_safe),
+		cmocka_unit_test(test_seq_file_names),
 		cmocka_unit_test_setup_teardown(test_titles_and_facts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input_is_a_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clashes_get_suffixes, setup, teardown),
