@@ -16,7 +16,11 @@
 set -u
 cd "$(dirname "$0")/.."
 DIR=${BENCH_DIR:-/tmp/sessfs-bench}
+# The word searched: one the corpus's prompts hold, and one that the
+# corpus's 2.1.x logs copied into the folder of real logs hold (the
+# "plain" session's second prompt, in one session of eight there).
 WORD=${BENCH_FIND_WORD:-due date}
+REAL_WORD=${BENCH_FIND_REAL_WORD:-Python version}
 REAL=${BENCH_FIND_REAL:-2000}
 REALDIR=${BENCH_REALDIR:-tests/bench/realdir.py}
 CORPUS=${SESSFS_CORPUS:-../shared/corpus}
@@ -78,9 +82,9 @@ tally() {	# LIST ROOT
 	echo "$files files, $twice met twice in one view, $harness harness"
 }
 
-# bench NAME FOLDER
+# bench NAME FOLDER [WORD]
 bench() {
-	local name=$1 pj=$2 n cold warm tmp out msgs
+	local name=$1 pj=$2 n cold warm tmp out msgs WORD=${3:-$WORD}
 	msgs=$(messages "$pj")
 	n=$(find "$pj" -name '*.jsonl' | wc -l)
 	echo "== $name: $n logs, $(du -sh "$pj" | cut -f1), $msgs messages hold '$WORD'"
@@ -114,7 +118,7 @@ if [ -d "$CORPUS" ]; then
 	if [ -f "$REALDIR" ] && [ "$REAL" -gt 0 ]; then
 		[ -f "$R/.done" ] || { rm -rf "$R" && python3 "$REALDIR" "$CORPUS" "$R" "$REAL" > /dev/null &&
 			touch "$R/.done"; } || exit 1
-		bench "$REAL sessions of real logs" "$R"
+		bench "$REAL sessions of real logs" "$R" "$REAL_WORD"
 	else
 		echo "(the folder of real logs is skipped: BENCH_FIND_REAL=$REAL, $REALDIR)"
 	fi
