@@ -23,6 +23,7 @@ struct idx {
 	uint32_t lines;
 	uint8_t open;			/* the last line indexed has no newline yet */
 	uint8_t open_rec;		/* ... and is the last record (not a bad line) */
+	uint8_t continued;		/* ... and went on: idx_continued() */
 
 	struct intern *in;		/* uuids and atoms */
 };
@@ -220,9 +221,10 @@ static int open_line(struct idx *ix, int fd, const char *buf, size_t n, uint64_t
 /*
  * After a line taken open: the newline that ends it (blanks before it, a
  * CR, belong to the line, as one pass would have taken them: its record
- * grows by them). 0 when it was found (*pos past it) or other bytes come
- * first (then they start a line of their own); 1 when only blanks are
- * there yet (the line stays open); -errno.
+ * grows by them). 0 when it was found (*pos past it); 1 when only blanks
+ * are there yet (the line stays open), or other bytes come first: the
+ * line went on, and one pass would read it with them, as one longer line
+ * (ix->continued: nothing more is indexed); -errno.
  */
 static int close_open(struct idx *ix, int fd, char *buf, uint64_t *pos)
 {
@@ -234,12 +236,14 @@ static int close_open(struct idx *ix, int fd, char *buf, uint64_t *pos)
 		k++;
 	if (k == r)
 		return r == IDX_OPEN_PEEK ? 0 : 1;	/* a long run of blanks: a line */
-	ix->open = 0;
-	if (buf[k] == '\n') {
-		if (ix->open_rec)
-			ix->recs[ix->nrecs - 1].len += (uint32_t)k;
-		*pos += (uint64_t)k + 1;
+	if (buf[k] != '\n') {
+		ix->continued = 1;
+		return 1;
 	}
+	ix->open = 0;
+	if (ix->open_rec)
+		ix->recs[ix->nrecs - 1].len += (uint32_t)k;
+	*pos += (uint64_t)k + 1;
 	return 0;
 }
 
@@ -255,6 +259,8 @@ static int feed_upto(struct idx *ix, int fd, uint64_t limit)
 
 	if (!buf)
 		return -ENOMEM;
+	if (ix->continued)
+		return 0;
 	if (ix->open) {
 		rc = close_open(ix, fd, buf, &pos);
 		if (rc)
@@ -447,6 +453,7 @@ static int merge(struct idx *a, const struct idx *b)
 		a->pending = b->pending;
 		a->open = b->open;
 		a->open_rec = b->open_rec;
+		a->continued = b->continued;
 	}
 	free(m.id);
 	free(m.atom);
@@ -498,6 +505,7 @@ int idx_copy_more(struct idx *dst, const struct idx *src, uint32_t from,
 	dst->end = src->end;
 	dst->pending = src->pending;
 	dst->open = src->open;
+	dst->continued = src->continued;
 	/* Without keep, no record came: the open one is the one it was. */
 	dst->open_rec = src->open_rec && dst->nrecs &&
 			(keep ? keep[src->nrecs - 1] : dst->open_rec);
@@ -579,6 +587,7 @@ int idx_feed2(struct idx *ix, int fd, uint64_t min)
 uint64_t idx_end(const struct idx *ix) { return ix->end; }
 uint64_t idx_pending(const struct idx *ix) { return ix->pending; }
 uint32_t idx_lines(const struct idx *ix) { return ix->lines; }
+int idx_continued(const struct idx *ix) { return ix->continued; }
 uint32_t idx_nrecs(const struct idx *ix) { return ix->nrecs; }
 uint32_t idx_nerrs(const struct idx *ix) { return ix->nerrs; }
 

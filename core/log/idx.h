@@ -22,6 +22,10 @@
  * whole JSON object (up to IDX_OPEN_MAX bytes): a finished log whose last
  * line lacks its newline; that line is a record at once, and a newline
  * written after it later only ends it (no blank line, no line counted).
+ * Any other byte written after it before a newline continues that line,
+ * which one pass would read whole, longer (a second object right after
+ * the first: not JSON): the index stops there and says so
+ * (idx_continued()), for its owner to index the log again from the start.
  *
  * Not thread-safe: the owner serialises idx_feed() against readers.
  */
@@ -203,6 +207,10 @@ uint64_t idx_end(const struct idx *ix);
 /* Bytes after idx_end() that were seen but wait for a newline. */
 uint64_t idx_pending(const struct idx *ix);
 uint32_t idx_lines(const struct idx *ix);
+/* 1 when a last line taken without its newline went on (above): the
+ * index no longer is what one pass over the log gives, and indexes
+ * nothing more. */
+int idx_continued(const struct idx *ix);
 
 uint32_t idx_nrecs(const struct idx *ix);
 /* Borrowed; valid until the next idx_feed()/idx_finish(). */

@@ -119,10 +119,12 @@ int ss_rewritten(const struct session *s);
 /*
  * Brings the session up to the log. Appended bytes are indexed (an
  * unfinished last line waits for its newline) and what depends on them is
- * rebuilt: SS_GREW. A log that shrank, whose indexed bytes changed, or
- * that another file replaced at its path (the new file is opened) is
- * indexed again from scratch, and errors.txt gets a note saying so:
- * SS_RESET. SS_SAME when nothing changed; -errno on error.
+ * rebuilt: SS_GREW. A log that shrank, whose indexed bytes changed, that
+ * another file replaced at its path (the new file is opened), or whose
+ * last line, taken whole without its newline, went on with other bytes
+ * (idx_continued()) is indexed again from scratch, and errors.txt gets a
+ * note saying so: SS_RESET. SS_SAME when nothing changed; -errno on
+ * error.
  */
 int ss_refresh(struct session *s);
 /* For tests: called between the looks again of ss_refresh() at a log

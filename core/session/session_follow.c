@@ -358,6 +358,11 @@ int ss_refresh(struct session *s)
 	}
 	if ((rc = ss_index_all(s)))
 		return rc;
+	if (idx_continued(s->ix)) {
+		ss_note(s, "the log's last line, taken as a record without its newline, went on "
+			"with other bytes; it was indexed again from scratch");
+		return reindex(s);
+	}
 	/* No line more (what waits grew, or only the newline of a last
 	 * line already read came): the size session.json says changed. */
 	if (idx_lines(s->ix) == lines && idx_nerrs(s->ix) == errs)

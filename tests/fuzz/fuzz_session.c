@@ -539,7 +539,8 @@ static void cut_log(const uint8_t *data, size_t cut, int fd, int replace)
 
 /*
  * The log changes under a live session: its first part is opened, the
- * rest appended and picked up by ss_refresh(); then it is cut short, in
+ * rest appended and picked up by ss_refresh() (indexed again from scratch
+ * only when a last line taken whole went on); then it is cut short, in
  * place or by another file renamed over it, and picked up again (indexed
  * from scratch). Each time ss_changed() sees it coming, and the session
  * then shows what a live session opened on the log as it is shows. The
@@ -565,7 +566,10 @@ static void grow(const uint8_t *data, size_t size)
 	}
 	CHECK(ss_changed(live) == (split < size));
 	rc = ss_refresh(live);
-	CHECK(rc == SS_SAME || rc == SS_GREW);
+	/* Indexed again only where a last line, taken whole without its
+	 * newline, may have gone on (idx_continued()). */
+	CHECK(rc == SS_SAME || rc == SS_GREW ||
+	      (rc == SS_RESET && split > 0 && data[split - 1] != '\n'));
 	CHECK(!ss_changed(live) && ss_refresh(live) == SS_SAME);
 	sb_init(&a);
 	sb_init(&b);

@@ -565,6 +565,73 @@ static void test_refresh_starts_over_when_the_log_shrinks(void **state)
 	tu_log_free(&l);
 }
 
+/*
+ * A last line that parses whole is a record before its newline; when the
+ * line goes on with other bytes instead (here a record written right
+ * after it), one pass reads one longer line, not JSON: the session
+ * indexes the log again and shows what a fresh open shows.
+ */
+static void test_refresh_starts_over_when_an_open_line_goes_on(void **state)
+{
+	struct tu_log l, more;
+	struct session *s, *fresh;
+	char *path, *text;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "first");
+	tu_asst(&l, 2, 1, "m1", "answer");
+	l.sb.buf[--l.sb.len] = '\0';		/* the last newline left out */
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	assert_int_equal(idx_nrecs(ss_idx(s)), 2);	/* the open line is a record */
+	tu_log_init(&more);
+	tu_user(&more, 3, 2, "next");
+	append_str(path, more.sb.buf);
+	assert_true(ss_changed(s));
+	assert_int_equal(ss_refresh(s), SS_RESET);
+	assert_int_equal(ss_open(path, SS_LIVE, &fresh), 0);
+	assert_int_equal(idx_nrecs(ss_idx(s)), idx_nrecs(ss_idx(fresh)));
+	assert_int_equal(idx_nrecs(ss_idx(s)), 1);	/* the two on one line: not JSON */
+	assert_int_equal(idx_lines(ss_idx(s)), idx_lines(ss_idx(fresh)));
+	assert_int_equal(idx_nerrs(ss_idx(s)), idx_nerrs(ss_idx(fresh)));
+	text = errors_text(s);
+	assert_non_null(strstr(text, "went on with other bytes"));
+	free(text);
+	assert_int_equal(ss_refresh(s), SS_SAME);
+	ss_close(fresh);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+	tu_log_free(&more);
+}
+
+/* The newline alone ends it: the same records, nothing indexed again. */
+static void test_open_line_ended_by_its_newline_grows(void **state)
+{
+	struct tu_log l;
+	struct session *s;
+	char *path, *text;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "first");
+	tu_asst(&l, 2, 1, "m1", "answer");
+	l.sb.buf[--l.sb.len] = '\0';
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	append_str(path, " \r\n");
+	assert_int_equal(ss_refresh(s), SS_GREW);
+	assert_int_equal(idx_nrecs(ss_idx(s)), 2);
+	assert_int_equal(idx_lines(ss_idx(s)), 2);
+	text = errors_text(s);
+	assert_null(strstr(text, "indexed again"));
+	free(text);
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
 static void test_refresh_starts_over_when_the_log_is_rewritten(void **state)
 {
 	struct tu_log l, other;
@@ -723,6 +790,8 @@ int main(void)
 		cmocka_unit_test(test_rewritten_sees_what_appending_never_does),
 		cmocka_unit_test(test_refresh_starts_over_when_the_log_shrinks),
 		cmocka_unit_test(test_refresh_starts_over_when_the_log_is_rewritten),
+		cmocka_unit_test(test_refresh_starts_over_when_an_open_line_goes_on),
+		cmocka_unit_test(test_open_line_ended_by_its_newline_grows),
 		cmocka_unit_test(test_refresh_sees_a_rewrite_in_place_of_the_same_size),
 		cmocka_unit_test(test_refresh_follows_a_file_that_replaced_the_log),
 		cmocka_unit_test(test_refresh_keeps_the_log_when_a_folder_takes_its_path),
