@@ -57,6 +57,15 @@ static char *errors_text(const struct session *s)
 	return sb_detach(&sb, NULL);
 }
 
+/* Whether errors.txt says what (1) or not (0), as want says. */
+static void errors_say(const struct session *s, const char *what, int want)
+{
+	char *text = errors_text(s);
+
+	assert_int_equal(strstr(text, what) != NULL, want);
+	free(text);
+}
+
 static void test_facts_json_on_a_forked_log(void **state)
 {
 	struct tu_log l;
@@ -565,6 +574,21 @@ static void test_refresh_starts_over_when_the_log_shrinks(void **state)
 	tu_log_free(&l);
 }
 
+/* A log of two rows, its last newline left out, opened live. */
+static struct session *open_without_last_newline(struct tu_log *l, char **path)
+{
+	struct session *s;
+
+	tu_log_init(l);
+	tu_user(l, 1, 0, "first");
+	tu_asst(l, 2, 1, "m1", "answer");
+	l->sb.buf[--l->sb.len] = '\0';
+	*path = tu_write_str(l->sb.buf);
+	assert_int_equal(ss_open(*path, SS_LIVE, &s), 0);
+	assert_int_equal(idx_nrecs(ss_idx(s)), 2);	/* the open line is a record */
+	return s;
+}
+
 /*
  * A last line that parses whole is a record before its newline; when the
  * line goes on with other bytes instead (here a record written right
@@ -575,16 +599,10 @@ static void test_refresh_starts_over_when_an_open_line_goes_on(void **state)
 {
 	struct tu_log l, more;
 	struct session *s, *fresh;
-	char *path, *text;
+	char *path;
 
 	(void)state;
-	tu_log_init(&l);
-	tu_user(&l, 1, 0, "first");
-	tu_asst(&l, 2, 1, "m1", "answer");
-	l.sb.buf[--l.sb.len] = '\0';		/* the last newline left out */
-	path = tu_write_str(l.sb.buf);
-	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
-	assert_int_equal(idx_nrecs(ss_idx(s)), 2);	/* the open line is a record */
+	s = open_without_last_newline(&l, &path);
 	tu_log_init(&more);
 	tu_user(&more, 3, 2, "next");
 	append_str(path, more.sb.buf);
@@ -595,9 +613,7 @@ static void test_refresh_starts_over_when_an_open_line_goes_on(void **state)
 	assert_int_equal(idx_nrecs(ss_idx(s)), 1);	/* the two on one line: not JSON */
 	assert_int_equal(idx_lines(ss_idx(s)), idx_lines(ss_idx(fresh)));
 	assert_int_equal(idx_nerrs(ss_idx(s)), idx_nerrs(ss_idx(fresh)));
-	text = errors_text(s);
-	assert_non_null(strstr(text, "went on with other bytes"));
-	free(text);
+	errors_say(s, "went on with other bytes", 1);
 	assert_int_equal(ss_refresh(s), SS_SAME);
 	ss_close(fresh);
 	ss_close(s);
@@ -611,22 +627,15 @@ static void test_open_line_ended_by_its_newline_grows(void **state)
 {
 	struct tu_log l;
 	struct session *s;
-	char *path, *text;
+	char *path;
 
 	(void)state;
-	tu_log_init(&l);
-	tu_user(&l, 1, 0, "first");
-	tu_asst(&l, 2, 1, "m1", "answer");
-	l.sb.buf[--l.sb.len] = '\0';
-	path = tu_write_str(l.sb.buf);
-	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	s = open_without_last_newline(&l, &path);
 	append_str(path, " \r\n");
 	assert_int_equal(ss_refresh(s), SS_GREW);
 	assert_int_equal(idx_nrecs(ss_idx(s)), 2);
 	assert_int_equal(idx_lines(ss_idx(s)), 2);
-	text = errors_text(s);
-	assert_null(strstr(text, "indexed again"));
-	free(text);
+	errors_say(s, "indexed again", 0);
 	ss_close(s);
 	tu_remove(path);
 	tu_log_free(&l);
