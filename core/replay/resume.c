@@ -39,9 +39,10 @@ static uint32_t id_of_json(const struct rsi_work *w, const cJSON *s)
 }
 
 /* The preserved ids, from preservedMessages, else the preservedSegment
- * path from tailUuid up to headUuid. */
+ * path from tailUuid up to headUuid; *named: an anchorUuid was given
+ * (*anchor is 0 when no record or row of the log names that uuid). */
 static int preserved_list(struct rsi_work *w, const cJSON *meta, uint32_t *anchor,
-			  struct ids *list, struct ids *keep)
+			  int *named, struct ids *list, struct ids *keep)
 {
 	const cJSON *pm = cJSON_GetObjectItemCaseSensitive(meta, "preservedMessages");
 	const cJSON *ps = cJSON_GetObjectItemCaseSensitive(meta, "preservedSegment");
@@ -49,7 +50,9 @@ static int preserved_list(struct rsi_work *w, const cJSON *meta, uint32_t *ancho
 
 	if (cJSON_IsObject(pm) &&
 	    cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(pm, "uuids"))) {
-		*anchor = id_of_json(w, cJSON_GetObjectItemCaseSensitive(pm, "anchorUuid"));
+		u = cJSON_GetObjectItemCaseSensitive(pm, "anchorUuid");
+		*named = cJSON_IsString(u);
+		*anchor = id_of_json(w, u);
 		cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(pm, "uuids"))
 			if (rsi_push(list, id_of_json(w, u)) || rsi_push(keep, id_of_json(w, u)))
 				return -ENOMEM;
@@ -63,7 +66,9 @@ static int preserved_list(struct rsi_work *w, const cJSON *meta, uint32_t *ancho
 		uint32_t id = id_of_json(w, cJSON_GetObjectItemCaseSensitive(ps, "tailUuid"));
 		uint32_t i, steps = 0;
 
-		*anchor = id_of_json(w, cJSON_GetObjectItemCaseSensitive(ps, "anchorUuid"));
+		u = cJSON_GetObjectItemCaseSensitive(ps, "anchorUuid");
+		*named = cJSON_IsString(u);
+		*anchor = id_of_json(w, u);
 		for (; head && rsi_exists(w, id) && steps++ < w->n; id = w->par[id]) {
 			if (rsi_push(list, id) || rsi_push(keep, id))
 				return -ENOMEM;
@@ -118,7 +123,7 @@ static int relink(struct rsi_work *w)
 	struct ids list = { 0 }, keep = { 0 };
 	uint8_t *keepset = NULL;
 	cJSON *j;
-	int rc = 0, ok;
+	int rc = 0, ok, named = 0;
 
 	if (!b || !(rsi_rec(w, b)->flags & IDX_F_PRESERVED))
 		return 0;
@@ -126,10 +131,12 @@ static int relink(struct rsi_work *w)
 	if (!j)
 		return 0;
 	rc = preserved_list(w, cJSON_GetObjectItemCaseSensitive(j, "compactMetadata"),
-			    &anchor, &list, &keep);
-	if (rc || !anchor || !list.n)
+			    &anchor, &named, &list, &keep);
+	/* An anchor no line names is as missing as one only a parentUuid
+	 * names: the same note, whatever a later line may mention. */
+	if (rc || !named || !list.n)
 		goto out;
-	ok = rsi_exists(w, anchor);
+	ok = anchor && rsi_exists(w, anchor);
 	for (i = 0; i < list.n; i++)
 		ok = ok && rsi_exists(w, list.v[i]);
 	if (!ok) {

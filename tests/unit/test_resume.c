@@ -677,6 +677,30 @@ static void test_preserved_segment_with_missing_row_is_ignored(void **state)
 	tu_log_free(&l);
 }
 
+/* The same when the anchor is what is missing, whether or not a line
+ * names its uuid (here none does; a row's parentUuid would intern it):
+ * the note does not hang on what else the log mentions. */
+static void test_preserved_segment_with_unnamed_anchor_is_ignored(void **state)
+{
+	static const int pres[] = { 5 };
+	struct tu_log l;
+	struct tu_fx f;
+
+	(void)state;
+	four_rows(&l);
+	tu_user(&l, 5, 4, "keep");
+	tu_boundary(&l, 7, 5, 77, pres, 1);	/* 77: no line names it */
+	tu_summary(&l, 8, 7);
+	tu_user(&l, 9, 8, "after");
+	tu_load_log(&f, &l);
+	assert_false(f.c->relinked);
+	assert_int_equal(f.c->deleted, 0);
+	assert_non_null(find_note(f.c, RS_N_PRESERVED_MISSING));
+	assert_string_equal(tu_chain(&f), "7 8 9");
+	tu_unload(&f);
+	tu_log_free(&l);
+}
+
 static void test_only_the_last_boundary_preserves(void **state)
 {
 	static const int pres1[] = { 2 }, pres2[] = { 10 };
@@ -787,6 +811,7 @@ int main(void)
 		cmocka_unit_test(test_three_compactions_chain_starts_at_last),
 		cmocka_unit_test(test_preserved_segment_is_relinked),
 		cmocka_unit_test(test_preserved_segment_with_missing_row_is_ignored),
+		cmocka_unit_test(test_preserved_segment_with_unnamed_anchor_is_ignored),
 		cmocka_unit_test(test_only_the_last_boundary_preserves),
 		cmocka_unit_test(test_preserved_list_naming_its_anchor_does_not_hang),
 		cmocka_unit_test(test_metadata_only_log_has_no_chain),
