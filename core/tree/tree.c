@@ -722,6 +722,7 @@ int tr_readlink(struct tree *t, uint64_t ino, char *out)
 	struct view *v;
 	int rc = -EINVAL;
 
+	lv_refresh(t, ino);	/* as tr_getattr(): the target and its size agree */
 	pthread_rwlock_rdlock(&t->lock);
 	v = vw_of(t, ino);
 	if (v)
