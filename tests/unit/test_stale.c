@@ -205,6 +205,42 @@ static void test_tree_inodes_go_stale(void **state)
 	}
 }
 
+/*
+ * A link read is the first request after a write that moves the current
+ * branch (a rewind: a new prompt under the first answer): it looks at the
+ * log first, as getattr does, so the link of before names no branch now
+ * (-ENOENT, and the kernel asks again) rather than the branch it named.
+ */
+static void test_link_read_looks_at_the_log_first(void **state)
+{
+	char target[NM_MAX + 1];
+	struct tu_log a, more;
+	struct session *s;
+	struct tree *t;
+	struct layer L;
+	uint64_t current;
+	char *path;
+
+	(void)state;
+	turns(&a, 0, 2);
+	path = tu_write_str(a.sb.buf);
+	assert_int_equal(ss_open(path, SS_LIVE, &s), 0);
+	assert_non_null(t = tr_new(s));
+	L = of_tree(t);
+	current = look_up(&L, look_up(&L, TI_ROOT, "branches"), "current");
+	assert_int_equal(L.readlink(L.fs, current, target), 0);
+	assert_string_equal(target, "main");
+	tu_log_init(&more);
+	tu_at(&more, a.ms);
+	tu_user(&more, 9, 2, "another way");
+	tu_put("/", path, more.sb.buf, 1);
+	assert_int_equal(L.readlink(L.fs, current, target), -ENOENT);
+	tr_free(t);
+	tu_remove(path);
+	tu_log_free(&a);
+	tu_log_free(&more);
+}
+
 /* ---- the projects layer ---- */
 
 static char root[64], log_path[128];
@@ -291,6 +327,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tree_inodes_go_stale),
+		cmocka_unit_test(test_link_read_looks_at_the_log_first),
 		cmocka_unit_test_setup_teardown(test_projects_closed_session_goes_stale, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_projects_open_session_goes_stale, setup,
