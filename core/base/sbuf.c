@@ -60,24 +60,49 @@ void sb_adds(struct sbuf *sb, const char *s)
 
 void sb_addc(struct sbuf *sb, char c)
 {
-	sb_add(sb, &c, 1);
+	if (sb->len + 2 > sb->cap)
+		sb_grow(sb, 1);
+	sb->buf[sb->len++] = c;
+	sb->buf[sb->len] = '\0';
 }
 
+/* Formats into the room the buffer has, and only when the text does not
+ * fit there grows it and formats again. */
 void sb_addf(struct sbuf *sb, const char *fmt, ...)
 {
+	size_t room = sb->cap ? sb->cap - sb->len : 0;
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(room ? sb->buf + sb->len : NULL, room, fmt, ap);
 	va_end(ap);
-	if (n <= 0)
+	if (n <= 0) {
+		if (room)
+			sb->buf[sb->len] = '\0';
 		return;
-	sb_grow(sb, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
+	}
+	if ((size_t)n >= room) {
+		sb_grow(sb, (size_t)n);
+		va_start(ap, fmt);
+		vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	sb->len += (size_t)n;
+}
+
+void sb_add_dec(struct sbuf *sb, uint64_t v, unsigned width)
+{
+	char d[20];
+	unsigned n = 0;
+
+	do {
+		d[sizeof(d) - ++n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (; width > n; width--)
+		sb_addc(sb, '0');
+	sb_add(sb, d + sizeof(d) - n, n);
 }
 
 size_t utf8_seq_len(const unsigned char *s, size_t n)

@@ -10,6 +10,7 @@
 #define SESSFS_SBUF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct sbuf {
 	char *buf;
@@ -27,6 +28,9 @@ void sb_adds(struct sbuf *sb, const char *s);
 void sb_addc(struct sbuf *sb, char c);
 void sb_addf(struct sbuf *sb, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Appends v in decimal, with zeros before it up to width digits
+ * (sb_addf()'s "%0*llu", without the format's parsing). */
+void sb_add_dec(struct sbuf *sb, uint64_t v, unsigned width);
 /* Appends d as a JSON number in printf format fmt (one double
  * conversion, "%.10g"), or null where d is not finite: JSON has no
  * infinity or NaN, and a log's number may overflow a double ("1e999"). */

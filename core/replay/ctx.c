@@ -158,16 +158,30 @@ static void md_rows(const struct ctx *x, const struct graph *g, struct sbuf *out
 	for (i = 0; i < x->nrows; i++) {
 		const struct ctx_row *r = &x->rows[i];
 
-		if (r->sent)
-			sb_addf(out, "- %06u ", r->seq);
-		else
+		/* 300,000 rows: no format to parse for each */
+		if (r->sent) {
+			sb_adds(out, "- ");
+			sb_add_dec(out, r->seq, 6);
+			sb_addc(out, ' ');
+		} else {
 			sb_adds(out, "-   --   ");
+		}
 		md_uuid(g, r->id, out);
-		sb_addf(out, " %s%s: ", type_word(r->type), synth[r->synth]);
-		if (r->sent)
+		sb_addc(out, ' ');
+		sb_adds(out, type_word(r->type));
+		sb_adds(out, synth[r->synth]);
+		sb_adds(out, ": ");
+		if (r->sent && r->msg >= 0) {
+			sb_adds(out, "message ");
+			sb_add_dec(out, (uint64_t)r->msg, 0);
+			sb_addc(out, '\n');
+		} else if (r->sent) {
 			sb_addf(out, "message %d\n", r->msg);
-		else
-			sb_addf(out, "not sent: %s\n", r->why);
+		} else {
+			sb_adds(out, "not sent: ");
+			sb_adds(out, r->why ? r->why : "(null)");
+			sb_addc(out, '\n');
+		}
 	}
 }
 

@@ -448,26 +448,58 @@ int ctx_publish(struct ctx_work *w, int sorted, const struct ctx *old,
 /* The size of the compact JSON of the messages, from their text: all of
  * it less the layout, the newlines and spaces outside strings (numbers
  * and literals hold none). */
+/* The bytes of word w equal to the byte b times ONES (exact: no carry
+ * crosses a byte). */
+#define ONES 0x0101010101010101ull
+static unsigned bytes_equal(uint64_t w, uint64_t b)
+{
+	uint64_t x = w ^ b, hi = ~(((x & (ONES * 0x7f)) + ONES * 0x7f) | x) & (ONES * 0x80);
+
+	return (unsigned)(((hi >> 7) * ONES) >> 56);
+}
+
+/* The spaces and newlines of [p, e), eight bytes at a time: the layout of
+ * a long window is millions of them. */
+static uint64_t blanks(const char *p, const char *e)
+{
+	uint64_t n = 0, w;
+
+	for (; e - p >= 8; p += 8) {
+		memcpy(&w, p, 8);
+		n += bytes_equal(w, ONES * ' ') + bytes_equal(w, ONES * '\n');
+	}
+	for (; p < e; p++)
+		n += (*p == ' ') + (*p == '\n');
+	return n;
+}
+
 uint64_t ctx_measure(const char *p, const char *end)
 {
-	uint64_t n = 0;
-	int in_str = 0;
+	uint64_t blank = 0;	/* spaces and newlines outside strings */
+	const char *q = p;
 
-	for (; p < end; p++) {
-		if (in_str) {
-			n++;
-			if (*p == '\\' && p + 1 < end) {
-				p++;
-				n++;
-			} else if (*p == '"') {
-				in_str = 0;
-			}
-		} else if (*p != ' ' && *p != '\n') {
-			n++;
-			in_str = *p == '"';
+	while (q < end) {
+		const char *s, *c, *b;
+
+		/* up to the next string: the layout and what it holds */
+		s = memchr(q, '"', (size_t)(end - q));
+		blank += blanks(q, s ? s : end);
+		if (!s)
+			break;
+		/* Every byte of a string counts: find its closing quote, the
+		 * first one after an even run of backslashes. */
+		for (s++;; s = c + 1) {
+			c = memchr(s, '"', (size_t)(end - s));
+			if (!c)
+				return (uint64_t)(end - p) - blank;
+			for (b = c; b > s && b[-1] == '\\'; b--)
+				;
+			if (!((c - b) & 1))
+				break;
 		}
+		q = c + 1;
 	}
-	return n;
+	return (uint64_t)(end - p) - blank;
 }
 
 static void measure(struct ctx *x)

@@ -119,8 +119,11 @@ static int copied(const struct js_str *k, const char *const *keep, size_t n)
 
 	if (k->escaped)
 		return 1;
+	if (!k->n)
+		return 0;	/* no kept key is empty */
 	for (i = 0; i < n; i++)
-		if (k->n == strlen(keep[i]) && !memcmp(k->p, keep[i], k->n))
+		if (keep[i][0] == k->p[0] && strlen(keep[i]) == k->n &&
+		    !memcmp(k->p, keep[i], k->n))
 			return 1;
 	return 0;
 }

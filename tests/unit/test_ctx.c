@@ -85,6 +85,57 @@ static void test_json_text_format(void **state)
 	tu_log_free(&l);
 }
 
+/* The compact JSON's size, byte by byte: the oracle of ctx_bytes(). */
+static uint64_t compact_size(const char *p)
+{
+	uint64_t n = 0;
+	int in_str = 0;
+
+	for (; *p; p++) {
+		if (in_str) {
+			n++;
+			if (*p == '\\' && p[1]) {
+				p++;
+				n++;
+			} else if (*p == '"') {
+				in_str = 0;
+			}
+		} else if (*p != ' ' && *p != '\n') {
+			n++;
+			in_str = *p == '"';
+		}
+	}
+	return n;
+}
+
+static void test_size_counts_every_byte_of_a_string(void **state)
+{
+	static const char *const texts[] = {
+		"say \"hi\"  twice", "a\\", "b\\\"c", "\\\\\"", "two\n\nlines ",
+		"\"", "\\", "",
+	};
+	struct tu_log l;
+	struct cx t;
+	struct sbuf sb;
+	size_t i;
+
+	(void)state;
+	tu_log_init(&l);
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		tu_user(&l, (int)(2 * i + 1), i ? (int)(2 * i) : 0, texts[i]);
+		tu_asst(&l, (int)(2 * i + 2), (int)(2 * i + 1), "m1", texts[i]);
+	}
+	cx_load(&t, &l);
+	sb_init(&sb);
+	ctx_messages_json(t.x, &sb);
+	assert_true(ctx_bytes(t.x) > 0);
+	/* the text ends with a newline that is not the array's */
+	assert_int_equal(ctx_bytes(t.x), compact_size(sb.buf));
+	sb_free(&sb);
+	cx_unload(&t);
+	tu_log_free(&l);
+}
+
 static void test_cleared_conversation_is_empty(void **state)
 {
 	struct tu_log l;
@@ -699,6 +750,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_turns_and_empty_effort_marker),
 		cmocka_unit_test(test_json_text_format),
+		cmocka_unit_test(test_size_counts_every_byte_of_a_string),
 		cmocka_unit_test(test_cleared_conversation_is_empty),
 		cmocka_unit_test(test_window_after_one_compaction),
 		cmocka_unit_test(test_window_after_three_compactions),

@@ -67,6 +67,50 @@ static void test_addf(void **state)
 	sb_free(&sb);
 }
 
+/* sb_addf() formats into the room it has, or grows and formats again:
+ * text that fits exactly, text one byte over, and nothing at all. */
+static void test_addf_at_the_edge_of_its_room(void **state)
+{
+	struct sbuf sb;
+	char want[80];
+
+	(void)state;
+	sb_init(&sb);
+	sb_addc(&sb, 'a');
+	assert_int_equal(sb.cap, 64);
+	sb_add(&sb, "bcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh", 59);
+	assert_int_equal(sb.len, 60);
+	sb_addf(&sb, "%s", "123");	/* 3 bytes and the NUL: the room left */
+	assert_int_equal(sb.len, 63);
+	assert_int_equal(sb.cap, 64);
+	sb_addf(&sb, "%s", "");
+	assert_int_equal(sb.len, 63);
+	assert_int_equal(sb.buf[63], '\0');
+	sb_addf(&sb, "%d", 45);	/* one byte over */
+	assert_int_equal(sb.len, 65);
+	snprintf(want, sizeof(want), "a%.59s12345",
+		 "bcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh");
+	assert_string_equal(sb.buf, want);
+	sb_free(&sb);
+}
+
+static void test_add_dec(void **state)
+{
+	struct sbuf sb;
+
+	(void)state;
+	sb_init(&sb);
+	sb_add_dec(&sb, 0, 0);
+	sb_addc(&sb, ' ');
+	sb_add_dec(&sb, 42, 6);
+	sb_addc(&sb, ' ');
+	sb_add_dec(&sb, 1234567, 6);
+	sb_addc(&sb, ' ');
+	sb_add_dec(&sb, UINT64_MAX, 3);
+	assert_string_equal(sb.buf, "0 000042 1234567 18446744073709551615");
+	sb_free(&sb);
+}
+
 static void test_detach(void **state)
 {
 	struct sbuf sb;
@@ -193,6 +237,8 @@ int main(void)
 		cmocka_unit_test(test_utf8_valid),
 		cmocka_unit_test(test_add_grows_and_terminates),
 		cmocka_unit_test(test_addf),
+		cmocka_unit_test(test_addf_at_the_edge_of_its_room),
+		cmocka_unit_test(test_add_dec),
 		cmocka_unit_test(test_detach),
 		cmocka_unit_test(test_utf8_seq_len),
 		cmocka_unit_test(test_add_utf8_replaces_invalid_bytes),
