@@ -12,6 +12,11 @@ static const char *const not_prompts[] = {
 	"<bash-stdout>", "<bash-stderr>",
 };
 
+#define REMINDER "<system-reminder>"
+#define REMINDER_LEN (sizeof(REMINDER) - 1)
+#define REMINDER_END "</system-reminder>"
+#define REMINDER_END_LEN (sizeof(REMINDER_END) - 1)
+
 static int blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
@@ -87,6 +92,18 @@ int tl_from_prompt(const char *s, size_t n, struct sbuf *out)
 	sb_reset(out);
 	for (k = 0; k < n && blank(s[k]); k++)
 		;
+	/* What Claude Code puts before the prompt: none of it was typed. */
+	while (n - k >= REMINDER_LEN && !memcmp(s + k, REMINDER, REMINDER_LEN)) {
+		const char *q = memmem(s + k, n - k, REMINDER_END, REMINDER_END_LEN);
+
+		if (!q)
+			return 1;
+		for (k = (size_t)(q - s) + REMINDER_END_LEN; k < n && blank(s[k]); k++)
+			;
+	}
+	s += k;
+	n -= k;
+	k = 0;
 	for (i = 0; i < sizeof(not_prompts) / sizeof(not_prompts[0]); i++)
 		if (n - k >= strlen(not_prompts[i]) &&
 		    !memcmp(s + k, not_prompts[i], strlen(not_prompts[i])))

@@ -12,7 +12,9 @@
  * a new session (/clear, its aliases /reset and /new, with no arguments:
  * the session it starts is about what comes after), and what Claude Code
  * writes as the user about a command (<local-command-stdout>, -stderr,
- * -caveat, <bash-stdout>, <bash-stderr>).
+ * -caveat, <bash-stdout>, <bash-stderr>). <system-reminder> blocks
+ * before a prompt are Claude Code's, never typed: the prompt is what
+ * follows them (none when nothing does).
  *
  * Pure; thread-safe.
  */

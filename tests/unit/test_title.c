@@ -74,6 +74,18 @@ static void not_prompts(void **state)
 	assert_string_equal(title("  <local-command-caveat>Caveat</local-command-caveat>"), "(none)");
 	assert_string_equal(title("<bash-stdout>ok</bash-stdout><bash-stderr></bash-stderr>"),
 			    "(none)");
+	/* reminders Claude Code put before the prompt, or alone */
+	assert_string_equal(title("<system-reminder>\nToday is Monday.\n</system-reminder>\n"
+				  "<system-reminder>x</system-reminder>  Fix the bug\nnow"),
+			    "Fix the bug");
+	assert_string_equal(title("<system-reminder>x</system-reminder>"
+				  "<command-name>/model</command-name><command-args>opus</command-args>"),
+			    "/model opus");
+	assert_string_equal(title(" <system-reminder>x</system-reminder>\n"), "(none)");
+	assert_string_equal(title("<system-reminder>never closed\nFix it"), "(none)");
+	/* typed after the prompt's start, it is what the user wrote */
+	assert_string_equal(title("Why is <system-reminder> in the log?"),
+			    "Why is <system-reminder> in the log?");
 }
 
 static void cut_at_a_character(void **state)
