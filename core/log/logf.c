@@ -9,6 +9,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "jtree.h"
+
 struct logf {
 	int fd;
 	char *path;
@@ -200,7 +202,7 @@ static cJSON *parse_owned(char *p, size_t n)
 	while (n && *p == '\0')
 		p++, n--;
 	lf_fix_surrogates(p, n);
-	return cJSON_ParseWithLength(p, n);
+	return jt_parse(p, n);
 }
 
 cJSON *lf_parse_in_place(char *p, size_t n)

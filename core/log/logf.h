@@ -41,7 +41,8 @@ int lf_read_part(const struct logf *lf, const struct idx_rec *r, size_t n,
 		 struct sbuf *out);
 /*
  * Parses the record into a new cJSON tree (free with cJSON_Delete()), or
- * NULL when cJSON cannot take it (nesting deeper than its limit). Lone
+ * NULL when cJSON cannot take it (nesting deeper than its limit): the tree
+ * cJSON_ParseWithLength() gives, built by jt_parse() (jtree.h). Lone
  * surrogate escapes, which JavaScript accepts and cJSON does not, are read
  * as U+FFFD; leading NULs are skipped.
  */
