@@ -528,17 +528,8 @@ static int corpus_log(const char *path, const struct stat *st, int type, struct 
 
 static void test_corpus(void **state)
 {
-	const char *dir = getenv("SESSFS_CORPUS") ? getenv("SESSFS_CORPUS") : "../shared/corpus";
-	struct stat st;
-
 	(void)state;
-	if (stat(dir, &st)) {
-		if (getenv("CI") && !strcmp(getenv("CI"), "true"))
-			fail_msg("no corpus at %s", dir);
-		print_message("skipped: the corpus's logs (no corpus at %s)\n", dir);
-		skip();
-	}
-	assert_int_equal(nftw(dir, corpus_log, 16, FTW_PHYS), 0);
+	assert_int_equal(nftw(tu_corpus(), corpus_log, 16, FTW_PHYS), 0);
 	assert_true(corpus_logs > 0);
 	print_message("corpus: %u logs, %u growths compared\n", corpus_logs, gu_compared);
 }

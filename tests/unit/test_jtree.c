@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "jtree.h"
+#include "testutil.h"
 
 /* 1 when both parsers agree on p[0..n) (both refuse it, or the same tree). */
 static int agree(const char *p, size_t n)
@@ -176,21 +177,10 @@ static int corpus_log(const char *path, const struct stat *st, int type, struct 
 	return 0;
 }
 
-/* The corpus (SESSFS_CORPUS, else ../shared/corpus): skipped without it,
- * but under CI=true, where its absence fails. */
 static void corpus(void **state)
 {
-	const char *dir = getenv("SESSFS_CORPUS") ? getenv("SESSFS_CORPUS") : "../shared/corpus";
-	const char *ci = getenv("CI");
-
 	(void)state;
-	if (access(dir, R_OK)) {
-		if (ci && !strcmp(ci, "true"))
-			fail_msg("no corpus at %s (CI=true requires it)", dir);
-		print_message("skipped: the corpus's logs (no corpus at %s)\n", dir);
-		skip();
-	}
-	assert_int_equal(nftw(dir, corpus_log, 16, FTW_PHYS), 0);
+	assert_int_equal(nftw(tu_corpus(), corpus_log, 16, FTW_PHYS), 0);
 	print_message("%lu lines agree\n", corpus_lines);
 	assert_true(corpus_lines > 10000);
 }

@@ -783,21 +783,13 @@ static void test_row_alone_is_the_sets(void **state)
 
 static void test_corpus_matches_ccusage(void **state)
 {
-	const char *corpus = getenv("SESSFS_CORPUS") ? getenv("SESSFS_CORPUS") : "../shared/corpus";
+	const char *corpus = tu_corpus();
 	FILE *f = fopen(TABLE, "r");
 	char line[2048], path[4096];
 	int n = 0;
-	struct stat st;
 
 	(void)state;
 	assert_non_null(f);
-	if (stat(corpus, &st)) {
-		fclose(f);
-		if (getenv("CI") && !strcmp(getenv("CI"), "true"))
-			fail_msg("no corpus at %s", corpus);
-		print_message("skipped: the corpus's logs (no corpus at %s)\n", corpus);
-		skip();
-	}
 	while (fgets(line, sizeof(line), f)) {
 		char log[1024], models[512] = "";
 		unsigned long long in, out, cc, cr, total;

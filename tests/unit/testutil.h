@@ -92,6 +92,23 @@ static inline void tu_rm_tree(const char *root)
 		abort();
 }
 
+/* The test corpus (SESSFS_CORPUS, else ../shared/corpus). Where it is
+ * absent the calling test is skipped with a message, and fails under
+ * CI=true. Needs cmocka.h included before this header. */
+static inline const char *tu_corpus(void)
+{
+	const char *dir = getenv("SESSFS_CORPUS") ? getenv("SESSFS_CORPUS") : "../shared/corpus";
+	const char *ci = getenv("CI");
+
+	if (access(dir, R_OK)) {
+		if (ci && !strcmp(ci, "true"))
+			fail_msg("no corpus at %s (CI=true requires it)", dir);
+		print_message("skipped: the corpus's logs (no corpus at %s)\n", dir);
+		skip();
+	}
+	return dir;
+}
+
 /* 1 when s[0..n) is valid UTF-8 (utf8_seq_len() of sbuf.h). */
 static inline int tu_utf8(const char *s, size_t n);
 
