@@ -42,6 +42,13 @@ static char *decoded(const struct js_str *k, const char *v, const char *e)
 	else
 		jv_key(k, put, &o);
 	*o.w = '\0';
+	/* escapes decode shorter: give back what a long one left unused */
+	if (k->n - (size_t)(o.w - buf) > 64 + k->n / 8) {
+		char *fit = realloc(buf, (size_t)(o.w - buf) + 1);
+
+		if (fit)
+			buf = fit;
+	}
 	return buf;
 }
 

@@ -109,6 +109,33 @@ static void deep_nesting(void **state)
 	free(s);
 }
 
+/* Long strings made mostly of escapes (their buffers are cut to fit) and
+ * without any (one copy), as keys and as values. */
+static void long_strings(void **state)
+{
+	static const char *const unit[] = { "\\n", "\\u00e9", "\\\"", "ab", "\\ud83d\\ude00" };
+	char *s = malloc(64 * 1024);
+	size_t i, j, n;
+
+	(void)state;
+	assert_non_null(s);
+	for (i = 0; i < sizeof(unit) / sizeof(unit[0]); i++) {
+		n = 0;
+		memcpy(s + n, "{\"", 2);
+		n += 2;
+		for (j = 0; j < 300; j++, n += strlen(unit[i]))
+			memcpy(s + n, unit[i], strlen(unit[i]));
+		memcpy(s + n, "\":[\"", 4);
+		n += 4;
+		for (j = 0; j < 3000; j++, n += strlen(unit[i]))
+			memcpy(s + n, unit[i], strlen(unit[i]));
+		memcpy(s + n, "\"]}", 3);
+		n += 3;
+		assert_true(agree(s, n));
+	}
+	free(s);
+}
+
 /* Every corner with bytes changed, removed and repeated (a fixed seed). */
 static void mutations(void **state)
 {
@@ -190,6 +217,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(corner_cases),
 		cmocka_unit_test(deep_nesting),
+		cmocka_unit_test(long_strings),
 		cmocka_unit_test(mutations),
 		cmocka_unit_test(corpus),
 	};
