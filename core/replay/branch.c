@@ -477,18 +477,26 @@ int br_of_first(const struct br_set *bs, uint32_t id)
 	return b >= 0 && bs->v[b].first_own == id ? b : -1;
 }
 
-int br_path(const struct br_set *bs, uint32_t i, uint32_t **ids, uint32_t *n)
+/* The raw path from `from` (0: the root) down to `to`, expanded as
+ * br_path() lists it: a block's members all where the first of them is
+ * met. 0, -ENOMEM, or -ENOENT when `from` is not above `to`. */
+static int expand(const struct graph *g, uint32_t from, uint32_t to, uint32_t **ids,
+		  uint32_t *n)
 {
-	const struct graph *g = bs->g;
 	uint32_t len = 0, id, k, out = 0, last_blk = 0, *raw, *path;
 
-	for (id = bs->v[i].terminal; id; id = gr_vparent(g, id))
+	for (id = to; id; id = gr_vparent(g, id)) {
 		len++;
+		if (id == from)
+			break;
+	}
+	if (from && id != from)
+		return -ENOENT;
 	raw = malloc((len ? len : 1) * sizeof(*raw));
 	if (!raw)
 		return -ENOMEM;
 	k = len;
-	for (id = bs->v[i].terminal; id; id = gr_vparent(g, id))
+	for (id = to; k; id = gr_vparent(g, id))
 		raw[--k] = id;
 	/* Blocks can hold members off this path: count them first. */
 	for (k = 0; k < len; k++) {
@@ -522,6 +530,31 @@ int br_path(const struct br_set *bs, uint32_t i, uint32_t **ids, uint32_t *n)
 	*ids = path;
 	*n = out;
 	return 0;
+}
+
+int br_path(const struct br_set *bs, uint32_t i, uint32_t **ids, uint32_t *n)
+{
+	return expand(bs->g, 0, bs->v[i].terminal, ids, n);
+}
+
+int br_path_from(const struct br_set *bs, uint32_t i, uint32_t from, uint32_t **ids,
+		 uint32_t *n, uint32_t *skip)
+{
+	const struct graph *g = bs->g;
+	uint32_t s = from ? gr_dpos(g, from) : 0;
+	int rc;
+
+	/* In no block, `from` is listed where the branch meets it: the
+	 * expansion from it on is the whole one's from that point on. */
+	if (s && !gr_block(g, from)) {
+		rc = expand(g, from, bs->v[i].terminal, ids, n);
+		if (rc != -ENOENT) {
+			*skip = rc ? 0 : s - 1;
+			return rc;
+		}
+	}
+	*skip = 0;
+	return br_path(bs, i, ids, n);
 }
 
 /* The last member of block b that want() takes, or 0. */

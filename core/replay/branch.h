@@ -106,6 +106,14 @@ int br_of_first(const struct br_set *bs, uint32_t id);
  */
 int br_path(const struct br_set *bs, uint32_t i, uint32_t **ids, uint32_t *n);
 /*
+ * The same from record `from` on, without walking what comes before it:
+ * ids[0..n) is br_path()'s ids[skip..], skip being from's place on the
+ * path (gr_dpos() - 1). Where that cannot be had so (from is 0, in a
+ * block, or not on the path) it is the whole path, skip 0.
+ */
+int br_path_from(const struct br_set *bs, uint32_t i, uint32_t from, uint32_t **ids,
+		 uint32_t *n, uint32_t *skip);
+/*
  * The last record of br_path(bs, i) for which want(id, arg) is true, or
  * 0: the path walked from its terminal up, so it costs the rows after the
  * one found, not the branch.

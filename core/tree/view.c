@@ -224,14 +224,16 @@ static int build_homes(struct view *v)
 		return -ENOMEM;
 	}
 	for (i = 0; i < br_count(bs); i++) {
-		uint32_t key = hkeys[i] = br_get(bs, i)->first_own;
+		uint32_t key = hkeys[i] = br_get(bs, i)->first_own, skip;
 
-		if (br_path(bs, i, &ids, &n)) {
+		/* from its first own record: a log of many forks walks each
+		 * fork's own rows, not its whole path again */
+		if (br_path_from(bs, i, key, &ids, &n, &skip)) {
 			free(home);
 			free(hkeys);
 			return -ENOMEM;
 		}
-		for (j = own_start(g, key, ids, n); j < n; j++) {
+		for (j = skip ? 0 : own_start(g, key, ids, n); j < n; j++) {
 			if (ids[j] >= nids || home[ids[j]])
 				continue;
 			if (hn_is_harness(ss_idx(v->s), gr_node_rec(g, ids[j]))) {

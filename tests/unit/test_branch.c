@@ -8,6 +8,8 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
 
 #include "tu_fixture.h"
 #include "branch.h"
@@ -54,6 +56,33 @@ static void append_and_rebuild(struct tu_fx *f, const struct tu_log *l)
 	close(fd);
 	assert_int_equal(idx_finish(f->ix, lf_fd(f->lf)), 0);
 	tu_build(f);
+}
+
+/* br_path_from() from each branch's first own record is br_path() from
+ * there on, as view.c's homes take it (where that record is listed, or
+ * the whole path where br_path_from() gives the whole path). */
+static unsigned tails;	/* branches given from their own record on */
+
+static void check_paths_from(const struct br_set *bs, const struct graph *g)
+{
+	uint32_t i, *ids, *tail, n, tn, skip;
+
+	for (i = 0; i < br_count(bs); i++) {
+		uint32_t key = br_get(bs, i)->first_own, s = key ? gr_dpos(g, key) : 0;
+		uint32_t want;
+
+		assert_int_equal(br_path(bs, i, &ids, &n), 0);
+		want = s && s <= n && ids[s - 1] == key ? s - 1 : 0;
+		assert_int_equal(br_path_from(bs, i, key, &tail, &tn, &skip), 0);
+		if (skip) {
+			assert_int_equal(skip, want);
+			tails++;
+		}
+		assert_int_equal(tn, n - skip);
+		assert_memory_equal(tail, ids + skip, (size_t)tn * sizeof(*ids));
+		free(ids);
+		free(tail);
+	}
 }
 
 static void test_single_chain_is_main(void **state)
@@ -160,6 +189,7 @@ static void test_nested_forks(void **state)
 	assert_int_equal(br_of_node(f.br, ID(8)), br_find(f.br, "fork-000003-00000007"));
 	assert_int_equal(br_of_node(f.br, ID(12)), br_find(f.br, "fork-000005-00000011"));
 	assert_string_equal(current(&f), "fork-000005-00000013");
+	check_paths_from(f.br, f.g);
 	tu_unload(&f);
 	tu_log_free(&l);
 }
@@ -291,6 +321,7 @@ static void test_parallel_tool_calls_are_one_branch(void **state)
 	assert_string_equal(names(&f), "main");
 	assert_string_equal(tu_path(&f, 0), "1 2 3 4 5 6 7 8");
 	assert_int_equal(br_of_node(f.br, ID(5)), 0);
+	check_paths_from(f.br, f.g);
 	tu_unload(&f);
 	tu_log_free(&l);
 }
@@ -306,6 +337,7 @@ static void test_parallel_continuing_from_first_result(void **state)
 	tu_load_log(&f, &l);
 	assert_int_equal(br_count(f.br), 1);
 	assert_string_equal(tu_path(&f, 0), "1 2 3 4 5 6 7");
+	check_paths_from(f.br, f.g);
 	tu_unload(&f);
 	tu_log_free(&l);
 }
@@ -320,6 +352,7 @@ static void test_killed_parallel_batch_counts_once(void **state)
 	tu_load_log(&f, &l);
 	assert_int_equal(br_count(f.br), 1);
 	assert_string_equal(tu_path(&f, 0), "1 2 3 4 5 6");
+	check_paths_from(f.br, f.g);
 	tu_unload(&f);
 	tu_log_free(&l);
 
@@ -350,6 +383,7 @@ static void test_real_fork_inside_tool_turn_is_a_branch(void **state)
 	assert_int_equal(br_count(f.br), 2);
 	assert_string_equal(path_of(&f, "main"), "1 2 3 4 5 6 7");
 	assert_int_equal(br_get(f.br, 1)->first_own, ID(8));
+	check_paths_from(f.br, f.g);
 	tu_unload(&f);
 	tu_log_free(&l);
 }
@@ -409,6 +443,7 @@ static void test_second_root_is_its_own_branch(void **state)
 	tu_load_log(&f, &l);
 	assert_string_equal(names(&f), "main fork-000001-00000003");
 	assert_string_equal(path_of(&f, "fork-000001-00000003"), "3 4");
+	check_paths_from(f.br, f.g);
 	tu_unload(&f);
 	tu_log_free(&l);
 }
@@ -488,6 +523,7 @@ static void test_fork_of_compacted_log_is_one_branch(void **state)
 			   gr_err(f.g, i)->id == ID(10);
 	assert_true(logical);
 	assert_int_equal(f.c->attach, ID(14));
+	check_paths_from(f.br, f.g);
 	tu_unload(&f);
 	tu_log_free(&l);
 }
@@ -643,6 +679,43 @@ static void test_side_piece_beside_an_accepted_piece_is_a_dead_end(void **state)
 	tu_log_free(&l);
 }
 
+/* Every log of the corpus: check_paths_from() on its branches. */
+static unsigned corpus_branches;
+
+static int corpus_log(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	struct logf *lf;
+	struct idx *ix;
+	struct graph *g = NULL;
+	struct br_set *bs = NULL;
+	size_t n = strlen(path);
+
+	(void)st;
+	(void)ftw;
+	if (type != FTW_F || n < 6 || strcmp(path + n - 6, ".jsonl") || lf_open(path, &lf))
+		return 0;
+	ix = idx_new();
+	assert_non_null(ix);
+	if (!idx_finish(ix, lf_fd(lf)) && !gr_build(ix, &g) && !br_build(g, &bs)) {
+		check_paths_from(bs, g);
+		corpus_branches += br_count(bs);
+	}
+	br_free(bs);
+	gr_free(g);
+	idx_free(ix);
+	lf_close(lf);
+	return 0;
+}
+
+static void test_corpus_paths_from(void **state)
+{
+	(void)state;
+	assert_int_equal(nftw(tu_corpus(), corpus_log, 16, FTW_PHYS), 0);
+	print_message("%u branches checked, %u from their own record\n", corpus_branches, tails);
+	assert_true(corpus_branches > 50);
+	assert_true(tails > 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -667,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_interrupted_compact_leaves_a_dead_end),
 		cmocka_unit_test(test_summarised_rows_are_a_dead_end),
 		cmocka_unit_test(test_side_piece_beside_an_accepted_piece_is_a_dead_end),
+		cmocka_unit_test(test_corpus_paths_from),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
