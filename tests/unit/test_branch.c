@@ -8,8 +8,6 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
-#include <ftw.h>
-#include <sys/stat.h>
 
 #include "tu_fixture.h"
 #include "branch.h"
@@ -682,18 +680,15 @@ static void test_side_piece_beside_an_accepted_piece_is_a_dead_end(void **state)
 /* Every log of the corpus: check_paths_from() on its branches. */
 static unsigned corpus_branches;
 
-static int corpus_log(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static void corpus_log(const char *path)
 {
 	struct logf *lf;
 	struct idx *ix;
 	struct graph *g = NULL;
 	struct br_set *bs = NULL;
-	size_t n = strlen(path);
 
-	(void)st;
-	(void)ftw;
-	if (type != FTW_F || n < 6 || strcmp(path + n - 6, ".jsonl") || lf_open(path, &lf))
-		return 0;
+	if (lf_open(path, &lf))
+		return;
 	ix = idx_new();
 	assert_non_null(ix);
 	if (!idx_finish(ix, lf_fd(lf)) && !gr_build(ix, &g) && !br_build(g, &bs)) {
@@ -704,13 +699,12 @@ static int corpus_log(const char *path, const struct stat *st, int type, struct 
 	gr_free(g);
 	idx_free(ix);
 	lf_close(lf);
-	return 0;
 }
 
 static void test_corpus_paths_from(void **state)
 {
 	(void)state;
-	assert_int_equal(nftw(tu_corpus(), corpus_log, 16, FTW_PHYS), 0);
+	tu_corpus_logs(corpus_log);
 	print_message("%u branches checked, %u from their own record\n", corpus_branches, tails);
 	assert_true(corpus_branches > 50);
 	assert_true(tails > 20);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -107,6 +108,36 @@ static inline const char *tu_corpus(void)
 		skip();
 	}
 	return dir;
+}
+
+/* tu_corpus_logs()'s walk: the function it calls, and how many it did. */
+static void (*tu_corpus_fn)(const char *path) __attribute__((unused));
+static unsigned tu_corpus_n __attribute__((unused));
+
+static inline int tu_corpus_visit(const char *path, const struct stat *st, int type,
+				  struct FTW *ftw)
+{
+	size_t n = strlen(path);
+
+	(void)st;
+	(void)ftw;
+	if (type == FTW_F && n >= 6 && !strcmp(path + n - 6, ".jsonl")) {
+		tu_corpus_fn(path);
+		tu_corpus_n++;
+	}
+	return 0;
+}
+
+/* Calls fn on the path of every .jsonl file of the corpus (tu_corpus():
+ * the test is skipped without it); returns how many there were. */
+static inline unsigned tu_corpus_logs(void (*fn)(const char *path))
+{
+	const char *dir = tu_corpus();
+
+	tu_corpus_fn = fn;
+	tu_corpus_n = 0;
+	assert_int_equal(nftw(dir, tu_corpus_visit, 16, FTW_PHYS), 0);
+	return tu_corpus_n;
 }
 
 /* 1 when s[0..n) is valid UTF-8 (utf8_seq_len() of sbuf.h). */
