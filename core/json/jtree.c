@@ -1,6 +1,5 @@
 #include "jtree.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,8 +19,9 @@ static void put(void *arg, const char *p, size_t n)
 	o->w += n;
 }
 
-/* A string decoded to its C string; raw is its body (decoding never
- * makes it longer). k: a key (raw from jv_next()), else the value at v. */
+/* A string decoded to its C string, in a buffer sized by its raw text
+ * (decoding never makes it longer): the key k (raw, from jv_next()), or
+ * with k NULL the string value at v. */
 static char *decoded(const struct js_str *k, const char *v, const char *e)
 {
 	struct js_str s;
@@ -58,7 +58,6 @@ static cJSON *number(const char *v, const char *e)
 {
 	const char *p = v + (*v == '-'), *d = p;
 	unsigned long long u = 0;
-	cJSON *item;
 	double x;
 
 	while (p < e && *p >= '0' && *p <= '9' && p - d < 16)
@@ -67,8 +66,7 @@ static cJSON *number(const char *v, const char *e)
 					      *p == '+' || *p == '-' || (*p >= '0' && *p <= '9'))))
 		return cJSON_ParseWithLengthOpts(v, (size_t)(e - v), NULL, 0);
 	x = (double)u;
-	item = cJSON_CreateNumber(*v == '-' ? -x : x);	/* -0 stays -0 */
-	return item;
+	return cJSON_CreateNumber(*v == '-' ? -x : x);	/* -0 stays -0 */
 }
 
 static cJSON *build(const struct jv_doc *d, const char *v, const char *e);
