@@ -62,8 +62,8 @@ static cJSON *number(const char *v, const char *e)
 
 	while (p < e && *p >= '0' && *p <= '9' && p - d < 16)
 		u = u * 10 + (unsigned long long)(*p++ - '0');
-	if (p == d || p - d > 15 || (p < e && (*p == '.' || *p == 'e' || *p == 'E' ||
-					      *p == '+' || *p == '-' || (*p >= '0' && *p <= '9'))))
+	if (p == d || p - d > 15 ||
+	    (p < e && (*p == '.' || *p == 'e' || *p == 'E' || *p == '+' || *p == '-')))
 		return cJSON_ParseWithLengthOpts(v, (size_t)(e - v), NULL, 0);
 	x = (double)u;
 	return cJSON_CreateNumber(*v == '-' ? -x : x);	/* -0 stays -0 */

@@ -12,14 +12,20 @@ static const char *const not_prompts[] = {
 	"<bash-stdout>", "<bash-stderr>",
 };
 
-#define REMINDER "<system-reminder>"
-#define REMINDER_LEN (sizeof(REMINDER) - 1)
-#define REMINDER_END "</system-reminder>"
-#define REMINDER_END_LEN (sizeof(REMINDER_END) - 1)
+/* What Claude Code puts before a prompt: none of it was typed. */
+static const char reminder[] = "<system-reminder>", reminder_end[] = "</system-reminder>";
 
 static int blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Whether s[0..n) starts with lit. */
+static int starts(const char *s, size_t n, const char *lit)
+{
+	size_t l = strlen(lit);
+
+	return n >= l && !memcmp(s, lit, l);
 }
 
 /* The content of the first <tag>..</tag> in s[0..n), blanks trimmed:
@@ -86,29 +92,25 @@ static void cut(struct sbuf *out)
 
 int tl_from_prompt(const char *s, size_t n, struct sbuf *out)
 {
-	const char *v, *a;
-	size_t vn, an, i, k;
+	const char *v, *a, *q;
+	size_t vn, an, i;
 
 	sb_reset(out);
-	for (k = 0; k < n && blank(s[k]); k++)
-		;
-	/* What Claude Code puts before the prompt: none of it was typed. */
-	while (n - k >= REMINDER_LEN && !memcmp(s + k, REMINDER, REMINDER_LEN)) {
-		const char *q = memmem(s + k, n - k, REMINDER_END, REMINDER_END_LEN);
-
-		if (!q)
+	for (;;) {
+		while (n && blank(*s))
+			s++, n--;
+		if (!starts(s, n, reminder))
+			break;
+		if (!(q = memmem(s, n, reminder_end, sizeof(reminder_end) - 1)))
 			return 1;
-		for (k = (size_t)(q - s) + REMINDER_END_LEN; k < n && blank(s[k]); k++)
-			;
+		q += sizeof(reminder_end) - 1;
+		n -= (size_t)(q - s);
+		s = q;
 	}
-	s += k;
-	n -= k;
-	k = 0;
 	for (i = 0; i < sizeof(not_prompts) / sizeof(not_prompts[0]); i++)
-		if (n - k >= strlen(not_prompts[i]) &&
-		    !memcmp(s + k, not_prompts[i], strlen(not_prompts[i])))
+		if (starts(s, n, not_prompts[i]))
 			return 1;
-	if (k == n || s[k] != '<') {
+	if (!n || *s != '<') {
 		add_first_line(s, n, out);	/* typed text, markup and all */
 	} else if (tag_text(s, n, "command-name", &v, &vn) && vn) {
 		int args = tag_text(s, n, "command-args", &a, &an) && an;
