@@ -19,7 +19,8 @@
 #include "tarw.h"
 #include "plat.h"
 
-#define EX_CHUNK 256		/* entries read (and written) per batch */
+#define EX_CHUNK 256		/* entries read (and written) per batch, at most */
+#define EX_CHUNK_FIRST 16	/* the first batch of a pass (most folders hold fewer) */
 #define EX_PROGRESS_EVERY_MS 100
 
 /* One entry of a listing: read, and in a folder written, on either thread. */
@@ -640,12 +641,12 @@ static void item_reset(struct ex_item *x)
  * the stream with what it holds, right before it: GNU tar sets a folder's
  * mtime once an entry outside it comes). 0 at the end of
  * the listing, 1 if there is more, -errno if the stream broke. */
-static int take_chunk(struct ex_walk *w, struct ex_chunk *c, struct ex_subs *subs)
+static int take_chunk(struct ex_walk *w, struct ex_chunk *c, size_t n, struct ex_subs *subs)
 {
 	int more = 1, rc = 0;
 	size_t i;
 
-	for (i = 0; i < EX_CHUNK; i++) {
+	for (i = 0; i < n; i++) {
 		struct ex_item *x = &c->items[i];
 
 		if (x->rc == 0)
@@ -700,13 +701,15 @@ static int walk_sub(struct ex_walk *w, struct ex_sub *s, int dirfd, int depth)
  * it takes): 0, or -errno when the stream broke. */
 static int pass(struct ex_walk *w, struct ex_chunk *c, struct ex_subs *subs)
 {
+	size_t n = EX_CHUNK_FIRST;
 	int rc;
 
 	c->first = 2;		/* after . and .. */
 	do {
-		pool_run(w->pool, EX_CHUNK, chunk_item, c);
-		rc = take_chunk(w, c, subs);
-		c->first += EX_CHUNK;
+		pool_run(w->pool, n, chunk_item, c);
+		rc = take_chunk(w, c, n, subs);
+		c->first += n;
+		n = n * 2 < EX_CHUNK ? n * 2 : EX_CHUNK;
 	} while (rc == 1);
 	return rc;
 }
