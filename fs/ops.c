@@ -89,40 +89,53 @@ void ops_set_session(struct fuse_session *se)
  * that usually follow need no round trip. The kernel knows an entry's
  * inode only once the reader has taken the batch, which is certain when
  * it asks for the next one: so each call pushes the batch before it (the
- * last, empty call pushes the last batch).
+ * last, empty call pushes the last batch), once it has replied. The
+ * reader takes its batch while the pushes run: before the reply, they
+ * had been a third of an `ls -l` of 300,000 files.
  */
-/* 1 when this call claimed the file (it was not pushed before). */
-static int push_one(struct vfs *t, uint64_t ino)
+struct pushes {
+	struct vfs *t;
+	const uint64_t *ino;
+};
+
+static void push_item(void *arg, size_t i)
 {
+	const struct pushes *p = arg;
+	uint64_t ino = p->ino[i];
 	struct blob *b;
 	struct fuse_bufvec bv = FUSE_BUFVEC_INIT(0);
 
-	if (!session || !vf_claim_push(t, ino))
-		return 0;
-	if (vf_content(t, ino, &b))
-		return 1;
+	if (!session || !vf_claim_push(p->t, ino) || vf_content(p->t, ino, &b))
+		return;
 	if (b->len && b->len <= OPS_PUSH_MAX) {
 		bv.buf[0].mem = b->data;
 		bv.buf[0].size = b->len;
 		if (!fuse_lowlevel_notify_store(session, ino, 0, &bv, 0)) {
 			count(ST_PUSH);
-			vf_pushed(t, ino);
+			vf_pushed(p->t, ino);
 		}
 	}
 	blob_unref(b);
-	return 1;
 }
 
-/* One listing call's work, shared with the pool: first the pushes of the
- * batch before, then the entries this call will likely send (rendering
- * them is what takes the time; their attributes are kept for the reply). */
+/* Pushes the n files of ino (taken; NULL: none), with the pool's helper
+ * when it is free. */
+static void push_batch(struct vfs *t, uint64_t *ino, size_t n)
+{
+	struct pushes p = { t, ino };
+
+	if (ino)
+		pool_run(pool, n, push_item, &p);
+	free(ino);
+}
+
+/* The entries a listing call will likely send, worked out with the pool
+ * (rendering them is what takes the time; their attributes are kept for
+ * the reply). */
 struct ahead {
 	struct vfs *t;
 	struct vf_dir *d;
-	const uint64_t *push;
-	size_t npush;
-	size_t claimed;		/* atomic: pushes that were first */
-	uint64_t off;		/* entry index of item npush */
+	uint64_t off;		/* entry index of e[0] */
 	struct ahead_entry {
 		int rc;
 		struct vf_attr a;
@@ -134,15 +147,9 @@ struct ahead {
 static void ahead_item(void *arg, size_t i)
 {
 	struct ahead *w = arg;
-	struct ahead_entry *x;
+	struct ahead_entry *x = &w->e[i];
 
-	if (i < w->npush) {
-		if (push_one(w->t, w->push[i]))
-			__atomic_add_fetch(&w->claimed, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	x = &w->e[i - w->npush];
-	x->rc = vf_dir_entry(w->t, w->d, w->off + (i - w->npush), x->name, &x->a);
+	x->rc = vf_dir_entry(w->t, w->d, w->off + i, x->name, &x->a);
 }
 
 /* Entry i of the listing: from the work done ahead, or now. */
@@ -417,9 +424,9 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 }
 
 /*
- * Before a reply is filled: pushes the batch before and, for a reply with
- * attributes, works out the entries it will likely hold (as many as fit by
- * the size an entry took last time, and a few more), on both threads.
+ * Before a reply with attributes is filled: works out the entries it will
+ * likely hold (as many as fit by the size an entry took last time, and a
+ * few more), on both threads.
  */
 static void work_ahead(struct vfs *t, struct odir *od, size_t size, uint64_t off,
 		       int plus, struct ahead *w)
@@ -430,15 +437,11 @@ static void work_ahead(struct vfs *t, struct odir *od, size_t size, uint64_t off
 	w->t = t;
 	w->d = od->d;
 	w->off = off;
-	if (no_open) {
-		w->push = od->pending;
-		w->npush = od->npending;
-	}
 	w->ne = guess + guess / 8;
 	w->e = w->ne ? malloc(w->ne * sizeof(*w->e)) : NULL;
 	if (!w->e)
 		w->ne = 0;
-	pool_run(pool, w->npush + w->ne, ahead_item, w);
+	pool_run(pool, w->ne, ahead_item, w);
 }
 
 /*
@@ -452,22 +455,17 @@ static int end_of_listing(fuse_req_t req, struct odir *od, off_t off)
 {
 	struct vfs *t = tree_of(req);
 	uint64_t *files = od->pending;
+	size_t n = od->npending;
 	struct vf_attr a;
 	char name[NM_MAX + 1];
-	struct ahead w;
 
 	if (!no_open || !files || vf_dir_entry(t, od->d, (uint64_t)off, name, &a) != 0)
 		return 0;
-	memset(&w, 0, sizeof(w));
-	w.t = t;
-	w.push = files;
-	w.npush = od->npending;
 	od->pending = NULL;
 	od->npending = 0;
 	/* Once replied, the reader may close the directory: od is gone. */
 	fuse_reply_buf(req, NULL, 0);
-	pool_run(pool, w.npush, ahead_item, &w);
-	free(files);
+	push_batch(t, files, n);
 	return 1;
 }
 
@@ -478,8 +476,8 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 	struct vf_dir *d = od->d;
 	struct vfs *t = tree_of(req);
 	char *buf = malloc(size), name[NM_MAX + 1];
-	uint64_t *files = malloc((size / 32 + 1) * sizeof(*files));
-	size_t used = 0, nfiles = 0, nsent = 0;
+	uint64_t *files = malloc((size / 32 + 1) * sizeof(*files)), *before;
+	size_t used = 0, nfiles = 0, nsent = 0, nbefore;
 	struct ahead w;
 	uint64_t i;
 	int rc = 0;
@@ -500,9 +498,14 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 		return;
 	}
 	work_ahead(t, od, size, (uint64_t)off, plus, &w);
-	free(od->pending);
+	before = od->pending;
+	nbefore = od->npending;
 	od->pending = NULL;
 	od->npending = 0;
+	if (!no_open) {		/* each open renders its file: no push helps */
+		free(before);
+		before = NULL;
+	}
 	for (i = (uint64_t)off;; i++) {
 		struct vf_attr a;
 		struct fuse_entry_param e;
@@ -532,15 +535,15 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 	if (plus && nsent)
 		od->entry_bytes = used / nsent;
 	/* Entry i did not fit: while the reader takes this batch, the helper
-	 * renders the next, unless the batch before had all been pushed
-	 * already (a listing read again: its files are rendered). */
-	if (plus && rc != 0 && w.ne && (!w.npush || w.claimed))
+	 * renders the next. */
+	if (plus && rc != 0 && w.ne)
 		warm_start(t, od, i, w.ne);
 	/* Once replied, the reader may close the directory: od is gone. */
 	od->pending = files;
 	od->npending = nfiles;
 	fuse_reply_buf(req, buf, used);
 	free(buf);
+	push_batch(t, before, nbefore);
 }
 
 static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,

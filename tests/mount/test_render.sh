@@ -4,7 +4,7 @@
 # bounded time (a file bigger than the cache must not be rendered again for
 # every read), two of them at once, and a daemon whose memory for such a
 # record is about the line plus its text. Then cold grep -r over a log of
-# many small files finds what it must.
+# many small files finds what it must, and ls -l pushes them all.
 . "$(dirname "$0")/lib.sh"
 
 BIG_LINES=${BIG_LINES:-80000}		# 80000 lines of 1 KiB: 82 MB of text
@@ -150,5 +150,26 @@ if mount_log "$log" "$mnt"; then
 	unmount_log "$mnt"
 else
 	bad "mount many: $(cat "$mnt.err")"
+fi
+
+# A listing with attributes hands each file it lists to the page cache
+# once (pushed after the reply that follows its batch, the last batch
+# after the listing's end): read afterwards, no file needs a request.
+mnt=$T/pushed
+if SESSFS_STATS=1 mount_log "$log" "$mnt"; then
+	dir=$(cd "$mnt/branches/current/" && pwd -P)
+	n=$(ls -l "$dir" | grep -c 'user.md$')
+	sleep 1		# the pushes after the last reply
+	cat "$dir"/*.md | grep -c 'needle-' > "$T/pushed.n"
+	unmount_log "$mnt"
+	stats=$(grep '^sessfs: requests:' "$mnt.err")
+	[ "$n" = 600 ] && [ "$(cat "$T/pushed.n")" = 600 ] && ok "600 files listed and read" ||
+		bad "listed $n, read $(cat "$T/pushed.n") of 600"
+	case $stats in
+	*" read=0 "*" pushed=600"*) ok "every file pushed once by ls -l, read with no request" ;;
+	*) bad "pushes: $stats" ;;
+	esac
+else
+	bad "mount pushed: $(cat "$mnt.err")"
 fi
 finish
