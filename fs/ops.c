@@ -459,7 +459,7 @@ static int end_of_listing(fuse_req_t req, struct odir *od, off_t off)
 	struct vf_attr a;
 	char name[NM_MAX + 1];
 
-	if (!no_open || !files || vf_dir_entry(t, od->d, (uint64_t)off, name, &a) != 0)
+	if (!files || vf_dir_entry(t, od->d, (uint64_t)off, name, &a) != 0)
 		return 0;
 	od->pending = NULL;
 	od->npending = 0;
@@ -502,10 +502,6 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 	nbefore = od->npending;
 	od->pending = NULL;
 	od->npending = 0;
-	if (!no_open) {		/* each open renders its file: no push helps */
-		free(before);
-		before = NULL;
-	}
 	for (i = (uint64_t)off;; i++) {
 		struct vf_attr a;
 		struct fuse_entry_param e;
@@ -528,7 +524,8 @@ static void readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 			break;
 		used += n;
 		nsent++;
-		if (plus && S_ISREG(a.st.st_mode) && !a.lazy && nfiles <= size / 32)
+		/* Without no_open, each open renders its file: no push helps. */
+		if (plus && no_open && S_ISREG(a.st.st_mode) && !a.lazy && nfiles <= size / 32)
 			files[nfiles++] = a.st.st_ino;
 	}
 	free(w.e);
