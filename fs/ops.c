@@ -559,8 +559,10 @@ static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 {
 	count(ST_RELEASEDIR);
 	(void)ino;
-	odir_free((struct odir *)(uintptr_t)fi->fh);
+	/* The kernel sends it in the background, where it holds a place
+	 * (max_background) that reads ahead wait for: reply first. */
 	fuse_reply_err(req, 0);
+	odir_free((struct odir *)(uintptr_t)fi->fh);
 }
 
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
