@@ -57,7 +57,7 @@ static int in_list(const char *s, const char *const *l, size_t n)
  * record (the index made the same decision from the raw line). */
 static int repair_row(struct ctx_work *w, struct ctx_wrow *r)
 {
-	cJSON *msg = (cJSON *)ctx_jget(r->rec, "message");
+	cJSON *msg = r->m;
 	cJSON *c = (cJSON *)ctx_jget(msg, "content"), *b, *next;
 	const char *t = type_name(r->type);
 
@@ -222,13 +222,14 @@ static int load_row(struct ctx_work *w, uint32_t id, cJSON *rec)
 	r->sent = 1;
 	r->msg = -1;
 	r->rec = rec;
+	r->m = (cJSON *)ctx_jget(rec, "message");
 	if (!cJSON_IsObject(r->rec))
 		return ctx_leave_out(w, r, "record could not be read back (changed on disk, or nested too deep)");
 	if (!is_msg(r))
 		return 0;
 	if (repair_row(w, r))
 		return -ENOMEM;
-	mid = ctx_jstr(ctx_jget(r->rec, "message"), "id");
+	mid = ctx_jstr(r->m, "id");
 	if (r->type == IDX_T_ASSISTANT && mid && *mid)
 		r->msgid = mid;
 	return 0;
@@ -646,6 +647,7 @@ static struct ctx_wrow *synthetic_row(uint8_t type, uint8_t synth, cJSON *conten
 		return NULL;
 	}
 	r->rec = rec;
+	r->m = msg;
 	r->type = type;
 	r->synth = synth;
 	r->sent = 1;
@@ -876,7 +878,7 @@ static int add_no_response(struct ctx_work *w)
 	}
 	if (!(r = synthetic_row(IDX_T_ASSISTANT, CTX_S_NO_RESPONSE, content)))
 		return -ENOMEM;
-	msg = (cJSON *)ctx_jget(r->rec, "message");
+	msg = r->m;
 	strcpy(r->fresh, "synthetic");
 	r->msgid = r->fresh;
 	if (!cJSON_AddStringToObject(msg, "model", "<synthetic>") ||

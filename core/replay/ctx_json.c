@@ -43,7 +43,7 @@ const char *ctx_jstr(const cJSON *o, const char *key)
 
 cJSON *ctx_content(const struct ctx_wrow *r)
 {
-	return (cJSON *)ctx_jget(ctx_jget(r->rec, "message"), "content");
+	return (cJSON *)ctx_jget(r->m, "content");
 }
 
 int ctx_truthy(const cJSON *v)

@@ -37,6 +37,7 @@ struct ctx_wrow {
 	uint8_t synth;		/* enum ctx_synth */
 	uint8_t sent;
 	cJSON *rec;		/* the parsed record, owned; NULL if unreadable */
+	cJSON *m;		/* its "message" member (in rec), or NULL */
 	const char *msgid;	/* assistant: message.id (in rec, or fresh) */
 	char fresh[32];		/* §7 step 4: an id made for an id-less row */
 	uint32_t why;		/* not sent: 1 + offset of the reason in the pool */

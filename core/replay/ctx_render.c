@@ -371,7 +371,7 @@ static cJSON *reminder(const struct ctx_wrow *r, cJSON *content, const char **wh
 static cJSON *user_content(struct render *rd, struct ctx_wrow *r)
 {
 	cJSON *c = cJSON_DetachItemFromObjectCaseSensitive(
-		(cJSON *)ctx_jget(r->rec, "message"), "content");
+		r->m, "content");
 	char buf[IDX_UUID_MAX + 1];
 	const char *what;
 
@@ -567,7 +567,7 @@ static const cJSON *row_effort(const struct ctx_wrow *r)
 static int add_assistant_row(struct render *rd, struct ctx_wrow *r)
 {
 	cJSON *blocks = cJSON_DetachItemFromObjectCaseSensitive(
-		(cJSON *)ctx_jget(r->rec, "message"), "content");
+		r->m, "content");
 	const cJSON *effort = row_effort(r);
 	int32_t i = same_response(rd, r->msgid);
 	int rc;
@@ -858,6 +858,7 @@ int ctx_render(struct ctx_work *w)
 		if (order[i]->type != IDX_T_ASSISTANT) {
 			cJSON_Delete(order[i]->rec);
 			order[i]->rec = NULL;
+			order[i]->m = NULL;
 		}
 	}
 	if (!rc)
