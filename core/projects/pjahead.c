@@ -28,7 +28,9 @@ struct pjahead {
 	uint32_t *key[PA_NORDERS];	/* position -> key */
 	uint32_t *pos[PA_NORDERS];	/* key -> position, PA_NONE */
 	uint32_t last;		/* the session used last (0: none) */
-	uint64_t folder;	/* what the walk listed in it (pa_listed()) */
+	uint64_t folder;	/* what the walk listed first in it (pa_listed()), */
+	int deep;		/* ... and folders under it too */
+	uint32_t fkey;		/* the session that folder was listed in */
 	int walk;		/* the last use followed the one before */
 	int order;		/* the window: left positions from next on, */
 	int dir;		/* ... going up (1) or down (-1) */
@@ -90,7 +92,7 @@ static void *worker(void *arg)
 	uint64_t folder, moves;
 	int64_t at;
 	uint32_t key;
-	int rc;
+	int rc, deep;
 
 	pl_name_thread("sessfs-ahead");
 	pthread_mutex_lock(&a->mu);
@@ -105,9 +107,10 @@ static void *worker(void *arg)
 		a->next += a->dir;
 		a->left--;
 		folder = a->folder;
+		deep = a->deep;
 		a->busy++;
 		pthread_mutex_unlock(&a->mu);
-		rc = a->open(a->arg, key, folder);
+		rc = a->open(a->arg, key, folder, deep);
 		pthread_mutex_lock(&a->mu);
 		a->busy--;
 		if (rc == 1 && moves == a->moves) {
@@ -257,14 +260,24 @@ int pa_idle(struct pjahead *a)
 
 void pa_listed(struct pjahead *a, uint32_t key, uint64_t folder)
 {
+	int changed = 0;
+
 	pthread_mutex_lock(&a->mu);
-	if (key == a->last && folder != a->folder) {
-		a->folder = folder;
-		/* the sessions taken already are taken again, to be listed */
-		if (a->walk) {
-			window(a, a->order, a->dir, a->pos[a->order][key], 1);
-			wake(a);
+	if (key == a->last && key != a->fkey) {	/* the session's first */
+		a->fkey = key;
+		if (folder != a->folder) {
+			a->folder = folder;
+			a->deep = 0;
+			changed = 1;
 		}
+	} else if (key == a->last && folder != a->folder && !a->deep) {
+		a->deep = 1;
+		changed = 1;
+	}
+	/* the sessions taken already are taken again, to be listed */
+	if (changed && a->walk) {
+		window(a, a->order, a->dir, a->pos[a->order][key], 1);
+		wake(a);
 	}
 	pthread_mutex_unlock(&a->mu);
 }

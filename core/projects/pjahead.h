@@ -67,10 +67,11 @@ struct pjahead;
  * cache of open sessions' pf_open_ahead(), handed down by pjfs.c) and,
  * when folder is not 0 and nothing of the session was listed yet, list
  * that folder of it (which renders its files: the walk's own listing then
- * finds them rendered). 0 when it is open now, 1 when the cache has no
- * room for it, -errno when it cannot be opened.
+ * finds them rendered); with deep, every folder under it too (once, even
+ * when the folder alone was listed before). 0 when it is open now, 1 when
+ * the cache has no room for it, -errno when it cannot be opened.
  */
-typedef int (*pa_open_fn)(void *arg, uint32_t key, uint64_t folder);
+typedef int (*pa_open_fn)(void *arg, uint32_t key, uint64_t folder, int deep);
 
 /* A new window-less state (no thread yet) whose workers open sessions by
  * calling open(arg, ...), or NULL on ENOMEM. */
@@ -83,7 +84,11 @@ void pa_free(struct pjahead *a);
 void pa_used(struct pjahead *a, const struct pj_set *s, uint64_t gen, uint32_t key);
 /* A request lists folder (PA_CURRENT, or an inode of its tree) of session
  * key: when that is the walk's session, the sessions opened ahead from
- * now on have the same folder listed too. */
+ * now on have the same folder listed too. The first folder the walk lists
+ * in a session is the one listed ahead; when it goes on to list another
+ * one of that session, it walks a tree (grep -r from the mount's root,
+ * find, ls -R), and the sessions ahead have the whole tree of that first
+ * folder listed. */
 void pa_listed(struct pjahead *a, uint32_t key, uint64_t folder);
 /* 1 when nothing is left in the window and no worker is opening a session
  * (what a test waits for), else 0. */

@@ -32,9 +32,9 @@ static void drop_gone(struct pjfs *pf, const struct pj_set *s)
 }
 
 /* Opens a session ahead of a walk (pjahead.h's pa_open_fn). */
-static int open_ahead(void *arg, uint32_t key, uint64_t folder)
+static int open_ahead(void *arg, uint32_t key, uint64_t folder, int deep)
 {
-	return pf_open_ahead(arg, key, folder);
+	return pf_open_ahead(arg, key, folder, deep);
 }
 
 /* The first scan of dir, held open in *fd; -ENOMSG when it is no
@@ -620,7 +620,8 @@ static int session_listing(struct pjfs *pf, struct pf_dir *d)
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&pf->mu);
-	d->sl->listed = 1;
+	if (!d->sl->listed)
+		d->sl->listed = 1;
 	pthread_mutex_unlock(&pf->mu);
 	pa_listed(pf->ahead, d->key, pf_walk_folder(d->sl->t, PF_INNER(d->ino)));
 	if (PF_INNER(d->ino) == TI_ROOT && origin(d->p->s, x)) {

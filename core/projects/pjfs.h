@@ -40,8 +40,9 @@
  * recently used one is closed when the cache is over it, unless a request
  * or an open folder still uses it. A walk through the sessions in order
  * (a glob or grep -r over sessions/, a find over projects/) has the next
- * ones opened, and the folder it lists in each listed, ahead of it on
- * threads of their own, within that cache (pjahead.h). A session's own tree follows its log as
+ * ones opened, and the folder it lists in each listed (with the folders
+ * under it, when the walk goes into them), ahead of it on threads of
+ * their own, within that cache (pjahead.h). A session's own tree follows its log as
  * a single mount does (live.h); the notifier thread looks at the folder
  * and at the open sessions once a second (pjlive.h), and a session closed
  * and opened again keeps its epochs (live.h: lv_mark()).

@@ -221,34 +221,57 @@ uint64_t pf_walk_folder(struct tree *t, uint64_t inner)
 	return inner;
 }
 
-/* Lists folder of t (pa_listed()), which renders its files into t's
- * cache, while they take at most half of it. After each file the worker
- * offers its CPU to any thread waiting for one (pjahead.h): nobody waits
- * for these files (a request renders what it needs), and no lock is held
- * then. */
-static void list_ahead(struct tree *t, uint64_t folder)
+/* Lists folder of t, which renders its files into t's cache, while they
+ * take at most half of it, and with deep the folders under it, depth
+ * first, as a walk goes: not through links, and not agents/, which a look
+ * by the notifier thread makes (a request for it may wait for one). */
+static void list_tree(struct tree *t, uint64_t folder, int deep, int depth)
 {
-	static const int unwanted;
 	char name[NM_MAX + 1];
 	struct vf_attr a;
 	struct tr_dir *d;
-	uint64_t i;
+	uint64_t i, *sub = NULL, *more;
+	size_t n = 0, cap = 0, j;
 	int rc = 1;
 
-	if (folder == PA_CURRENT && current_branch(t, 0, &folder))
-		return;
 	if (tr_opendir(t, folder, &d))
 		return;
-	pl_ahead_work(&unwanted);
 	for (i = 2; rc && tr_cached_bytes(t) < TR_CACHE_BYTES / 2; i++) {
 		rc = tr_dir_entry(t, d, i, name, &a);
 		pl_offer_cpu();
+		if (rc <= 0 || !deep || depth >= PF_AHEAD_DEPTH || !S_ISDIR(a.st.st_mode) ||
+		    !strcmp(name, "agents"))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			if (!(more = realloc(sub, cap * sizeof(*sub))))
+				break;
+			sub = more;
+		}
+		sub[n++] = a.st.st_ino;
 	}
-	pl_ahead_work(NULL);
 	tr_closedir(d);
+	for (j = 0; j < n && tr_cached_bytes(t) < TR_CACHE_BYTES / 2; j++)
+		list_tree(t, sub[j], deep, depth + 1);
+	free(sub);
 }
 
-int pf_open_ahead(struct pjfs *pf, uint32_t key, uint64_t folder)
+/* Lists folder of t (pa_listed()) and with deep its tree (list_tree()).
+ * After each file the worker offers its CPU to any thread waiting for one
+ * (pjahead.h): nobody waits for these files (a request renders what it
+ * needs), and no lock is held then. */
+static void list_ahead(struct tree *t, uint64_t folder, int deep)
+{
+	static const int unwanted;
+
+	if (folder == PA_CURRENT && current_branch(t, 0, &folder))
+		return;
+	pl_ahead_work(&unwanted);
+	list_tree(t, folder, deep, 0);
+	pl_ahead_work(NULL);
+}
+
+int pf_open_ahead(struct pjfs *pf, uint32_t key, uint64_t folder, int deep)
 {
 	struct pset *p = pf_set_get(pf, 0);
 	const struct pj_session *x = pj_by_key(p->s, key);
@@ -275,15 +298,15 @@ int pf_open_ahead(struct pjfs *pf, uint32_t key, uint64_t folder)
 			rc = -EIO;
 		}
 	}
-	if (!rc && folder && sl->t && !sl->listed) {	/* (evict() may close it) */
-		sl->listed = 1;
+	if (!rc && folder && sl->t && sl->listed < (deep ? 2 : 1)) {	/* (evict() may close it) */
+		sl->listed = deep ? 2 : 1;
 		sl->refs++;
 	} else {
 		folder = 0;
 	}
 	pthread_mutex_unlock(&pf->mu);
 	if (folder) {
-		list_ahead(sl->t, folder);
+		list_ahead(sl->t, folder, deep);
 		pf_slot_put(pf, sl);
 	}
 	pf_set_put(pf, p);

@@ -78,7 +78,8 @@ struct slot {
 	int wanted;			/* atomic: a request waits for its opening
 					 * (one ahead then goes at full speed) */
 	int ahead;			/* opened ahead of a walk, not used yet */
-	int listed;			/* a folder of its tree was listed */
+	int listed;			/* a folder of its tree was listed (1),
+					 * a tree of folders ahead (2) */
 	int open_rc;			/* why its last opening failed (0: it
 					 * did not) */
 	uint32_t opens;			/* times opened (listing generations) */
@@ -149,7 +150,7 @@ int64_t pf_now_ms(void);
 /* pjfs_cache.c: the cache of open sessions. */
 /* Opens the session of key ahead of a walk, and lists its folder (see
  * pjahead.h: pa_open_fn). 0, 1 (no room) or -errno. */
-int pf_open_ahead(struct pjfs *pf, uint32_t key, uint64_t folder);
+int pf_open_ahead(struct pjfs *pf, uint32_t key, uint64_t folder, int deep);
 /* The open session of key in set p, with a reference (release with
  * pf_slot_put()), or NULL when p holds no such session or it cannot be
  * opened. walk: a reader's lookup, listing or link uses it (pa_used();
@@ -182,6 +183,8 @@ int pf_file_index(uint64_t ino);
  * saying why, with what the last scan found; their inner inodes are a
  * tree's (TI_README, TI_ERRORS). */
 #define PF_STUB_N 2
+#define PF_AHEAD_DEPTH 8	/* folders under the one a walk lists, at most,
+				 * listed ahead of it (pjfs_cache.c) */
 /* The stub file of inner inode inner, or of name name: its index, or -1. */
 int pf_stub_index(uint64_t inner);
 int pf_stub_lookup(const char *name);

@@ -2,8 +2,9 @@
  * test_pjahead: sessions opened ahead of a walk (pjahead.c, pjfs_cache.c)
  * on a small projects folder made here: a walk forward or backward has
  * the next sessions opened, the folder it lists listed in them (their
- * files rendered), a jump opens nothing more, and the cache keeps its
- * bound whatever was opened ahead.
+ * files rendered), and the whole tree of that folder when the walk goes
+ * into it, a jump opens nothing more, and the cache keeps its bound
+ * whatever was opened ahead.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -216,6 +217,84 @@ static void test_listing_ahead(void **state)
 	pf_free(pf);
 }
 
+/* Lists session i's own folder, then, with deep, its branches/ in it, as
+ * grep -r from the mount's root goes on into each session. */
+static void list_root(struct pjfs *pf, uint32_t i, int deep)
+{
+	uint64_t root_ino = PF_OUTER(key_at(pf, i), TI_ROOT);
+	struct vf_attr a;
+	struct vf_dir *d;
+
+	assert_int_equal(pf_vfs_ops.opendir(pf, root_ino, &d), 0);
+	pf_vfs_ops.closedir(pf, d);
+	if (!deep)
+		return;
+	assert_int_equal(pf_vfs_ops.lookup(pf, root_ino, "branches", &a), 0);
+	assert_int_equal(pf_vfs_ops.opendir(pf, a.st.st_ino, &d), 0);
+	pf_vfs_ops.closedir(pf, d);
+}
+
+/* The bytes of session i's current branch's files (rendered by this). */
+static uint64_t branch_bytes(struct pjfs *pf, uint32_t i)
+{
+	uint64_t root_ino = PF_OUTER(key_at(pf, i), TI_ROOT), n = 0, e;
+	char name[NM_MAX + 1];
+	struct vf_attr a, c;
+	struct vf_dir *d;
+
+	assert_int_equal(pf_vfs_ops.lookup(pf, root_ino, "branches", &a), 0);
+	assert_int_equal(pf_vfs_ops.lookup(pf, a.st.st_ino, "current", &c), 0);
+	assert_int_equal(pf_vfs_ops.readlink(pf, c.st.st_ino, name), 0);
+	assert_int_equal(pf_vfs_ops.lookup(pf, a.st.st_ino, name, &c), 0);
+	assert_int_equal(pf_vfs_ops.opendir(pf, c.st.st_ino, &d), 0);
+	for (e = 2; pf_vfs_ops.dir_entry(pf, d, e, name, &a) > 0; e++)
+		if (S_ISREG(a.st.st_mode))
+			n += (uint64_t)a.st.st_size;
+	pf_vfs_ops.closedir(pf, d);
+	return n;
+}
+
+/* The bytes rendered ahead in the sessions after a walk of three whose
+ * listings went one folder deep (deep 0) or further (deep 1); the bytes
+ * of the first one's current branch in *branch. */
+static size_t ahead_after(int deep, uint32_t *nopen, uint64_t *branch)
+{
+	struct pjfs *pf;
+	size_t n = 0;
+	uint32_t i;
+
+	assert_int_equal(pf_new(root, PF_CACHE_DEFAULT, &pf), 0);
+	for (i = 0; i < 3; i++)
+		list_root(pf, i, deep);
+	settle(pf);
+	*nopen = 0;
+	for (i = 3; i < 3 + PA_WINDOW; i++) {
+		*nopen += (uint32_t)is_open(pf, i);
+		n += rendered(pf, i);
+	}
+	*branch = branch_bytes(pf, 0);
+	pf_free(pf);
+	return n;
+}
+
+/* A walk that goes into the folders of each session (grep -r from the
+ * root) has the tree of the folder it lists first listed ahead, not that
+ * folder alone: the files of the branches of the sessions ahead rendered
+ * too (and their records, context and state). */
+static void test_tree_ahead(void **state)
+{
+	uint32_t nshallow, ndeep;
+	uint64_t branch;
+	size_t shallow = ahead_after(0, &nshallow, &branch), deep = ahead_after(1, &ndeep, &branch);
+
+	(void)state;
+	assert_int_equal(nshallow, PA_WINDOW);
+	assert_int_equal(ndeep, PA_WINDOW);
+	assert_true(shallow > 0 && branch > 0);
+	/* the sessions differ in a few digits of their text */
+	assert_true(deep - shallow >= PA_WINDOW * branch * 9 / 10);
+}
+
 /* A cache of a few sessions: a walk over all of them stays within it. */
 static void test_bound_kept(void **state)
 {
@@ -243,6 +322,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_forward_walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backward_walk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listing_ahead, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tree_ahead, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bound_kept, setup, teardown),
 	};
 
