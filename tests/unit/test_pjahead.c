@@ -183,8 +183,8 @@ static size_t rendered(struct pjfs *pf, uint32_t i)
 	return n;
 }
 
-/* Lists session i's current branch as grep -r does (lookups, opendir). */
-static void list_current(struct pjfs *pf, uint32_t i)
+/* Opens session i's current branch as grep -r does (lookups, opendir). */
+static struct vf_dir *open_current(struct pjfs *pf, uint32_t i)
 {
 	uint64_t root_ino = PF_OUTER(key_at(pf, i), TI_ROOT);
 	char target[NM_MAX + 1];
@@ -196,7 +196,12 @@ static void list_current(struct pjfs *pf, uint32_t i)
 	assert_int_equal(pf_vfs_ops.readlink(pf, c.st.st_ino, target), 0);
 	assert_int_equal(pf_vfs_ops.lookup(pf, a.st.st_ino, target, &c), 0);
 	assert_int_equal(pf_vfs_ops.opendir(pf, c.st.st_ino, &d), 0);
-	pf_vfs_ops.closedir(pf, d);
+	return d;
+}
+
+static void list_current(struct pjfs *pf, uint32_t i)
+{
+	pf_vfs_ops.closedir(pf, open_current(pf, i));
 }
 
 static void test_listing_ahead(void **state)
@@ -237,16 +242,11 @@ static void list_root(struct pjfs *pf, uint32_t i, int deep)
 /* The bytes of session i's current branch's files (rendered by this). */
 static uint64_t branch_bytes(struct pjfs *pf, uint32_t i)
 {
-	uint64_t root_ino = PF_OUTER(key_at(pf, i), TI_ROOT), n = 0, e;
+	struct vf_dir *d = open_current(pf, i);
 	char name[NM_MAX + 1];
-	struct vf_attr a, c;
-	struct vf_dir *d;
+	struct vf_attr a;
+	uint64_t n = 0, e;
 
-	assert_int_equal(pf_vfs_ops.lookup(pf, root_ino, "branches", &a), 0);
-	assert_int_equal(pf_vfs_ops.lookup(pf, a.st.st_ino, "current", &c), 0);
-	assert_int_equal(pf_vfs_ops.readlink(pf, c.st.st_ino, name), 0);
-	assert_int_equal(pf_vfs_ops.lookup(pf, a.st.st_ino, name, &c), 0);
-	assert_int_equal(pf_vfs_ops.opendir(pf, c.st.st_ino, &d), 0);
 	for (e = 2; pf_vfs_ops.dir_entry(pf, d, e, name, &a) > 0; e++)
 		if (S_ISREG(a.st.st_mode))
 			n += (uint64_t)a.st.st_size;
