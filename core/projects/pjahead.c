@@ -29,7 +29,7 @@ struct pjahead {
 	uint32_t *pos[PA_NORDERS];	/* key -> position, PA_NONE */
 	uint32_t last;		/* the session used last (0: none) */
 	uint64_t folder;	/* what the walk listed first in it (pa_listed()), */
-	int deep;		/* ... and folders under it too */
+	int deep;		/* ... and then another folder of it */
 	uint32_t fkey;		/* the session that folder was listed in */
 	int walk;		/* the last use followed the one before */
 	int order;		/* the window: left positions from next on, */
@@ -265,9 +265,11 @@ void pa_listed(struct pjahead *a, uint32_t key, uint64_t folder)
 	pthread_mutex_lock(&a->mu);
 	if (key == a->last && key != a->fkey) {	/* the session's first */
 		a->fkey = key;
+		/* Until the walk goes deeper here, sessions opened from now on
+		 * have the folder alone listed; those listed already stay. */
+		a->deep = 0;
 		if (folder != a->folder) {
 			a->folder = folder;
-			a->deep = 0;
 			changed = 1;
 		}
 	} else if (key == a->last && folder != a->folder && !a->deep) {

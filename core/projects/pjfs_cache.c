@@ -240,7 +240,7 @@ static void list_tree(struct tree *t, uint64_t folder, int deep, int depth)
 		rc = tr_dir_entry(t, d, i, name, &a);
 		pl_offer_cpu();
 		if (rc <= 0 || !deep || depth >= PF_AHEAD_DEPTH || !S_ISDIR(a.st.st_mode) ||
-		    !strcmp(name, "agents"))
+		    TR_LOCAL(a.st.st_ino) == TI_AGENTS)
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 16;

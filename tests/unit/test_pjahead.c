@@ -254,21 +254,25 @@ static uint64_t branch_bytes(struct pjfs *pf, uint32_t i)
 	return n;
 }
 
-/* The bytes rendered ahead in the sessions after a walk of three whose
- * listings went one folder deep (deep 0) or further (deep 1); the bytes
- * of the first one's current branch in *branch. */
-static size_t ahead_after(int deep, uint32_t *nopen, uint64_t *branch)
+/* The bytes rendered ahead in the sessions after a walk of three from
+ * session from whose listings went one folder deep (deep 0) or further
+ * (deep 1), after a walk from session 0 that went deep when before is
+ * set; the bytes of session 0's current branch in *branch. */
+static size_t ahead_after(int before, uint32_t from, int deep, uint32_t *nopen,
+			  uint64_t *branch)
 {
 	struct pjfs *pf;
 	size_t n = 0;
 	uint32_t i;
 
 	assert_int_equal(pf_new(root, PF_CACHE_DEFAULT, &pf), 0);
-	for (i = 0; i < 3; i++)
+	for (i = 0; before && i < 3; i++)
+		list_root(pf, i, 1);
+	for (i = from; i < from + 3; i++)
 		list_root(pf, i, deep);
 	settle(pf);
 	*nopen = 0;
-	for (i = 3; i < 3 + PA_WINDOW; i++) {
+	for (i = from + 3; i < from + 3 + PA_WINDOW; i++) {
 		*nopen += (uint32_t)is_open(pf, i);
 		n += rendered(pf, i);
 	}
@@ -280,19 +284,25 @@ static size_t ahead_after(int deep, uint32_t *nopen, uint64_t *branch)
 /* A walk that goes into the folders of each session (grep -r from the
  * root) has the tree of the folder it lists first listed ahead, not that
  * folder alone: the files of the branches of the sessions ahead rendered
- * too (and their records, context and state). */
+ * too (and their records, context and state). A later walk that lists
+ * that folder alone has it alone listed ahead again. */
 static void test_tree_ahead(void **state)
 {
-	uint32_t nshallow, ndeep;
+	uint32_t nshallow, ndeep, nafter;
 	uint64_t branch;
-	size_t shallow = ahead_after(0, &nshallow, &branch), deep = ahead_after(1, &ndeep, &branch);
+	size_t shallow = ahead_after(0, 0, 0, &nshallow, &branch);
+	size_t deep = ahead_after(0, 0, 1, &ndeep, &branch);
+	size_t after = ahead_after(1, 12, 0, &nafter, &branch);
 
 	(void)state;
 	assert_int_equal(nshallow, PA_WINDOW);
 	assert_int_equal(ndeep, PA_WINDOW);
+	/* (the sessions of the walk before may take the cache's room) */
+	assert_true(nafter > 0);
 	assert_true(shallow > 0 && branch > 0);
 	/* the sessions differ in a few digits of their text */
 	assert_true(deep - shallow >= PA_WINDOW * branch * 9 / 10);
+	assert_true(after / nafter < shallow / nshallow + branch / 2);
 }
 
 /* A cache of a few sessions: a walk over all of them stays within it. */
