@@ -103,13 +103,15 @@ enum ss_change {
 
 /*
  * Whether the log looks changed since it was last indexed: another size or
- * mtime, or another file at its path. Cheap (an fstat and a stat); only
- * reads the session, so readers may call it under a shared lock.
+ * mtime, or another file at its path. Cheap: a stat of the path, which
+ * shows the open file itself while no other file took the path (an fstat
+ * of the open file only then); only reads the session, so readers may
+ * call it under a shared lock.
  */
 int ss_changed(const struct session *s);
 /*
- * Whether the bytes indexed may have changed, as far as an fstat and a
- * stat tell: the log shrank, another file took its path, or it kept its
+ * Whether the bytes indexed may have changed, as far as the same looks
+ * tell: the log shrank, another file took its path, or it kept its
  * size and not its times (rewritten in place, maybe: ss_refresh() looks).
  * Appending never does this. The same cost and locking as ss_changed(),
  * for a watcher that looks now and then while no request asks.

@@ -68,25 +68,53 @@ static int path_moved(const struct session *s, const struct stat *fd_st,
 	return !s->has_bad || !same_refused(&s->bad, path_st);
 }
 
+/*
+ * The log's stat now in *st, and in *moved whether another file (one not
+ * refused before) is at its path: what ss_changed() and ss_rewritten() ask
+ * on every request. One look at the path does it when the path shows the
+ * inode indexed: that is the file held open (an open file keeps its inode
+ * number its own), so its stat is the open file's, and nothing moved.
+ * Otherwise the open file's fstat and the path's stat, as path_moved().
+ * 0, or -1 when the open file cannot be looked at.
+ */
+static int look(const struct session *s, struct stat *st, int *moved)
+{
+	struct stat pst;
+	int at = s->dirfd >= 0 && fstatat(s->dirfd, s->base, &pst, 0) == 0;
+
+	*moved = 0;
+	if (at && pst.st_dev == s->seen.st_dev && pst.st_ino == s->seen.st_ino) {
+		*st = pst;
+		return 0;
+	}
+	if (lf_stat(s->lf, st))
+		return -1;
+	*moved = at && (pst.st_dev != st->st_dev || pst.st_ino != st->st_ino) &&
+		 (!s->has_bad || !same_refused(&s->bad, &pst));
+	return 0;
+}
+
 int ss_changed(const struct session *s)
 {
-	struct stat st, pst;
+	struct stat st;
+	int moved;
 
-	if (s->part || lf_stat(s->lf, &st))
+	if (s->part || look(s, &st, &moved))
 		return 0;
-	return st.st_size != s->seen.st_size || !same_times(&st, &s->seen) ||
-	       path_moved(s, &st, &pst) || scrub_bad(s);
+	return st.st_size != s->seen.st_size || !same_times(&st, &s->seen) || moved ||
+	       scrub_bad(s);
 }
 
 int ss_rewritten(const struct session *s)
 {
-	struct stat st, pst;
+	struct stat st;
+	int moved;
 
-	if (s->part || lf_stat(s->lf, &st))
+	if (s->part || look(s, &st, &moved))
 		return 0;
 	return st.st_size < s->seen.st_size ||
-	       (st.st_size == s->seen.st_size && !same_times(&st, &s->seen)) ||
-	       path_moved(s, &st, &pst) || scrub_bad(s);
+	       (st.st_size == s->seen.st_size && !same_times(&st, &s->seen)) || moved ||
+	       scrub_bad(s);
 }
 
 /*

@@ -3,9 +3,10 @@
  * kernel what to forget.
  *
  * How a change is noticed: every lookup, getattr of what can grow and
- * opendir calls lv_refresh() first, which compares an fstat of the open
- * log and a stat of its path with what was indexed (ss_changed(): two
- * syscalls, under the shared lock). Only when they differ does it take the
+ * opendir calls lv_refresh() first, which compares a stat of the log's
+ * path (and an fstat of the open log when the path shows another file)
+ * with what was indexed (ss_changed(): one syscall as a rule, under the
+ * shared lock). Only when they differ does it take the
  * write lock and index the new bytes. This works on every filesystem the
  * log may live on (inotify misses writes made over NFS or by another
  * host), needs no thread of its own, and is exact: the request that
