@@ -67,7 +67,7 @@ print(n)'
 
 # What a list of paths (relative to a root) holds: files, records met
 # twice in one view of one session, harness files.
-HARNESS_RE='(^|/)harness/|-(attachment-(environment|model|date|session_context|remote_session_change|prompt_snapshot|deferred_tools_delta|agent_listing_delta|skill_listing|auto_mode|plan_mode|plan_mode_exit|plan_mode_reentry|todo_reminder|critical_system_reminder|mcp_instructions_delta|output_style|token_usage|budget_usd|compaction_reminder|companion_intro|context_tip)|system-[a-z_]+)\.md$'
+HARNESS_RE='(^|/)harness/|-(attachment-(environment|model|date|session_context|remote_session_change|prompt_snapshot|deferred_tools_delta|agent_listing_delta|skill_listing|auto_mode|plan_mode|plan_mode_exit|plan_mode_reentry|todo_reminder|critical_system_reminder|mcp_instructions_delta|output_style|token_usage|budget_usd|compaction_reminder|companion_intro|context_tip|nested_memory|already_read_file|edited_text_file|compact_file_reference|invoked_skills|task_reminder|plugin_note|fork_briefing|read_truncation_notice|diagnostics|opened_file_in_ide|selected_lines_in_ide|echo_activities|pen_mode_enter|pen_mode_exit|verify_plan_reminder|fold_nudge)|system-[a-z_]+)\.md$'
 tally() {	# LIST ROOT
 	local files twice harness
 	files=$(wc -l < "$1")

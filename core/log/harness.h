@@ -14,7 +14,11 @@
  *
  * A row is harness when it is:
  *   - an attachment of a type listed here (HN_ATTACHMENTS: every type the
- *     corpus shows Claude Code writing by itself, and the like);
+ *     corpus shows Claude Code writing by itself, and the types its code
+ *     names that it writes by itself: the memory files of the folders a
+ *     tool read, notes on files read before, edited outside or read again
+ *     after a compaction, the skills invoked, reminders, a fork's briefing,
+ *     the IDE's diagnostics, open file and selection, the UI's own notes);
  *   - a system row other than a compaction boundary, a local command's
  *     output (the user's command) and a stop hook's summary (the user's
  *     hook);
@@ -38,6 +42,11 @@
 	"plan_mode_reentry", "todo_reminder", "critical_system_reminder",          \
 	"mcp_instructions_delta", "output_style", "token_usage", "budget_usd",     \
 	"compaction_reminder", "companion_intro", "context_tip",                   \
+	"nested_memory", "already_read_file", "edited_text_file",                  \
+	"compact_file_reference", "invoked_skills", "task_reminder",               \
+	"plugin_note", "fork_briefing", "read_truncation_notice", "diagnostics",   \
+	"opened_file_in_ide", "selected_lines_in_ide", "echo_activities",          \
+	"pen_mode_enter", "pen_mode_exit", "verify_plan_reminder", "fold_nudge",   \
 }
 
 /* Whether record r of ix is text the harness wrote by itself. */

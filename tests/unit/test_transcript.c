@@ -14,6 +14,7 @@
 
 #include "testutil.h"
 #include "session.h"
+#include "harness.h"
 #include "transcript.h"
 
 /* Two turns, then a rewind to after the first that starts a second
@@ -240,6 +241,49 @@ static void test_pieces_are_the_whole(void **state)
 	tu_log_free(&l);
 }
 
+/* Harness or conversation, by attachment type: what Claude Code writes by
+ * itself (the corpus's types and those its code names) against what the
+ * user named, queued or configured (harness.h). */
+static void test_harness_by_attachment_type(void **state)
+{
+	static const struct { const char *type; int harness; } t[] = {
+		{ "environment", 1 }, { "prompt_snapshot", 1 }, { "skill_listing", 1 },
+		{ "nested_memory", 1 }, { "edited_text_file", 1 }, { "already_read_file", 1 },
+		{ "compact_file_reference", 1 }, { "invoked_skills", 1 }, { "fork_briefing", 1 },
+		{ "selected_lines_in_ide", 1 }, { "file", 0 }, { "directory", 0 },
+		{ "queued_command", 0 }, { "hook_success", 0 }, { "hook_additional_context", 0 },
+		{ "pdf_reference", 0 }, { "a_type_no_release_wrote", 0 },
+	};
+	const size_t n = sizeof(t) / sizeof(t[0]);
+	const struct idx *ix;
+	struct tu_log l;
+	struct session *s;
+	char *path;
+	size_t i;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_user(&l, 1, 0, "hello");
+	for (i = 0; i < n; i++)
+		tu_attach(&l, (int)i + 2, (int)i + 1, t[i].type);
+	path = tu_write_str(l.sb.buf);
+	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
+	ix = ss_idx(s);
+	assert_int_equal(idx_nrecs(ix), n + 1);
+	assert_false(hn_is_harness(ix, idx_rec(ix, 0)));
+	for (i = 0; i < n; i++) {
+		const struct idx_rec *r = idx_rec(ix, (uint32_t)i + 1);
+
+		assert_string_equal(idx_atom(ix, r->sub), t[i].type);
+		if (hn_is_harness(ix, r) != t[i].harness)
+			fail_msg("%s: harness %d, expected %d", t[i].type, !t[i].harness,
+				 t[i].harness);
+	}
+	ss_close(s);
+	tu_remove(path);
+	tu_log_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_a_fork_starts_where_it_leaves),
 		cmocka_unit_test(test_fence_outgrows_the_text),
 		cmocka_unit_test(test_pieces_are_the_whole),
+		cmocka_unit_test(test_harness_by_attachment_type),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
