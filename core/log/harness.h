@@ -24,7 +24,8 @@
  *     hook);
  *   - a user row Claude Code marks isMeta (a caveat before local
  *     commands, an image's path note, its "no visible output" nudge), but
- *     for a hook's feedback (hookText).
+ *     for a hook's feedback (hookText), or marks as its own with
+ *     rowSource "harness" (2.1.332; the index takes either for isMeta).
  * Anything else (an attachment of a type not listed: a file the user
  * named, a hook's output, a queued prompt) is conversation.
  *

@@ -88,7 +88,8 @@ enum idx_drop {
 enum idx_flag {
 	IDX_F_SIDECHAIN = 1u << 0,
 	IDX_F_COMPACT_SUMMARY = 1u << 1,
-	IDX_F_META = 1u << 2,
+	IDX_F_META = 1u << 2,		/* isMeta, or rowSource "harness" (2.1.332):
+					 * Claude Code wrote the row by itself */
 	IDX_F_VISIBLE_ONLY = 1u << 3,
 	IDX_F_RENDERED = 1u << 4,	/* attachment has rendered text */
 	IDX_F_ROLE_USER = 1u << 5,

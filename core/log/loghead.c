@@ -19,6 +19,7 @@
 struct line {
 	struct js_str type, sid, uuid, ts, cwd, version, branch;
 	struct js_str custom, ai, summary, leaf;
+	struct js_str source;		/* rowSource (2.1.332) */
 	int chain;			/* has a parentUuid key: a chain record */
 	int meta, compact_summary, tool_result;
 	const char *msg, *msg_end;	/* the message value */
@@ -79,6 +80,7 @@ static const char *line_member(struct line *l, const struct js_str *k, const cha
 	else if (js_eq(k, "aiTitle")) dst = &l->ai;
 	else if (js_eq(k, "summary")) dst = &l->summary;
 	else if (js_eq(k, "leafUuid")) dst = &l->leaf;
+	else if (js_eq(k, "rowSource")) dst = &l->source;
 	if (dst) {
 		take_str(v, e, dst, &next);
 		return next;
@@ -191,8 +193,9 @@ static void take_prompt(struct acc *a, const struct line *l)
 {
 	struct js_str t;
 
+	/* rowSource "harness" (2.1.332): Claude Code's own row, as isMeta */
 	if (a->have_prompt || !str_is(&l->type, "user") || l->meta || l->compact_summary ||
-	    l->tool_result || !l->msg || prompt_text(l->msg, l->msg_end, &t))
+	    str_is(&l->source, "harness") || l->tool_result || !l->msg || prompt_text(l->msg, l->msg_end, &t))
 		return;
 	a->have_prompt = !prompt_title(&t, &a->prompt);
 }

@@ -10,10 +10,10 @@
  *   - cwd, version, gitBranch: the last record that has them;
  *   - title: the last custom-title; else the last ai-title or summary
  *     line (the title Claude Code generated); else the title of the
- *     first real prompt (a user row that is not meta, not a compaction
- *     summary, not a tool result, that title.h takes for a prompt: a
- *     command without its markup, none for /clear) — each as far as head
- *     and tail show it;
+ *     first real prompt (a user row that is not meta nor marked
+ *     rowSource "harness", not a compaction summary, not a tool result,
+ *     that title.h takes for a prompt: a command without its markup, none
+ *     for /clear) — each as far as head and tail show it;
  *   - first and last timestamps, the user and assistant rows seen
  *     (exact only when the log was read whole);
  *   - fork: a log --fork-session made starts with copies of another

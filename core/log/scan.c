@@ -392,6 +392,12 @@ static const char *scan_member(struct scan *sc, const struct js_str *k,
 		}
 		if (js_eq(k, "messageId"))
 			return scan_uuid(sc, v, e, &sc->msg_id);
+		if (js_eq(k, "rowSource")) {	/* 2.1.332: who wrote the row */
+			end = scan_str(v, e, &s);
+			if (end && s.p && js_eq(&s, "harness"))
+				r->flags |= IDX_F_META;
+			return end;
+		}
 		break;
 	case 10:
 		if (js_eq(k, "parentUuid"))

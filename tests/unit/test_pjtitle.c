@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -100,6 +101,42 @@ static void test_generated_then_prompt(void **state)
 	t = title_of(l.sb.buf, &kind);
 	assert_null(t);
 	assert_int_equal(kind, LH_T_NONE);
+	tu_log_free(&l);
+}
+
+/* A user row Claude Code marks as its own (rowSource "harness", 2.1.332)
+ * titles no session, whole log or head and tail alike; the prompt after it
+ * does. */
+static void test_harness_row_titles_nothing(void **state)
+{
+	struct tu_log l;
+	struct lh_facts f;
+	enum lh_title_kind kind;
+	char *t, *path, *slash;
+	int dfd;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_row(&l, "user", 101, 0, "\"rowSource\":\"harness\",\"message\":{\"role\":\"user\","
+	       "\"content\":\"a note of its own\"}");
+	turns(&l, 0, 2);
+	t = title_of(l.sb.buf, &kind);
+	assert_string_equal(t, "first prompt");
+	assert_int_equal(kind, LH_T_PROMPT);
+	free(t);
+
+	path = tu_write_str(l.sb.buf);
+	slash = strrchr(path, '/');
+	*slash = 0;
+	dfd = open(path, O_RDONLY | O_DIRECTORY);
+	*slash = '/';
+	assert_true(dfd >= 0);
+	assert_int_equal(lh_read(dfd, slash + 1, "x", &f), 0);
+	assert_string_equal(f.title, "first prompt");
+	assert_int_equal(f.title_kind, LH_T_PROMPT);
+	lh_free(&f);
+	close(dfd);
+	tu_remove(path);
 	tu_log_free(&l);
 }
 
@@ -315,6 +352,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_custom_title_mid_log),
 		cmocka_unit_test(test_generated_then_prompt),
+		cmocka_unit_test(test_harness_row_titles_nothing),
 		cmocka_unit_test(test_notes_resume),
 		cmocka_unit_test(test_epochs_resume),
 		cmocka_unit_test(test_resume_rewritten),

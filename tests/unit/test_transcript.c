@@ -266,11 +266,15 @@ static void test_harness_by_attachment_type(void **state)
 	tu_user(&l, 1, 0, "hello");
 	for (i = 0; i < n; i++)
 		tu_attach(&l, (int)i + 2, (int)i + 1, t[i].type);
+	tu_row(&l, "user", (int)n + 2, (int)n + 1, "\"rowSource\":\"harness\",\"message\":"
+	       "{\"role\":\"user\",\"content\":\"a note of its own\"}");
 	path = tu_write_str(l.sb.buf);
 	assert_int_equal(ss_open(path, SS_COMPLETE, &s), 0);
 	ix = ss_idx(s);
-	assert_int_equal(idx_nrecs(ix), n + 1);
+	assert_int_equal(idx_nrecs(ix), n + 2);
 	assert_false(hn_is_harness(ix, idx_rec(ix, 0)));
+	/* a user row Claude Code marks as its own (2.1.332) */
+	assert_true(hn_is_harness(ix, idx_rec(ix, (uint32_t)n + 1)));
 	for (i = 0; i < n; i++) {
 		const struct idx_rec *r = idx_rec(ix, (uint32_t)i + 1);
 
