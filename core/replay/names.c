@@ -167,10 +167,10 @@ void nm_harness_file(const struct graph *g, uint32_t id, char *out)
 
 void nm_slug(const char *title, char *out)
 {
-	size_t n = 0;
-	int dash = 0;
+	size_t n = 0, word = 0;	/* word: where the last word began */
+	int dash = 0, cut = 0;
 
-	for (; title && *title && n < NM_SLUG_MAX; title++) {
+	for (; title && *title; title++) {
 		unsigned char c = (unsigned char)*title;
 
 		if (c >= 'A' && c <= 'Z')
@@ -179,13 +179,20 @@ void nm_slug(const char *title, char *out)
 			dash = n > 0;
 			continue;
 		}
-		if (dash && n + 1 < NM_SLUG_MAX)
-			out[n++] = '-';
-		else if (dash)
+		if (n + (size_t)dash >= NM_SLUG_MAX) {
+			cut = !dash;	/* a word goes on past the end */
 			break;
+		}
+		if (dash) {
+			out[n++] = '-';
+			word = n;
+		}
 		dash = 0;
 		out[n++] = (char)c;
 	}
+	/* A word the end cuts is left out, when words before it say enough. */
+	if (cut && word >= NM_SLUG_MAX / 2)
+		n = word - 1;
 	out[n] = '\0';
 	if (!n)
 		strcpy(out, "untitled");

@@ -52,8 +52,10 @@ void nm_harness_file(const struct graph *g, uint32_t id, char *out);
  * file's); 0 if the name is not one. */
 uint32_t nm_message_seq(const char *name);
 
-/* A title's slug, for a name: [a-z0-9-], at most NM_SLUG_MAX bytes;
- * "untitled" when nothing is left. out: NM_SLUG_MAX + 1 bytes. */
+/* A title's slug, for a name: [a-z0-9-], at most NM_SLUG_MAX bytes,
+ * ending at a word's end when the cut leaves at least half of them (a
+ * word longer is cut); "untitled" when nothing is left. out: NM_SLUG_MAX
+ * + 1 bytes. */
 void nm_slug(const char *title, char *out);
 
 /* a, b and c (any may be ""), one after the other, into out (NM_MAX + 1

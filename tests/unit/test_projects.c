@@ -151,6 +151,20 @@ static void test_names_are_safe(void **state)
 	nm_slug(long_title, slug);
 	assert_true(strlen(slug) <= NM_SLUG_MAX);
 	assert_null(strchr(slug, '/'));
+	/* a word past the end is left out, not cut; a word that is all of
+	 * it is cut; a slug that ends where the title does keeps its end */
+	nm_slug("Survey src/web and report its layout, with a screenshot", slug);
+	assert_string_equal(slug, "survey-src-web-and-report-its-layout-with-a");
+	nm_slug("Give me a tour of the repository: its structure, then compare", slug);
+	assert_string_equal(slug, "give-me-a-tour-of-the-repository-its-structure");
+	nm_slug("supercalifragilisticexpialidocious-supercalifragilistic", slug);
+	assert_string_equal(slug, "supercalifragilisticexpialidocious");
+	nm_slug("supercalifragilisticexpialidocioussupercalifragilistic", slug);
+	assert_string_equal(slug, "supercalifragilisticexpialidocioussupercalifragi");
+	nm_slug("abcdefghij abcdefghij abcdefghij abcdefghij abcd", slug);
+	assert_string_equal(slug, "abcdefghij-abcdefghij-abcdefghij-abcdefghij-abcd");
+	nm_slug("abcdefghij abcdefghij abcdefghij abcdefghij abcde", slug);
+	assert_string_equal(slug, "abcdefghij-abcdefghij-abcdefghij-abcdefghij");
 }
 
 /* A message file's name, as "%06u-%s.md" would print it, cut at NM_MAX. */
