@@ -195,7 +195,8 @@ static void take_prompt(struct acc *a, const struct line *l)
 
 	/* rowSource "harness" (2.1.332): Claude Code's own row, as isMeta */
 	if (a->have_prompt || !str_is(&l->type, "user") || l->meta || l->compact_summary ||
-	    str_is(&l->source, "harness") || l->tool_result || !l->msg || prompt_text(l->msg, l->msg_end, &t))
+	    str_is(&l->source, "harness") || l->tool_result || !l->msg ||
+	    prompt_text(l->msg, l->msg_end, &t))
 		return;
 	a->have_prompt = !prompt_title(&t, &a->prompt);
 }
