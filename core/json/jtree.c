@@ -1,5 +1,6 @@
 #include "jtree.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,57 +20,110 @@ static void put(void *arg, const char *p, size_t n)
 	o->w += n;
 }
 
-/* A string decoded to its C string, in a buffer sized by its raw text
- * (decoding never makes it longer): the key k (raw, from jv_next()), or
- * with k NULL the string value at v. */
-static char *decoded(const struct js_str *k, const char *v, const char *e)
+/* The key k (raw, from jv_next()) decoded to a C string of its own. */
+static char *decoded(const struct js_str *k)
 {
-	struct js_str s;
+	char *buf = malloc(k->n + 1);
 	struct put o;
-	char *buf;
 
-	if (!k) {
-		if (!js_string(v, e, &s))
-			return NULL;
-		k = &s;
-	}
-	buf = malloc(k->n + 1);
 	if (!buf)
 		return NULL;
 	o.w = buf;
-	if (k == &s)
-		jv_str(v, e, put, &o);
-	else
-		jv_key(k, put, &o);
+	jv_key(k, put, &o);
 	*o.w = '\0';
-	/* escapes decode shorter: give back what a long one left unused */
-	if (k->n - (size_t)(o.w - buf) > 64 + k->n / 8) {
-		char *fit = realloc(buf, (size_t)(o.w - buf) + 1);
-
-		if (fit)
-			buf = fit;
-	}
 	return buf;
 }
 
-/* A number as cJSON's parser sets it: an integer of up to 15 digits is
- * exact in a double, whatever parses it; anything else cJSON reads. */
-static cJSON *number(const char *v, const char *e)
+static cJSON *node(const struct js_str *k, const char *v, const char *e, int type);
+
+/* A number as cJSON's parser sets it, with key k: an integer of up to 15
+ * digits is exact in a double, whatever parses it (and valueint is
+ * cJSON_CreateNumber()'s, saturated); anything else cJSON reads. */
+static cJSON *number(const struct js_str *k, const char *v, const char *e)
 {
 	const char *p = v + (*v == '-'), *d = p;
 	unsigned long long u = 0;
+	cJSON *item;
 	double x;
 
 	while (p < e && *p >= '0' && *p <= '9' && p - d < 16)
 		u = u * 10 + (unsigned long long)(*p++ - '0');
 	if (p == d || p - d > 15 ||
-	    (p < e && (*p == '.' || *p == 'e' || *p == 'E' || *p == '+' || *p == '-')))
-		return cJSON_ParseWithLengthOpts(v, (size_t)(e - v), NULL, 0);
-	x = (double)u;
-	return cJSON_CreateNumber(*v == '-' ? -x : x);	/* -0 stays -0 */
+	    (p < e && (*p == '.' || *p == 'e' || *p == 'E' || *p == '+' || *p == '-'))) {
+		item = cJSON_ParseWithLengthOpts(v, (size_t)(e - v), NULL, 0);
+		if (item && k && !(item->string = decoded(k))) {
+			cJSON_Delete(item);
+			return NULL;
+		}
+		return item;
+	}
+	x = *v == '-' ? -(double)u : (double)u;	/* -0 stays -0 */
+	item = node(k, v, e, cJSON_Number);
+	if (item) {
+		item->valuedouble = x;
+		item->valueint = x >= INT_MAX ? INT_MAX : x <= (double)INT_MIN ? INT_MIN : (int)x;
+	}
+	return item;
 }
 
-static cJSON *build(const struct jv_doc *d, const char *v, const char *e);
+/*
+ * A node in one block with its key and its string value, where it has them
+ * (node, key, value; each string decoded into room sized by its raw text):
+ * cJSON_Delete() frees the block alone, told by the flags that the key
+ * (cJSON_StringIsConst) and the value (cJSON_IsReference, on a string:
+ * it has no child) are not blocks of their own. A third of the
+ * allocations of a parse, and of the frees of a delete.
+ */
+static cJSON *node(const struct js_str *k, const char *v, const char *e, int type)
+{
+	struct js_str s = { NULL, 0, 0 };
+	size_t room, used;
+	cJSON *item, *fit;
+	char *w;
+	struct put o;
+
+	if (type == cJSON_String && !js_string(v, e, &s))
+		return NULL;
+	room = sizeof(*item) + (k ? k->n + 1 : 0) + (type == cJSON_String ? s.n + 1 : 0);
+	item = malloc(room);
+	if (!item)
+		return NULL;
+	memset(item, 0, sizeof(*item));
+	item->type = type;
+	o.w = (char *)(item + 1);
+	if (k) {
+		w = o.w;
+		jv_key(k, put, &o);
+		*o.w++ = '\0';
+		item->string = w;
+		item->type |= cJSON_StringIsConst;
+	}
+	if (type == cJSON_String) {
+		w = o.w;
+		jv_str(v, e, put, &o);
+		*o.w++ = '\0';
+		item->valuestring = w;
+		item->type |= cJSON_IsReference;
+	}
+	/* escapes decode shorter: give back what long ones left unused */
+	used = (size_t)(o.w - (char *)item);
+	if (room - used > 64 + room / 8) {
+		size_t ko = item->string ? (size_t)(item->string - (char *)item) : 0;
+		size_t vo = item->valuestring ? (size_t)(item->valuestring - (char *)item) : 0;
+
+		if ((fit = realloc(item, used))) {
+			item = fit;
+			if (ko)
+				item->string = (char *)item + ko;
+			if (vo)
+				item->valuestring = (char *)item + vo;
+		}
+	}
+	return item;
+}
+
+static cJSON *build(const struct jv_doc *d, const struct js_str *k, const char *v,
+		    const char *e);
 
 /* The members of the container at v, appended to c in order. */
 static int fill(cJSON *c, const struct jv_doc *d, const char *v, const char *e)
@@ -80,54 +134,45 @@ static int fill(cJSON *c, const struct jv_doc *d, const char *v, const char *e)
 
 	jv_begin(&it, d, v, e);
 	while (jv_next(&it, it.obj ? &k : NULL, &cv)) {
-		cJSON *x = build(d, cv, e);
+		cJSON *x = build(d, it.obj ? &k : NULL, cv, e);
 
 		if (!x)
 			return -1;
-		if (it.obj && !(x->string = decoded(&k, NULL, e))) {
-			cJSON_Delete(x);
-			return -1;
-		}
 		cJSON_AddItemToArray(c, x);	/* appends: keeps x->string */
 	}
 	return 0;
 }
 
-/* The node of the checked value at v (nesting is bounded by cJSON's
- * limit, which jv_check() enforced). */
-static cJSON *build(const struct jv_doc *d, const char *v, const char *e)
+/* The node of the checked value at v, with key k (NULL in an array or at
+ * the top; nesting is bounded by cJSON's limit, which jv_check()
+ * enforced). */
+static cJSON *build(const struct jv_doc *d, const struct js_str *k, const char *v,
+		    const char *e)
 {
 	cJSON *item;
 
 	switch (*v) {
 	case '{':
 	case '[':
-		item = *v == '{' ? cJSON_CreateObject() : cJSON_CreateArray();
+		item = node(k, v, e, *v == '{' ? cJSON_Object : cJSON_Array);
 		if (item && fill(item, d, v, e)) {
 			cJSON_Delete(item);
 			item = NULL;
 		}
 		return item;
 	case '"':
-		item = cJSON_CreateNull();
-		if (item && !(item->valuestring = decoded(NULL, v, e))) {
-			cJSON_Delete(item);
-			return NULL;
-		}
-		if (item)
-			item->type = cJSON_String;
-		return item;
+		return node(k, v, e, cJSON_String);
 	case 't':
-		item = cJSON_CreateTrue();
+		item = node(k, v, e, cJSON_True);
 		if (item)
 			item->valueint = 1;
 		return item;
 	case 'f':
-		return cJSON_CreateFalse();
+		return node(k, v, e, cJSON_False);
 	case 'n':
-		return cJSON_CreateNull();
+		return node(k, v, e, cJSON_NULL);
 	default:
-		return number(v, e);
+		return number(k, v, e);
 	}
 }
 
@@ -146,7 +191,7 @@ cJSON *jt_parse(const char *p, size_t n)
 	if (jv_check(p, e, &d)) {
 		for (v = p; v < e && (unsigned char)*v <= 32; v++)
 			;
-		item = build(&d, v, e);
+		item = build(&d, NULL, v, e);
 	}
 	jv_doc_free(&d);
 	return item;
@@ -158,7 +203,7 @@ int jt_same(const cJSON *a, const cJSON *b)
 
 	if (!a || !b)
 		return a == b;
-	if (a->type != b->type || a->valueint != b->valueint ||
+	if ((a->type & 0xff) != (b->type & 0xff) || a->valueint != b->valueint ||
 	    memcmp(&a->valuedouble, &b->valuedouble, sizeof(double)))
 		return 0;
 	if (!a->valuestring != !b->valuestring ||
@@ -175,4 +220,33 @@ int jt_same(const cJSON *a, const cJSON *b)
 			return 0;
 	}
 	return !x && !y;
+}
+
+/* Gives every key shared with another tree a block of its own. */
+static int own_keys(cJSON *x)
+{
+	for (; x; x = x->next) {
+		if ((x->type & cJSON_StringIsConst) && x->string) {
+			char *k = strdup(x->string);
+
+			if (!k)
+				return -1;
+			x->string = k;
+			x->type &= ~cJSON_StringIsConst;
+		}
+		if (!(x->type & cJSON_IsReference) && own_keys(x->child))
+			return -1;
+	}
+	return 0;
+}
+
+cJSON *jt_dup(const cJSON *x)
+{
+	cJSON *d = cJSON_Duplicate(x, 1);
+
+	if (d && own_keys(d)) {
+		cJSON_Delete(d);
+		return NULL;
+	}
+	return d;
 }

@@ -16,6 +16,16 @@
  * valueint of 1, as cJSON's parser gives it). A UTF-8 byte order mark
  * before the value is skipped as cJSON skips it.
  *
+ * One difference, in the flags above the type: a node is one block with
+ * its key and its string value (a third of the allocations and frees of
+ * cJSON's tree), and says so as cJSON's own flags do, so that
+ * cJSON_Delete() frees the block alone: cJSON_StringIsConst on a node
+ * with a key, cJSON_IsReference on a string. cJSON's functions that read,
+ * print, detach, replace or add such nodes work as on their own; two do
+ * not: cJSON_SetValuestring() refuses such a string, and
+ * cJSON_Duplicate() shares such a key with the copy (which the original's
+ * delete then frees): copy with jt_dup().
+ *
  * Pure; thread-safe (cJSON's default allocator).
  */
 #ifndef SESSFS_JTREE_H
@@ -30,8 +40,14 @@
  * refuses, or no memory). Free with cJSON_Delete(). */
 cJSON *jt_parse(const char *p, size_t n);
 
-/* 1 when a and b are the same tree in the sense above (both NULL too):
- * what jt_parse()'s tests hold it to against cJSON's parser. */
+/* 1 when a and b are the same tree in the sense above (both NULL too;
+ * the flags are not compared): what jt_parse()'s tests hold it to against
+ * cJSON's parser. */
 int jt_same(const cJSON *a, const cJSON *b);
+
+/* A deep copy of x that owns all of its strings (cJSON_Duplicate(x, 1),
+ * and a block of its own for each key it would share), or NULL on ENOMEM.
+ * Free with cJSON_Delete(). */
+cJSON *jt_dup(const cJSON *x);
 
 #endif

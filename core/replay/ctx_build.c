@@ -51,7 +51,7 @@ int ctx_count_meta(struct ctx *x, uint16_t atom)
 static int set_repl(struct ctx_work *w, const char *key, const cJSON *val)
 {
 	struct ctx_repl *rp;
-	cJSON *dup = cJSON_Duplicate(val, 1);
+	cJSON *dup = jt_dup(val);
 
 	if (!dup)
 		return -ENOMEM;
@@ -113,7 +113,7 @@ static int tail_effort(struct ctx_work *w)
 		j = lf_parse(w->lf, r);
 		e = ctx_jget(ctx_jget(ctx_jget(j, "params"), "output_config"), "effort");
 		if (ctx_truthy(e)) {
-			w->tail_effort = cJSON_Duplicate(e, 1);
+			w->tail_effort = jt_dup(e);
 			cJSON_Delete(j);
 			return w->tail_effort ? 0 : -ENOMEM;
 		}

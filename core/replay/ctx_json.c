@@ -11,7 +11,7 @@
 
 cJSON *ctx_dup_or_null(const cJSON *v, int *ok)
 {
-	cJSON *d = v ? cJSON_Duplicate(v, 1) : NULL;
+	cJSON *d = v ? jt_dup(v) : NULL;
 
 	if (v && !d)
 		*ok = 0;

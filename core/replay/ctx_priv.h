@@ -20,6 +20,7 @@
 #include "cache.h"
 #include "ctx.h"
 #include "idx.h"
+#include "jtree.h"	/* jt_dup(): a copy of a row's tree */
 
 /* Rule 12: the text of a synthetic tool result (is_error: true). */
 #define CTX_INTERRUPTED_TEXT                                                   \

@@ -281,7 +281,7 @@ static int replace_results(struct render *rd, const struct ctx_wrow *r, cJSON *c
 		HASH_FIND_STR(rd->w->repl, id, rp);
 		if (!rp || cJSON_Compare(ctx_jget(b, "content"), rp->val, 1))
 			continue;
-		if (!(dup = cJSON_Duplicate(rp->val, 1)))
+		if (!(dup = jt_dup(rp->val)))
 			goto nomem;
 		if (!(ctx_jget(b, "content") ? cJSON_ReplaceItemInObjectCaseSensitive(b, "content", dup)
 					     : cJSON_AddItemToObject(b, "content", dup))) {
@@ -670,7 +670,7 @@ static int same_json(const cJSON *a, const cJSON *b)
 /* output_config: {effort: level} added to m. */
 static int add_effort(cJSON *m, const cJSON *level)
 {
-	cJSON *oc = cJSON_CreateObject(), *e = cJSON_Duplicate(level, 1);
+	cJSON *oc = cJSON_CreateObject(), *e = jt_dup(level);
 
 	if (!oc || !e || !cJSON_AddItemToObject(oc, "effort", e)) {
 		cJSON_Delete(oc);

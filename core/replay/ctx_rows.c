@@ -59,7 +59,7 @@ static cJSON *prompt_blocks(const cJSON *prompt)
 	if (!cJSON_IsArray(prompt) || !(arr = cJSON_CreateArray()))
 		return NULL;
 	cJSON_ArrayForEach(b, prompt)
-		if (ctx_jstr(b, "type") && !cJSON_AddItemToArray(arr, cJSON_Duplicate(b, 1))) {
+		if (ctx_jstr(b, "type") && !cJSON_AddItemToArray(arr, jt_dup(b))) {
 			cJSON_Delete(arr);
 			return NULL;
 		}

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,46 @@ static void corpus(void **state)
 	assert_true(corpus_lines > 10000);
 }
 
+/* A node is one block with its key and string value: cJSON's functions
+ * that print, detach, replace and delete work on it, and jt_dup() copies
+ * a subtree that outlives its tree (ASan sees a key left shared). The
+ * text is mostly escapes, so that its block is given back in part. */
+static void one_block_nodes(void **state)
+{
+	char text[512], want[64], *out;
+	cJSON *j, *m, *c, *b, *d, *r;
+	int i, n = 0;
+
+	(void)state;
+	n += snprintf(text + n, sizeof(text) - (size_t)n, "{\"message\":{\"id\":\"m1\","
+		      "\"content\":[{\"type\":\"text\",\"text\":\"a");
+	for (i = 0; i < 40; i++)
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "\\n");
+	n += snprintf(text + n, sizeof(text) - (size_t)n, "b\",\"n\":-0,\"big\":12345678901234}]}}");
+	memset(want, '\n', sizeof(want));
+	want[0] = 'a';
+	want[41] = 'b';
+	want[42] = '\0';
+	assert_non_null(j = jt_parse(text, (size_t)n));
+	m = cJSON_GetObjectItemCaseSensitive(j, "message");
+	c = cJSON_GetObjectItemCaseSensitive(m, "content");
+	b = cJSON_GetArrayItem(c, 0);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(b, "text")->valuestring, want);
+	assert_true(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(m, "id")));
+	assert_int_equal(cJSON_GetObjectItemCaseSensitive(b, "big")->valueint, INT_MAX);
+	/* a copy keeps its keys when the tree it came from is gone */
+	d = jt_dup(b);
+	r = cJSON_DetachItemFromObjectCaseSensitive(m, "id");
+	assert_true(cJSON_ReplaceItemInObjectCaseSensitive(m, "content", r));
+	cJSON_Delete(j);
+	assert_string_equal(d->child->string, "type");
+	out = cJSON_PrintUnformatted(d);
+	assert_non_null(strstr(out, "\"n\":-0,\"big\":12345678901234}"));
+	assert_non_null(strstr(out, "{\"type\":\"text\",\"text\":\"a\\n"));
+	free(out);
+	cJSON_Delete(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +257,7 @@ int main(void)
 		cmocka_unit_test(long_strings),
 		cmocka_unit_test(mutations),
 		cmocka_unit_test(corpus),
+		cmocka_unit_test(one_block_nodes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
