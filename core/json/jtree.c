@@ -34,38 +34,6 @@ static char *decoded(const struct js_str *k)
 	return buf;
 }
 
-static cJSON *node(const struct js_str *k, const char *v, const char *e, int type);
-
-/* A number as cJSON's parser sets it, with key k: an integer of up to 15
- * digits is exact in a double, whatever parses it (and valueint is
- * cJSON_CreateNumber()'s, saturated); anything else cJSON reads. */
-static cJSON *number(const struct js_str *k, const char *v, const char *e)
-{
-	const char *p = v + (*v == '-'), *d = p;
-	unsigned long long u = 0;
-	cJSON *item;
-	double x;
-
-	while (p < e && *p >= '0' && *p <= '9' && p - d < 16)
-		u = u * 10 + (unsigned long long)(*p++ - '0');
-	if (p == d || p - d > 15 ||
-	    (p < e && (*p == '.' || *p == 'e' || *p == 'E' || *p == '+' || *p == '-'))) {
-		item = cJSON_ParseWithLengthOpts(v, (size_t)(e - v), NULL, 0);
-		if (item && k && !(item->string = decoded(k))) {
-			cJSON_Delete(item);
-			return NULL;
-		}
-		return item;
-	}
-	x = *v == '-' ? -(double)u : (double)u;	/* -0 stays -0 */
-	item = node(k, v, e, cJSON_Number);
-	if (item) {
-		item->valuedouble = x;
-		item->valueint = x >= INT_MAX ? INT_MAX : x <= (double)INT_MIN ? INT_MIN : (int)x;
-	}
-	return item;
-}
-
 /*
  * A node in one block with its key and its string value, where it has them
  * (node, key, value; each string decoded into room sized by its raw text):
@@ -118,6 +86,36 @@ static cJSON *node(const struct js_str *k, const char *v, const char *e, int typ
 			if (vo)
 				item->valuestring = (char *)item + vo;
 		}
+	}
+	return item;
+}
+
+/* A number as cJSON's parser sets it, with key k: an integer of up to 15
+ * digits is exact in a double, whatever parses it (and valueint is
+ * cJSON_CreateNumber()'s, saturated); anything else cJSON reads. */
+static cJSON *number(const struct js_str *k, const char *v, const char *e)
+{
+	const char *p = v + (*v == '-'), *d = p;
+	unsigned long long u = 0;
+	cJSON *item;
+	double x;
+
+	while (p < e && *p >= '0' && *p <= '9' && p - d < 16)
+		u = u * 10 + (unsigned long long)(*p++ - '0');
+	if (p == d || p - d > 15 ||
+	    (p < e && (*p == '.' || *p == 'e' || *p == 'E' || *p == '+' || *p == '-'))) {
+		item = cJSON_ParseWithLengthOpts(v, (size_t)(e - v), NULL, 0);
+		if (item && k && !(item->string = decoded(k))) {
+			cJSON_Delete(item);
+			return NULL;
+		}
+		return item;
+	}
+	x = *v == '-' ? -(double)u : (double)u;	/* -0 stays -0 */
+	item = node(k, v, e, cJSON_Number);
+	if (item) {
+		item->valuedouble = x;
+		item->valueint = x >= INT_MAX ? INT_MAX : x <= (double)INT_MIN ? INT_MIN : (int)x;
 	}
 	return item;
 }

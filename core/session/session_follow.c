@@ -52,20 +52,31 @@ static int same_refused(const struct stat *a, const struct stat *b)
 	       (!S_ISREG(a->st_mode) || pl_same_time(&PL_CTIM(*a), &PL_CTIM(*b)));
 }
 
-/*
- * Another file (one not refused before) is at the log's path now. The
- * path is looked up from the folder opened at ss_open(): a mount over that
- * folder (even this very one) does not hide it, and no lookup of the log's
- * path can wait for the mount that is asking.
- */
-static int path_moved(const struct session *s, const struct stat *fd_st,
-		      struct stat *path_st)
+/* Whether path_st, what the log's path shows, is another file than fd_st
+ * (the file open) and not one refused before. */
+static int other_file(const struct session *s, const struct stat *fd_st,
+		      const struct stat *path_st)
 {
-	if (s->dirfd < 0 || fstatat(s->dirfd, s->base, path_st, 0) < 0)
-		return 0;	/* gone or hidden: keep following the file */
 	if (path_st->st_dev == fd_st->st_dev && path_st->st_ino == fd_st->st_ino)
 		return 0;
 	return !s->has_bad || !same_refused(&s->bad, path_st);
+}
+
+/* A stat of the log's path, into path_st: 0, or -1 when it is gone or
+ * hidden (then the file open is followed). The path is looked up from the
+ * folder opened at ss_open(): a mount over that folder (even this very
+ * one) does not hide it, and no lookup of the log's path can wait for the
+ * mount that is asking. */
+static int stat_path(const struct session *s, struct stat *path_st)
+{
+	return s->dirfd >= 0 && fstatat(s->dirfd, s->base, path_st, 0) == 0 ? 0 : -1;
+}
+
+/* Another file (one not refused before) is at the log's path now. */
+static int path_moved(const struct session *s, const struct stat *fd_st,
+		      struct stat *path_st)
+{
+	return !stat_path(s, path_st) && other_file(s, fd_st, path_st);
 }
 
 /*
@@ -74,13 +85,13 @@ static int path_moved(const struct session *s, const struct stat *fd_st,
  * on every request. One look at the path does it when the path shows the
  * inode indexed: that is the file held open (an open file keeps its inode
  * number its own), so its stat is the open file's, and nothing moved.
- * Otherwise the open file's fstat and the path's stat, as path_moved().
+ * Otherwise the open file's fstat, held against the path's stat.
  * 0, or -1 when the open file cannot be looked at.
  */
 static int look(const struct session *s, struct stat *st, int *moved)
 {
 	struct stat pst;
-	int at = s->dirfd >= 0 && fstatat(s->dirfd, s->base, &pst, 0) == 0;
+	int at = !stat_path(s, &pst);
 
 	*moved = 0;
 	if (at && pst.st_dev == s->seen.st_dev && pst.st_ino == s->seen.st_ino) {
@@ -89,8 +100,7 @@ static int look(const struct session *s, struct stat *st, int *moved)
 	}
 	if (lf_stat(s->lf, st))
 		return -1;
-	*moved = at && (pst.st_dev != st->st_dev || pst.st_ino != st->st_ino) &&
-		 (!s->has_bad || !same_refused(&s->bad, &pst));
+	*moved = at && other_file(s, st, &pst);
 	return 0;
 }
 
