@@ -101,8 +101,18 @@ static const char *line_member(struct line *l, const struct js_str *k, const cha
 	return next;
 }
 
-/* Reads the keys of the line [p, e); 0, or -1 when it is not an object. */
-static int line_parse(const char *p, const char *e, struct line *l)
+/* Whether a record of this type gives a title or a summary's leaf: its
+ * other keys matter wherever it is. */
+static int title_type(const struct js_str *type)
+{
+	return js_eq(type, "custom-title") || js_eq(type, "ai-title") ||
+	       js_eq(type, "summary");
+}
+
+/* Reads the keys of the line [p, e); 0, or -1 when it is not an object.
+ * light: only the keys up to its type, unless it is a title record's (the
+ * rest of a row is mostly its message). */
+static int line_read(const char *p, const char *e, struct line *l, int light)
 {
 	struct js_iter it;
 	struct js_str k;
@@ -117,8 +127,15 @@ static int line_parse(const char *p, const char *e, struct line *l)
 		it.p = line_member(l, &k, v, e);
 		if (!it.p)
 			return -1;
+		if (light && l->type.n && !title_type(&l->type))
+			return 0;
 	}
 	return rc;
+}
+
+static int line_parse(const char *p, const char *e, struct line *l)
+{
+	return line_read(p, e, l, 0);
 }
 
 static int str_is(const struct js_str *s, const char *lit)
@@ -249,13 +266,32 @@ static void replace(char **dst, const struct js_str *s)
 	*dst = sb_detach(&b, NULL);
 }
 
-static void take_line(struct acc *a, const char *p, const char *e)
+/* Whether the lines read so far tell whether the log is a fork. */
+static int fork_known(const struct acc *a)
+{
+	return a->chain_seen && (a->reply_seen || a->copy_ms == LH_NO_TS ||
+				 a->copy_ms >= a->f->first_ms);
+}
+
+/*
+ * Whether what only whole lines give is known: the log is one, its first
+ * prompt and whether it is a fork. The lines after that, but for the last
+ * ones (suffix()), are read light (line_read()): they add their type (the
+ * rows), what precedes it (in Claude Code's rows: the sessionId, cwd,
+ * version and gitBranch) and the title records.
+ */
+static int settled(const struct acc *a)
+{
+	return a->valid && a->have_prompt && fork_known(a);
+}
+
+static void take_line(struct acc *a, const char *p, const char *e, int light)
 {
 	struct lh_facts *f = a->f;
 	struct line l;
 	int64_t ms;
 
-	if (line_parse(p, e, &l) || !l.type.n)
+	if (line_read(p, e, &l, light) || !l.type.n)
 		return;
 	if (l.sid.n || l.uuid.n || str_is(&l.type, "summary"))
 		a->valid = 1;
@@ -302,15 +338,45 @@ static void acc_flush(struct acc *a)
 	a->cwd.n = a->version.n = a->branch.n = 0;
 }
 
-/* Every complete line of buf[0..n); returns the offset of the first byte
+/* Whether the line is a user or assistant row with a uuid and a time. */
+static int last_row(const char *p, const char *e)
+{
+	struct line l;
+
+	return !line_parse(p, e, &l) && l.uuid.n && l.ts.n &&
+	       (str_is(&l.type, "user") || str_is(&l.type, "assistant"));
+}
+
+/* Where the last lines of buf[0..n) that are read whole begin: those from
+ * the last user or assistant row with a uuid and a time on (the last uuid,
+ * the last time). */
+static size_t suffix(const char *buf, size_t n)
+{
+	size_t end = n;
+
+	while (end && buf[end - 1] != '\n')	/* an incomplete last line */
+		end--;
+	while (end) {
+		const char *nl = end > 1 ? memrchr(buf, '\n', end - 1) : NULL;
+		size_t start = nl ? (size_t)(nl - buf) + 1 : 0;
+
+		if (last_row(buf + start, buf + end - 1))
+			return start;
+		end = start;
+	}
+	return 0;
+}
+
+/* Every complete line of buf[0..n), those from whole on read whole
+ * (before it, light once settled()); returns the offset of the first byte
  * not in a complete line. */
-static size_t take_lines(struct acc *a, const char *buf, size_t n)
+static size_t take_lines(struct acc *a, const char *buf, size_t n, size_t whole)
 {
 	size_t i = 0;
 	const char *nl;
 
 	while (i < n && (nl = memchr(buf + i, '\n', n - i))) {
-		take_line(a, buf + i, nl);
+		take_line(a, buf + i, nl, i < whole && settled(a));
 		i = (size_t)(nl - buf) + 1;
 	}
 	acc_flush(a);
@@ -492,18 +558,11 @@ static int walk_lines(int fd, off_t off, uint64_t limit, line_fn fn, void *arg)
  * first one is older than its first time (a fork?) but no reply yet: the
  * lines up to where that is known, at most LH_PROMPT_MAX bytes (hook rows
  * written before the first time look like copies until a reply). */
-/* Whether the lines read so far tell whether the log is a fork. */
-static int fork_known(const struct acc *a)
-{
-	return a->chain_seen && (a->reply_seen || a->copy_ms == LH_NO_TS ||
-				 a->copy_ms >= a->f->first_ms);
-}
-
 static int reply_line(void *arg, const char *p, const char *e)
 {
 	struct acc *a = arg;
 
-	take_line(a, p, e);
+	take_line(a, p, e, 0);
 	acc_flush(a);
 	return fork_known(a);
 }
@@ -520,7 +579,8 @@ static int read_parts(struct acc *a, int fd, uint64_t size, char *lent)
 		return -ENOMEM;
 	a->f->exact = n == size;
 	rc = pread_full(fd, buf, n, 0, &got);
-	used = rc ? 0 : take_lines(a, buf, got);
+	/* read whole, the log ends in this buffer: its last lines are whole */
+	used = rc ? 0 : take_lines(a, buf, got, a->f->exact ? suffix(buf, got) : got);
 	if (!rc && !a->have_prompt && used < got && !a->f->exact)
 		rc = read_long_prompt(a, fd, (off_t)used);
 	if (!rc && !a->f->exact && !fork_known(a))
@@ -532,8 +592,12 @@ static int read_parts(struct acc *a, int fd, uint64_t size, char *lent)
 		if (!rc) {
 			char *nl = memchr(buf, '\n', got);
 
-			if (nl)
-				take_lines(a, nl + 1, got - (size_t)(nl + 1 - buf));
+			if (nl) {
+				const char *t = nl + 1;
+				size_t tn = got - (size_t)(t - buf);
+
+				take_lines(a, t, tn, suffix(t, tn));
+			}
 		}
 	}
 	if (!lent)

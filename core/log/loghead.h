@@ -4,10 +4,18 @@
  *
  * lh_read() reads the first LH_HEAD bytes and the last LH_TAIL bytes (a log
  * no bigger than both is read whole, and its facts are exact) and looks at
- * the complete lines in them with jscan, keys only, no tree:
+ * the complete lines in them with jscan, keys only, no tree. Once the
+ * first prompt, the log's id and whether it is a fork are known, a line is
+ * read up to its "type" only (the rest of a row is mostly its message),
+ * but for a title record (custom-title, ai-title, summary), read whole
+ * wherever it is, and for the last lines (from the last user or assistant
+ * row with a uuid and a time on), read whole; the facts below are those of
+ * the lines read whole, but for the titles and the rows counted:
  *   - sessionId: the file's own id: its name's stem when a record carries
  *     it, else the last record's sessionId;
- *   - cwd, version, gitBranch: the last record that has them;
+ *   - cwd, version, gitBranch: the last record that has them (a row
+ *     read up to its type gives what precedes it: these, in Claude Code's
+ *     rows);
  *   - title: the last custom-title; else the last ai-title or summary
  *     line (the title Claude Code generated); else the title of the
  *     first real prompt (a user row that is not meta nor marked

@@ -2,7 +2,8 @@
  * test_pjtitle: lh_index_title(), a session's title over its whole log (a
  * title in the middle of a long log, which head and tail do not show), and
  * the epochs a tree of the same log resumes after a close (lv_mark()), and
- * the check of its signed bytes it resumes with (a rewrite while closed).
+ * the check of its signed bytes it resumes with (a rewrite while closed);
+ * the facts lh_read() gives of head and tail.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -137,6 +138,104 @@ static void test_harness_row_titles_nothing(void **state)
 	lh_free(&f);
 	close(dfd);
 	tu_remove(path);
+	tu_log_free(&l);
+}
+
+/* lh_read() of the log text (its file named "x.jsonl"); fills *f. */
+static void facts_of(const char *text, struct lh_facts *f)
+{
+	char *path = tu_write_str(text), *slash = strrchr(path, '/');
+	int dfd;
+
+	*slash = 0;
+	dfd = open(path, O_RDONLY | O_DIRECTORY);
+	*slash = '/';
+	assert_true(dfd >= 0);
+	assert_int_equal(lh_read(dfd, slash + 1, "x", f), 0);
+	close(dfd);
+	tu_remove(path);
+}
+
+/* The user and assistant rows among the complete lines of text[0..n). */
+static uint32_t rows_in(const char *text, size_t n, int skip_first)
+{
+	const char *p = text, *e = text + n, *nl;
+	uint32_t rows = 0;
+
+	if (skip_first && (nl = memchr(p, '\n', (size_t)(e - p))))
+		p = nl + 1;
+	for (; (nl = memchr(p, '\n', (size_t)(e - p))); p = nl + 1) {
+		size_t len = (size_t)(nl - p);
+
+		rows += memmem(p, len, "\"type\":\"user\"", 13) ||
+			memmem(p, len, "\"type\":\"assistant\"", 18);
+	}
+	return rows;
+}
+
+/*
+ * Head and tail: once the first prompt is known, a row is read up to its
+ * type (its message skipped) but for the last ones, and a title record
+ * whole wherever it is: the facts are those of the lines read whole.
+ */
+static void test_head_and_tail_facts(void **state)
+{
+	struct tu_log l;
+	struct lh_facts f;
+	char u[37], ts[32], line[512];
+	int64_t last_ms;
+
+	(void)state;
+	tu_log_init(&l);
+	tu_at(&l, 1767225600000);		/* 2026-01-01T00:00:00Z */
+	turns(&l, 0, 2);
+	/* in the head, after the first prompt; Claude Code's key order */
+	tu_line(&l, "{\"type\":\"custom-title\",\"customTitle\":\"named early\",\"sessionId\":\"" TU_SID "\"}");
+	turns(&l, 2, 60);
+	/* the last row: another folder; then lines with no uuid nor time */
+	tu_uuid(500, u);
+	last_ms = l.ms;
+	js_time_fmt(last_ms, ts);
+	snprintf(line, sizeof(line), "{\"parentUuid\":null,\"type\":\"assistant\",\"message\":"
+		 "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"done\"}]},"
+		 "\"uuid\":\"%s\",\"timestamp\":\"%s\",\"cwd\":\"/home/user/src/moved\","
+		 "\"sessionId\":\"" TU_SID "\",\"version\":\"2.1.332\",\"gitBranch\":\"b\"}", u, ts);
+	tu_line(&l, line);
+	tu_line(&l, "{\"type\":\"last-prompt\",\"lastPrompt\":\"p\",\"sessionId\":\"" TU_SID "\"}");
+	tu_line(&l, "{\"type\":\"ai-title\",\"aiTitle\":\"made up\",\"sessionId\":\"" TU_SID "\"}");
+	assert_true(l.sb.len > 2 * LH_BUF);
+
+	facts_of(l.sb.buf, &f);
+	assert_false(f.exact);
+	assert_string_equal(f.title, "named early");	/* custom before generated */
+	assert_int_equal(f.title_kind, LH_T_CUSTOM);
+	assert_string_equal(f.last_uuid, u);
+	assert_int_equal(f.last_ms, last_ms);
+	assert_int_equal(f.first_ms, 1767225600000);
+	assert_string_equal(f.cwd, "/home/user/src/moved");
+	assert_string_equal(f.version, "2.1.332");
+	assert_string_equal(f.branch, "b");
+	assert_string_equal(f.sid, TU_SID);
+	assert_int_equal(f.rows, rows_in(l.sb.buf, LH_HEAD, 0) +
+			 rows_in(l.sb.buf + l.sb.len - LH_TAIL, LH_TAIL, 1));
+	lh_free(&f);
+
+	/* read whole: the same rule, every row counted */
+	tu_log_free(&l);
+	tu_log_init(&l);
+	turns(&l, 0, 1);
+	tu_line(&l, "{\"type\":\"custom-title\",\"customTitle\":\"small\",\"sessionId\":\"" TU_SID "\"}");
+	turns(&l, 1, 3);
+	tu_line(&l, "{\"type\":\"last-prompt\",\"lastPrompt\":\"p\",\"sessionId\":\"" TU_SID "\"}");
+	assert_true(l.sb.len < LH_BUF);
+	facts_of(l.sb.buf, &f);
+	assert_true(f.exact);
+	assert_string_equal(f.title, "small");
+	assert_int_equal(f.rows, 8);
+	tu_uuid(8, u);
+	assert_string_equal(f.last_uuid, u);
+	assert_int_equal(f.last_ms, l.ms - 1000);
+	lh_free(&f);
 	tu_log_free(&l);
 }
 
@@ -353,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_custom_title_mid_log),
 		cmocka_unit_test(test_generated_then_prompt),
 		cmocka_unit_test(test_harness_row_titles_nothing),
+		cmocka_unit_test(test_head_and_tail_facts),
 		cmocka_unit_test(test_notes_resume),
 		cmocka_unit_test(test_epochs_resume),
 		cmocka_unit_test(test_resume_rewritten),
