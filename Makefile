@@ -92,6 +92,7 @@ CONTEXT_BIN = $(BUILD)/tests/context_check
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN  = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/%)
 SIZES_BIN = $(BUILD)/tests/sizes
+LOOPFS_BIN = $(BUILD)/tests/loopfs
 
 ASAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_VARS   = BUILD=build/asan OPT="-O1 -g" SAN="$(ASAN_FLAGS)"
@@ -173,13 +174,19 @@ $(SIZES_BIN): tests/mount/sizes.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL)
 
+# The request loop's own file system (tests/mount/loopfs.c, test_loop.sh).
+$(LOOPFS_BIN): tests/mount/loopfs.c fs/loop.c fs/loop.h fs/sfuse.h
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS_ALL) -Ifs -o $@ tests/mount/loopfs.c fs/loop.c $(PKG_LIBS) -lpthread $(LDFLAGS_ALL)
+
 # A libFuzzer target: core as built in $(BUILD), the fuzzer's main.
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(CORE_LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS_CORE) $(INC_ALL) $(DEPFLAGS) -fsanitize=fuzzer -o $@ $< $(CORE_LIBS) $(CJSON_LIBS) -lpthread $(LDFLAGS_ALL)
 
 # Everything one test run needs, for one build directory.
-check-build: $(BUILD)/sessfs $(NOFUSE_BIN) $(UNIT_BIN) $(CORPUS_BIN) $(CONTEXT_BIN) $(SIZES_BIN)
+check-build: $(BUILD)/sessfs $(NOFUSE_BIN) $(UNIT_BIN) $(CORPUS_BIN) $(CONTEXT_BIN) $(SIZES_BIN) \
+	$(LOOPFS_BIN)
 
 deps:
 	@sh scripts/deps.sh

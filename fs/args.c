@@ -52,7 +52,7 @@ static int fuse_takes(const char *opt)
 /* sessfs's own -o options (fs/main.c parses them). */
 static int own_option(const char *opt)
 {
-	static const char *const own[] = { "file_history=", "cache_size=", "prices=", "tz=" };
+	static const char *const own[] = { "file_history=", "cache_size=", "prices=", "tz=", "spin=" };
 	size_t i, n;
 
 	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++) {

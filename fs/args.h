@@ -9,7 +9,7 @@
  *
  * The options are -h/--help, -V/--version, -f, -d, -s and -o LIST (or
  * -oLIST). Each option of a -o list (split at commas, "\," kept) is one of
- * sessfs's own (file_history=, cache_size=, prices=, tz=) or one libfuse
+ * sessfs's own (file_history=, cache_size=, prices=, tz=, spin=) or one libfuse
  * takes: asked of libfuse itself, one option at a time, with its messages
  * kept quiet (fuse_set_log_func()), so that sessfs knows which one it
  * refused.

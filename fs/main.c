@@ -35,6 +35,7 @@
 #include "vfs.h"
 #include "args.h"
 #include "mlock.h"
+#include "loop.h"
 
 #define SESSFS_VERSION "0.1.0"
 #define DEFAULT_OPTS "-oro,default_permissions"
@@ -74,6 +75,9 @@ static void help(void)
 	       "    -o tz=ZONE             usage.json's days and months in this time\n"
 	       "                           zone (like Europe/Paris; default: TZ, else\n"
 	       "                           the system's)\n"
+	       "    -o spin=US             after a reply, a thread looks for the next\n"
+	       "                           request this many microseconds before it\n"
+	       "                           sleeps (default 50; 0 with one CPU)\n"
 	       "    -o file_history=DIR    the folder of the session's file-history\n"
 	       "                           backups for state/file-history/ (default:\n"
 	       "                           LOG's folder/../../file-history/<sessionId>;\n"
@@ -85,8 +89,9 @@ static void help(void)
 	       "    -o fsname=NAME         the source findmnt and df show (default: LOG)\n"
 	       "    -o subtype=NAME        the type shown as fuse.NAME (default: sessfs)\n"
 	       "    -o max_threads=N       at most N threads serve requests (default: 10)\n"
-	       "    -o max_idle_threads=N  at most N of them idle (default: -1)\n"
-	       "    -o clone_fd            a /dev/fuse descriptor per thread\n"
+	       "    -o max_idle_threads=N  with clone_fd: at most N of them idle\n"
+	       "    -o clone_fd            a /dev/fuse descriptor per thread (libfuse's\n"
+	       "                           own loop, no spin)\n"
 	       "The mount is always read-only (ro) and checks permissions\n"
 	       "(default_permissions): each file and folder has its log's owner,\n"
 	       "group and read bits, nothing more. See sessfs(1).\n");
@@ -192,6 +197,7 @@ struct sessfs_conf {
 	char *cache_size;
 	char *prices;
 	char *tz;
+	char *spin;
 	int fsname;
 	int subtype;
 };
@@ -203,6 +209,7 @@ static const struct fuse_opt sessfs_opts[] = {
 	{ "cache_size=%s", offsetof(struct sessfs_conf, cache_size), 0 },
 	{ "prices=%s", offsetof(struct sessfs_conf, prices), 0 },
 	{ "tz=%s", offsetof(struct sessfs_conf, tz), 0 },
+	{ "spin=%s", offsetof(struct sessfs_conf, spin), 0 },
 	FUSE_OPT_KEY("fsname=", KEY_FSNAME),
 	FUSE_OPT_KEY("subtype=", KEY_SUBTYPE),
 	FUSE_OPT_END
@@ -404,14 +411,33 @@ static void print_cache_stats(struct pjfs *pf)
 		(unsigned long long)opened, open, (unsigned long long)bytes);
 }
 
+/* -o spin=US: how long a request thread looks for the next request
+ * before it sleeps (loop.h), at most a second. 0, or 1 after a line. */
+static int parse_spin(const char *arg, unsigned *us)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (!*arg || *end || errno || v > 1000000 || *arg == '-') {
+		fprintf(stderr, "sessfs: spin=%s: not a number of microseconds from 0 "
+			"to 1000000\n", arg);
+		return 1;
+	}
+	*us = (unsigned)v;
+	return 0;
+}
+
 /* Serves v until unmounted; a thread of its own tells the kernel what v
  * changed (notify.h). The mountpoint's lock (mlock.h) is let go once the
  * mount is up or has failed: *lock is -1 then. */
 static int serve(struct vfs *v, struct fuse_args *args,
-		 const struct fuse_cmdline_opts *opts, int *lock)
+		 const struct fuse_cmdline_opts *opts, unsigned spin_us, int *lock)
 {
 	struct fuse_session *se;
 	struct fuse_loop_config *cfg;
+	struct lp_config lc;
 	struct notifier *nt = NULL;
 	char *mnt = realpath(opts->mountpoint, NULL);	/* before any chdir */
 	int rc = 1, mounted;
@@ -437,14 +463,17 @@ static int serve(struct vfs *v, struct fuse_args *args,
 	ops_set_session(se);
 	fuse_daemonize(opts->foreground);
 	nt = nt_start(se, v, mnt);
-	if (opts->singlethread) {
-		rc = fuse_session_loop(se);
-	} else {
+	if (opts->clone_fd && !opts->singlethread) {
+		/* a descriptor per thread: libfuse's own loop */
 		cfg = fuse_loop_cfg_create();
 		fuse_loop_cfg_set_clone_fd(cfg, (unsigned)opts->clone_fd);
 		fuse_loop_cfg_set_max_threads(cfg, opts->max_threads);
 		rc = fuse_session_loop_mt(se, cfg);
 		fuse_loop_cfg_destroy(cfg);
+	} else {
+		lc.max_threads = opts->singlethread ? 1 : opts->max_threads;
+		lc.spin_us = spin_us;
+		rc = lp_run(se, &lc);
 	}
 	/* A signal ends the loop with its number: that is a clean exit. */
 	rc = rc < 0 ? 1 : 0;
@@ -468,11 +497,12 @@ static int mount_log(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct fuse_cmdline_opts opts;
-	struct sessfs_conf conf = { NULL, NULL, NULL, NULL, 0, 0 };
+	struct sessfs_conf conf = { NULL, NULL, NULL, NULL, NULL, 0, 0 };
 	struct pr_table *prices = NULL;
 	struct tree *t = NULL;
 	struct vfs v;
 	const char *log, *mnt;
+	unsigned spin_us = lp_default_spin();
 	int rc = 2, lock = -1;
 
 	memset(&opts, 0, sizeof(opts));
@@ -520,6 +550,10 @@ static int mount_log(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	if (conf.spin && parse_spin(conf.spin, &spin_us)) {
+		rc = 1;
+		goto out;
+	}
 	if ((conf.tz && (rc = set_time_zone(conf.tz))) ||
 	    (conf.prices && (rc = use_prices(conf.prices, &prices))))
 		goto out;
@@ -534,7 +568,7 @@ static int mount_log(int argc, char **argv)
 	 * buffers, the graph's work arrays) goes back to the system: the
 	 * heap keeps what is freed (main()), which at 1 GB was 40 MB. */
 	pl_trim_heap();
-	rc = serve(&v, &args, &opts, &lock);
+	rc = serve(&v, &args, &opts, spin_us, &lock);
 	if (!t)
 		print_cache_stats(v.fs);
 out_layer:
@@ -552,6 +586,7 @@ out_args:
 	free(conf.cache_size);
 	free(conf.prices);
 	free(conf.tz);
+	free(conf.spin);
 	fuse_opt_free_args(&args);
 	return rc;
 }

@@ -164,7 +164,7 @@ elapsed() { awk -v n="$EPOCHREALTIME" -v s="$1" 'BEGIN { printf "%.0f", n - s }'
 targets_of() {
 	case $1 in
 	unit/*) echo "build/tests/${1#unit/}" ;;
-	*.sh) echo "build/sessfs build/tests/sizes" ;;
+	*.sh) echo "build/sessfs build/tests/sizes build/tests/loopfs" ;;
 	corpus_check) echo "build/sessfs build/tests/corpus_check" ;;
 	context_check) echo "build/tests/context_check" ;;
 	*) echo "mutate: unknown runner $1" >&2; return 1 ;;

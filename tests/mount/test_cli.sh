@@ -53,6 +53,9 @@ expect 2 "unknown option" "$SESSFS" -o no_such_option "$DEMO" "$T/mnt"
 expect 2 "unknown option" "$SESSFS" --no-such-flag "$DEMO" "$T/mnt"
 expect 2 "usage" "$SESSFS" "$DEMO" "$T/mnt" extra
 expect 1 "file_history folder: No such file" "$SESSFS" -o file_history="$T/nope" "$DEMO" "$T/mnt"
+expect 1 "spin=abc: not a number of microseconds" "$SESSFS" -o spin=abc "$DEMO" "$T/mnt"
+expect 1 "spin=-5: not a number of microseconds" "$SESSFS" -o spin=-5 "$DEMO" "$T/mnt"
+expect 1 "spin=2000000: not a number of microseconds" "$SESSFS" -o spin=2000000 "$DEMO" "$T/mnt"
 
 # --check and the mount agree: a torn last line is unfinished, not bad;
 # an empty log is a session with nothing written yet.
@@ -93,6 +96,15 @@ if mount_log "$DEMO" "$T/named" -o fsname=mylog; then
 		bad "fsname: $(findmnt -n -o SOURCE "$T/named")"
 	unmount_log "$T/named"
 fi
+# -o spin=0 (sleep at once), and one thread with -s: the same tree.
+for o in "-o spin=0" "-s" "-o spin=1000000"; do
+	if mount_log "$DEMO" "$T/spin" $o; then
+		ls "$T/spin/branches/current/" | grep -q -- '-user.md' && ok "$o serves" || bad "$o listing"
+		unmount_log "$T/spin"
+	else
+		bad "mount $o: $(cat "$T/spin.err")"
+	fi
+done
 # A second mount over a live one: refused, nothing stacked; over a dead
 # one (its daemon killed): refused, with the way out.
 mount_log "$DEMO" "$T/dead" && no_stacking "$DEMO" "$T/dead" demo || bad "mount demo"
