@@ -30,6 +30,9 @@ struct lp {
 	uint64_t taken;		/* requests taken */
 };
 
+/* The loop of a thread lp_run() started (work()). */
+static __thread struct lp *self;
+
 static uint64_t now_us(void)
 {
 	struct timespec t;
@@ -105,6 +108,7 @@ static void *work(void *arg)
 	int res;
 
 	memset(&buf, 0, sizeof(buf));
+	self = L;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	pthread_cleanup_push(free_buf, &buf);
 	pthread_mutex_lock(&L->m);
@@ -162,6 +166,28 @@ static int quiet(struct lp *L)
 	return now_ms() - __atomic_load_n(&L->last_ms, __ATOMIC_SEQ_CST) >= LP_QUIET_MS;
 }
 
+/* Another thread reads, when none does (under m). */
+static void reader_wanted(struct lp *L)
+{
+	if (L->ending || L->reading)
+		return;
+	if (L->nparked)
+		pthread_cond_signal(&L->park);
+	else
+		start(L);
+}
+
+void lp_replied(void)
+{
+	struct lp *L = self;
+
+	if (!L)
+		return;
+	pthread_mutex_lock(&L->m);
+	reader_wanted(L);
+	pthread_mutex_unlock(&L->m);
+}
+
 /*
  * While requests come: every LP_RESCUE_MS, a request that waits with no
  * thread reading and none taken since the last look (every thread busy
@@ -186,12 +212,8 @@ static void *watch(void *arg)
 		nanosleep(&tick, NULL);
 		pthread_mutex_lock(&L->m);
 		now = __atomic_load_n(&L->taken, __ATOMIC_RELAXED);
-		if (!L->ending && !L->reading && now == seen && pending(L)) {
-			if (L->nparked)
-				pthread_cond_signal(&L->park);
-			else
-				start(L);
-		}
+		if (!L->reading && now == seen && pending(L))
+			reader_wanted(L);
 		seen = now;
 	}
 	pthread_mutex_unlock(&L->m);

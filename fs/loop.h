@@ -22,14 +22,14 @@
  * lp_run() serves until the session exits (unmounted, or a signal that
  * libfuse's handlers take), and returns once every thread has stopped:
  * a thread in read() or poll() is cancelled, one serving a request ends it
- * first. Call it from one thread; nothing else is shared.
+ * first. Call it from one thread; lp_replied() from its request threads.
  */
 #ifndef SESSFS_LOOP_H
 #define SESSFS_LOOP_H
 
 #include "sfuse.h"
 
-#define LP_SPIN_US 50		/* the default look for the next request */
+#define LP_SPIN_US 20		/* the default look for the next request */
 #define LP_RESCUE_MS 1		/* how long a request may wait unread */
 
 struct lp_config {
@@ -40,6 +40,15 @@ struct lp_config {
 /* Serves se until it exits. 0, or -errno when not even one thread could
  * be started or /dev/fuse failed. */
 int lp_run(struct fuse_session *se, const struct lp_config *cfg);
+
+/*
+ * Called by a request's thread that has sent its reply and goes on with
+ * work of its own (pushing a listing's files to the page cache): another
+ * thread reads the next request meanwhile, as when the thread is busy
+ * before its reply, but at once. Nothing on a thread lp_run() did not
+ * start.
+ */
+void lp_replied(void);
 
 /* spin_us for this machine: LP_SPIN_US, or 0 with one CPU (the reader
  * it waits for would wait for that CPU). */

@@ -77,7 +77,7 @@ static void help(void)
 	       "                           the system's)\n"
 	       "    -o spin=US             after a reply, a thread looks for the next\n"
 	       "                           request this many microseconds before it\n"
-	       "                           sleeps (default 50; 0 with one CPU)\n"
+	       "                           sleeps (default 20; 0 with one CPU)\n"
 	       "    -o file_history=DIR    the folder of the session's file-history\n"
 	       "                           backups for state/file-history/ (default:\n"
 	       "                           LOG's folder/../../file-history/<sessionId>;\n"

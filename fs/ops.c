@@ -9,6 +9,7 @@
 #include <sys/statvfs.h>
 #include <uthash.h>
 
+#include "loop.h"
 #include "names.h"
 #include "pool.h"
 #include "tree.h"
@@ -120,12 +121,15 @@ static void push_item(void *arg, size_t i)
 
 /* Pushes the n files of ino (taken; NULL: none), with the pool's helper
  * when it is free. */
+/* After a reply: the next request is read by another thread meanwhile. */
 static void push_batch(struct vfs *t, uint64_t *ino, size_t n)
 {
 	struct pushes p = { t, ino };
 
-	if (ino)
+	if (ino && n) {
+		lp_replied();
 		pool_run(pool, n, push_item, &p);
+	}
 	free(ino);
 }
 
