@@ -6,7 +6,8 @@
 # kept in BENCH_DIR between runs. Prints, in one run:
 #   - from exec to the first complete listing of sessions/ (readyprobe),
 #     against a single mount of one of those logs to its first branches/
-#     listing, and per session;
+#     listing, and per session; and the least such a listing can cost
+#     (tests/bench/headtail.c), against both;
 #   - sessions.json read complete, first read and after a rescan;
 #   - grep -r over sessions/*/branches/current/, cold (right after the
 #     mount), against the same grep (the same glob) over a copy of those
@@ -43,6 +44,7 @@ trap cleanup EXIT
 mkdir -p "$B" "$DIR"
 make -s $B/genlog || exit 1
 [ -x $B/readyprobe ] || cc $CFLAGS -o $B/readyprobe tests/bench/readyprobe.c || exit 1
+cc $CFLAGS -Icore/log -Icore/base -o $B/headtail tests/bench/headtail.c -lpthread || exit 1
 
 source scripts/bench_lib.sh	# now, ratio, median, the baselines
 
@@ -72,6 +74,17 @@ fi
 ONE=$(ls "$PJ"/-home-user-src-app0/*.jsonl | head -n 1)
 cat "$PJ"/*/*.jsonl > /dev/null
 
+# floor_line DIR FOLDER SINGLE: what no first listing of DIR can go
+# below (tests/bench/headtail.c: each log opened, its head and tail read,
+# nothing looked at, on sessfs's 2 threads), against the single mount,
+# and the folder's ready time against it.
+floor_line() {
+	local floor
+	floor=$($B/headtail "$1" 2 "$RUNS") || return
+	printf '  the least it can cost (each log opened, its 32 KB of head and tail read, nothing looked at, 2 threads): %.3f s = %sx the single mount; the folder takes %sx that\n' \
+		"$floor" "$(ratio "$floor" "$3")" "$(ratio "$2" "$floor")"
+}
+
 # ready MNT_SUBDIR ARGS...: best of RUNS, exec to the first listing.
 ready() {
 	local sub=$1 best= r i
@@ -98,6 +111,7 @@ single=$(ready branches "$ONE") || exit 1
 folder=$(ready sessions "$PJ") || exit 1
 printf '  ready (exec to first ls): folder sessions/ %.3f s, single log branches/ %.3f s: %sx; %.1f us per session\n' \
 	"$folder" "$single" "$(ratio "$folder" "$single")" "$(echo "$folder * 1000000 / $N" | bc -l)"
+floor_line "$PJ" "$folder" "$single"
 
 # mount_pj: the folder mounted at MNT with the cache bound, counting its
 # requests (SESSFS_STATS: printed to pj.err at unmount).
@@ -262,6 +276,7 @@ single=$(ready branches "$ONE") || exit 1
 folder=$(ready sessions "$REAL") || exit 1
 printf '  ready (exec to first ls): folder sessions/ %.3f s, single log branches/ %.3f s: %sx; %.1f us per session\n' \
 	"$folder" "$single" "$(ratio "$folder" "$single")" "$(echo "$folder * 1000000 / $N" | bc -l)"
+floor_line "$REAL" "$folder" "$single"
 # usage.json of the real folder on a fresh mount, against ccusage over it
 mkdir -p "$MNT"
 build/sessfs -f "$REAL" "$MNT" 2>"$DIR/pj.err" &
