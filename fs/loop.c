@@ -74,7 +74,7 @@ static void end(struct lp *L)
 {
 	if (L->ending)
 		return;
-	L->ending = 1;
+	__atomic_store_n(&L->ending, 1, __ATOMIC_RELEASE);	/* lp_run() reads it */
 	pthread_cond_broadcast(&L->park);
 	pthread_cond_signal(&L->quiet);
 	sem_post(&L->done);
@@ -255,7 +255,7 @@ int lp_run(struct fuse_session *se, const struct lp_config *cfg)
 		have_watcher = !pthread_create(&watcher, NULL, watch, &L);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!rc)
-		while (!fuse_session_exited(se) && !L.ending)
+		while (!fuse_session_exited(se) && !__atomic_load_n(&L.ending, __ATOMIC_ACQUIRE))
 			sem_wait(&L.done);
 	pthread_mutex_lock(&L.m);
 	end(&L);

@@ -22,7 +22,9 @@
  * lp_run() serves until the session exits (unmounted, or a signal that
  * libfuse's handlers take), and returns once every thread has stopped:
  * a thread in read() or poll() is cancelled, one serving a request ends it
- * first. Call it from one thread; lp_replied() from its request threads.
+ * first. The threads it starts block every signal: the handlers run on
+ * the caller's thread, which waits for the end in sem_wait() (a thread the
+ * caller starts beside it should block them too, fs/main.c's notifier). Call it from one thread; lp_replied() from its request threads.
  */
 #ifndef SESSFS_LOOP_H
 #define SESSFS_LOOP_H

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -439,6 +440,7 @@ static int serve(struct vfs *v, struct fuse_args *args,
 	struct fuse_loop_config *cfg;
 	struct lp_config lc;
 	struct notifier *nt = NULL;
+	sigset_t all, old;
 	char *mnt = realpath(opts->mountpoint, NULL);	/* before any chdir */
 	int rc = 1, mounted;
 
@@ -462,7 +464,11 @@ static int serve(struct vfs *v, struct fuse_args *args,
 		goto out_signals;
 	ops_set_session(se);
 	fuse_daemonize(opts->foreground);
+	/* Its thread leaves the signals to this one, as the loop's do. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	nt = nt_start(se, v, mnt);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (opts->clone_fd && !opts->singlethread) {
 		/* a descriptor per thread: libfuse's own loop */
 		cfg = fuse_loop_cfg_create();
