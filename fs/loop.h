@@ -24,7 +24,8 @@
  * a thread in read() or poll() is cancelled, one serving a request ends it
  * first. The threads it starts block every signal: the handlers run on
  * the caller's thread, which waits for the end in sem_wait() (a thread the
- * caller starts beside it should block them too, fs/main.c's notifier). Call it from one thread; lp_replied() from its request threads.
+ * caller starts beside it should block them too, fs/main.c's notifier).
+ * Call it from one thread; lp_replied() from its request threads.
  */
 #ifndef SESSFS_LOOP_H
 #define SESSFS_LOOP_H

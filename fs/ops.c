@@ -120,8 +120,8 @@ static void push_item(void *arg, size_t i)
 }
 
 /* Pushes the n files of ino (taken; NULL: none), with the pool's helper
- * when it is free. */
-/* After a reply: the next request is read by another thread meanwhile. */
+ * when it is free. Called after a reply: another thread reads the next
+ * request meanwhile (lp_replied()). */
 static void push_batch(struct vfs *t, uint64_t *ino, size_t n)
 {
 	struct pushes p = { t, ino };
